@@ -1,0 +1,123 @@
+"""Domains on which densities live, and the protocol they share.
+
+Every domain has
+
+* ``kind``: "circle", "sphere" or "zonal" (key into :data:`solvers.SCHEMES`);
+* ``dimension``: ambient dimension d of S^{d-1} ⊂ R^d;
+* ``shape``: shape of a density's node values;
+* ``points``: unit vectors of the nodes, shape ``(*shape, d)``
+  (for :class:`ZonalSphere`, in the plane of e_1 and e_d);
+* ``weights``: quadrature weights of the area measure, shape ``shape``,
+  summing to |S^{d-1}|;
+* ``coords``: ``{name: values}`` of the node coordinates (for xarray);
+* ``grid``: the :mod:`solvers` grid object.
+
+Densities are taken with respect to the area measure: ∫ ρ dσ = 1.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Protocol
+
+import numpy as np
+from scipy.special import gammaln
+
+from solvers import CircleGrid
+
+from ._validate import check_positive_int
+
+__all__ = ["Domain", "Circle", "sphere_area"]
+
+
+def sphere_area(d: int) -> float:
+    """|S^{d-1}| = 2 π^{d/2} / Γ(d/2), the area of the unit sphere in R^d."""
+    return float(2 * np.exp(0.5 * d * np.log(np.pi) - gammaln(0.5 * d)))
+
+
+class Domain(Protocol):
+    """What every domain provides (see the module docstring)."""
+
+    kind: str
+
+    @property
+    def dimension(self) -> int: ...
+
+    @property
+    def shape(self) -> tuple[int, ...]: ...
+
+    @property
+    def points(self) -> np.ndarray: ...
+
+    @property
+    def weights(self) -> np.ndarray: ...
+
+    @property
+    def coords(self) -> dict[str, np.ndarray]: ...
+
+    @property
+    def area(self) -> float: ...
+
+
+@dataclass(frozen=True)
+class Circle:
+    """The circle S¹ with a uniform grid of ``n`` nodes θ_j = 2πj/n.
+
+    Parameters
+    ----------
+    n : int
+        Number of grid nodes (≥ 4). Densities are node values; quadrature is
+        the trapezoidal rule with weights 2π/n (spectrally accurate for smooth
+        periodic functions).
+
+    Examples
+    --------
+    >>> import meanfield as mf
+    >>> mf.Circle(256).theta.shape
+    (256,)
+    """
+
+    n: int
+    kind = "circle"
+
+    def __post_init__(self) -> None:
+        check_positive_int("n", self.n, minimum=4)
+
+    @cached_property
+    def grid(self) -> CircleGrid:
+        """The :class:`solvers.CircleGrid` of this domain."""
+        return CircleGrid(int(self.n))
+
+    @property
+    def dimension(self) -> int:
+        """Ambient dimension d = 2 (S¹ ⊂ R²)."""
+        return 2
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return (int(self.n),)
+
+    @property
+    def theta(self) -> np.ndarray:
+        """Nodes θ_j = 2πj/n in [0, 2π), shape (n,)."""
+        return self.grid.theta
+
+    @cached_property
+    def points(self) -> np.ndarray:
+        """Unit vectors (cos θ_j, sin θ_j), shape (n, 2)."""
+        return np.stack([np.cos(self.theta), np.sin(self.theta)], axis=-1)
+
+    @property
+    def weights(self) -> np.ndarray:
+        """Trapezoidal weights 2π/n, shape (n,), summing to 2π."""
+        return self.grid.weights
+
+    @property
+    def coords(self) -> dict[str, np.ndarray]:
+        return {"theta": self.theta}
+
+    @property
+    def area(self) -> float:
+        """|S¹| = 2π."""
+        return 2 * np.pi

@@ -1,0 +1,44 @@
+"""Fourier and Funk–Hecke multipliers of the attention kernel e^{β<x,y>}.
+
+Fourier on S¹: e^{β cos θ} = Σ_k I_k(β) e^{ikθ}. Funk–Hecke on S^{d-1}:
+∫ e^{β<x,y>} Y_l(y) dσ(y) = c_l(β) Y_l(x),
+
+    c_l(β) = (2π)^{d/2} β^{1-d/2} I_{l+d/2-1}(β)     (d = 2: 2π I_l; d = 3: 4π i_l(β)),
+
+with the limit c_l(0) = |S^{d-1}| δ_{l0}. Everything is computed from the
+exponentially scaled ``scipy.special.ive`` so that β up to several hundred
+neither overflows nor loses ratios; functions return the scaled value
+e^{-β} c_l(β) and callers multiply by e^{β} only where the absolute scale
+matters (USA).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.special import gammaln, ive
+
+__all__ = ["scaled_funk_hecke", "scaled_funk_hecke_over_beta"]
+
+
+def scaled_funk_hecke(degrees: np.ndarray, beta: float, d: int) -> np.ndarray:
+    """e^{-β} c_l(β) for the degrees l (d = 2: e^{-β} 2π I_l(β))."""
+    ell = np.abs(np.asarray(degrees))
+    if beta == 0:
+        return np.where(ell == 0, 2 * np.pi ** (d / 2) / np.exp(gammaln(d / 2)), 0.0)
+    nu = ell + d / 2 - 1
+    return (2 * np.pi) ** (d / 2) * beta ** (1 - d / 2) * ive(nu, beta)
+
+
+def scaled_funk_hecke_over_beta(degrees: np.ndarray, beta: float, d: int) -> np.ndarray:
+    """e^{-β} c_l(β)/β for degrees l ≥ 1, with its β → 0 limit; 0 at l = 0.
+
+    The l = 0 entry multiplies a gradient (or a wavenumber 0) and is set to 0;
+    its limit |S^{d-1}|/(d) at l = 1 is β → 0 continuous:
+    c_1(β)/β → |S^{d-1}|/d, c_l(β)/β → 0 for l ≥ 2.
+    """
+    ell = np.abs(np.asarray(degrees))
+    if beta == 0:
+        area = 2 * np.pi ** (d / 2) / np.exp(gammaln(d / 2))
+        return np.where(ell == 1, area / d, 0.0)
+    out = scaled_funk_hecke(ell, beta, d) / beta
+    return np.where(ell == 0, 0.0, out)

@@ -1,0 +1,225 @@
+"""Probability measures: densities on a domain's grid and empirical measures.
+
+A :class:`Density` holds node values of ρ with respect to the area measure of
+its domain (∫ ρ dσ = 1 after normalisation). An :class:`EmpiricalMeasure`
+holds weighted atoms (angles on S¹, unit vectors on S^{d-1}, points of R^d),
+optionally a batch of independent systems along a leading axis.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from scipy.special import ive
+
+from ._domains import Circle, Domain
+
+__all__ = [
+    "Density",
+    "EmpiricalMeasure",
+    "density",
+    "uniform",
+    "von_mises",
+    "wrapped_cauchy",
+]
+
+
+@dataclass(frozen=True, eq=False)
+class Density:
+    """Node values of a density on a domain's grid.
+
+    Attributes
+    ----------
+    domain : Circle, Sphere or ZonalSphere
+    values : ndarray, shape ``domain.shape``
+        ρ at the nodes, with respect to the area measure (∫ ρ dσ = mass).
+    law : dict
+        How the density was made (e.g. ``{"name": "von_mises", "loc": 0.0,
+        "kappa": 2.0}``); exact samplers use it when present.
+    """
+
+    domain: Any
+    values: np.ndarray
+    law: dict = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        values = np.asarray(self.values, dtype=float)
+        if values.shape != tuple(self.domain.shape):
+            raise ValueError(
+                f"density values must have the grid's shape {tuple(self.domain.shape)}, got {values.shape}"
+            )
+        if not np.all(np.isfinite(values)):
+            raise ValueError("density values must be finite (found NaN or infinity)")
+        if np.any(values < 0):
+            raise ValueError(f"density values must be non-negative, got minimum {values.min():.3g}")
+        if not self.mass > 0:
+            raise ValueError("density has zero mass; a probability density needs positive mass")
+        values.setflags(write=False)
+        object.__setattr__(self, "values", values)
+
+    @property
+    def mass(self) -> float:
+        """∫ ρ dσ by the domain's quadrature."""
+        return float(np.sum(np.asarray(self.values) * self.domain.weights))
+
+    def normalized(self) -> Density:
+        """The density divided by its mass."""
+        return Density(self.domain, self.values / self.mass, self.law)
+
+    def integrate(self, f: np.ndarray) -> float:
+        """∫ f ρ dσ for node values ``f`` of shape ``domain.shape``."""
+        return float(np.sum(f * self.values * self.domain.weights))
+
+    def mean(self) -> np.ndarray:
+        """First moment m = ∫ x ρ(x) dσ(x) in R^d."""
+        return np.tensordot(self.values * self.domain.weights, self.domain.points, axes=self.values.ndim)
+
+
+@dataclass(frozen=True, eq=False)
+class EmpiricalMeasure:
+    """Weighted atoms μ = Σ_i w_i δ_{x_i}.
+
+    Attributes
+    ----------
+    points : ndarray
+        Angles of shape (n,) on S¹, unit vectors (n, d) on S^{d-1}, points
+        (n, d) in R^d; a leading axis of independent systems is allowed:
+        (systems, n) or (systems, n, d).
+    weights : ndarray or None
+        Atom weights, shape ``points.shape[:-1]`` (angles: ``points.shape``),
+        summing to 1 per system; None for equal weights 1/n.
+    domain : str or domain object
+        "circle", "sphere" or "euclidean", or a domain object.
+    """
+
+    points: np.ndarray
+    weights: np.ndarray | None = None
+    domain: Any = "circle"
+
+    def __post_init__(self) -> None:
+        points = np.asarray(self.points, dtype=float)
+        if not np.all(np.isfinite(points)):
+            raise ValueError("points must be finite (found NaN or infinity)")
+        kind = domain_kind(self.domain)
+        atom_shape = points.shape if kind == "circle" else points.shape[:-1]
+        if kind != "circle" and points.ndim < 2:
+            raise ValueError(f"points on a {kind} domain must have shape (n, d), got {points.shape}")
+        if len(atom_shape) == 0 or atom_shape[-1] < 1:
+            raise ValueError(f"points must hold at least one atom, got shape {points.shape}")
+        if self.weights is None:
+            weights = np.full(atom_shape, 1.0 / atom_shape[-1])
+        else:
+            weights = np.asarray(self.weights, dtype=float)
+            if weights.shape != atom_shape:
+                raise ValueError(f"weights must have shape {atom_shape}, got {weights.shape}")
+            if not np.all(np.isfinite(weights)) or np.any(weights < 0):
+                raise ValueError("weights must be finite and non-negative")
+            sums = weights.sum(axis=-1)
+            if not np.allclose(sums, 1.0, rtol=0, atol=1e-10):
+                raise ValueError(f"weights must sum to 1 (per system), got sums {np.ravel(sums)[:5]}")
+        object.__setattr__(self, "points", points)
+        object.__setattr__(self, "weights", weights)
+
+    @property
+    def n_atoms(self) -> int:
+        """Number of atoms per system."""
+        return int(self.weights.shape[-1])
+
+    @property
+    def kind(self) -> str:
+        """"circle", "sphere" or "euclidean"."""
+        return domain_kind(self.domain)
+
+
+def domain_kind(domain: Any) -> str:
+    """"circle", "sphere", "zonal" or "euclidean" for a domain object or name."""
+    if isinstance(domain, str):
+        if domain not in ("circle", "sphere", "zonal", "euclidean"):
+            raise ValueError(
+                f"domain must be 'circle', 'sphere', 'zonal' or 'euclidean' or a domain object, got {domain!r}"
+            )
+        return domain
+    return str(domain.kind)
+
+
+def density(domain: Domain, f: np.ndarray | Callable[..., np.ndarray], normalize: bool = True) -> Density:
+    """A density on ``domain`` from node values or a callable of the coordinates.
+
+    Parameters
+    ----------
+    domain : Circle, Sphere or ZonalSphere
+    f : array_like or callable
+        Node values of shape ``domain.shape``, or a callable evaluated at the
+        node coordinates: ``f(theta)`` on S¹, ``f(lat, lon)`` on S²,
+        ``f(polar)`` on a :class:`ZonalSphere`.
+    normalize : bool
+        Divide by the mass so that ∫ ρ dσ = 1 (default).
+
+    Raises
+    ------
+    ValueError
+        Values of the wrong shape, negative, non-finite, or of zero mass.
+    """
+    if callable(f):
+        coords = domain.coords
+        if domain.kind == "sphere":
+            mesh = np.meshgrid(*coords.values(), indexing="ij")
+            values = f(*mesh)
+        else:
+            values = f(*coords.values())
+        values = np.broadcast_to(np.asarray(values, dtype=float), domain.shape)
+    else:
+        values = np.asarray(f, dtype=float)
+    rho = Density(domain, values)
+    return rho.normalized() if normalize else rho
+
+
+def uniform(domain: Domain) -> Density:
+    """The uniform probability density 1/|S^{d-1}|."""
+    return Density(domain, np.full(domain.shape, 1.0 / domain.area), {"name": "uniform"})
+
+
+def von_mises(domain: Domain, loc: float | np.ndarray = 0.0, kappa: float = 1.0) -> Density:
+    """Von Mises(–Fisher) density with mean direction ``loc`` and concentration κ.
+
+    On S¹: ρ(θ) = e^{κ cos(θ - loc)} / (2π I_0(κ)), ``loc`` an angle. On S^{d-1}:
+    ρ(x) = C_d(κ) e^{κ <loc, x>}, ``loc`` a unit vector (on a ZonalSphere the
+    axis e_d is the only admissible mean direction). Exponentially scaled
+    Bessel functions keep κ up to several hundred exact.
+    """
+    kappa_f = float(kappa)
+    if not np.isfinite(kappa_f) or kappa_f < 0:
+        raise ValueError(f"kappa must be finite and >= 0, got {kappa!r}")
+    if isinstance(domain, Circle):
+        loc_f = _angle(loc, "loc")
+        values = np.exp(kappa_f * (np.cos(domain.theta - loc_f) - 1.0)) / (2 * np.pi * ive(0, kappa_f))
+        return Density(domain, values, {"name": "von_mises", "loc": loc_f, "kappa": kappa_f})
+    return domain.von_mises(loc, kappa_f)
+
+
+def wrapped_cauchy(domain: Circle, loc: float = 0.0, r: float = 0.5) -> Density:
+    """Wrapped Cauchy density on S¹ with mean resultant length ``r`` ∈ [0, 1):
+
+    ρ(θ) = (1 - r²) / (2π (1 + r² - 2r cos(θ - loc))).
+    """
+    if not isinstance(domain, Circle):
+        raise ValueError(f"wrapped_cauchy is defined on the circle only, got domain {domain!r}")
+    r_f = float(r)
+    if not (0 <= r_f < 1):
+        raise ValueError(f"r must satisfy 0 <= r < 1, got {r!r}")
+    loc_f = _angle(loc, "loc")
+    values = (1 - r_f**2) / (2 * np.pi * (1 + r_f**2 - 2 * r_f * np.cos(domain.theta - loc_f)))
+    return Density(domain, values, {"name": "wrapped_cauchy", "loc": loc_f, "r": r_f})
+
+
+def _angle(value: Any, name: str) -> float:
+    try:
+        out = float(value)
+    except (TypeError, ValueError):
+        raise TypeError(f"{name} must be an angle in radians, got {value!r}") from None
+    if not np.isfinite(out):
+        raise ValueError(f"{name} must be finite, got {value!r}")
+    return out

@@ -1,0 +1,236 @@
+"""Models: the velocity fields of self-attention and Kuramoto dynamics.
+
+A model is a frozen set of parameters. It hands a scheme what the scheme
+needs (kernel multipliers, :class:`solvers.ConvolutionVelocity`) and gives
+the velocity of a density on a grid or of a set of particles.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import scipy.stats
+
+from solvers import ConvolutionVelocity
+
+from ._kernels import scaled_funk_hecke, scaled_funk_hecke_over_beta
+from ._validate import check_beta, check_nonnegative
+
+__all__ = ["SelfAttention", "Kuramoto"]
+
+
+@dataclass(frozen=True)
+class SelfAttention:
+    r"""Self-attention dynamics with Q = K = V = I on S^{d-1} (paper 2, (SA), (USA), (3.2)).
+
+        ∂_t μ + div(X[μ] μ) = σ Δμ,
+        USA: X[μ](x) = P⊥_x ∫ e^{β<x,y>} y dμ(y)           = ∇(𝖦_β ⋆ μ)(x),  𝖦_β(t) = e^{βt}/β,
+        SA:  X[μ](x) = P⊥_x ∫ e^{β<x,y>} y dμ(y) / Z_μ(x),  Z_μ(x) = ∫ e^{β<x,y>} dμ(y),
+
+    and at β = 0 both reduce to X = P⊥_x m, m = ∫ y dμ(y). On S¹ (angles),
+    with h_β(θ) = e^{β cos θ}: USA X = β⁻¹ (h_β' ⋆ μ), SA X = β⁻¹ (h_β' ⋆ μ)/(h_β ⋆ μ).
+    Particles: ẋ_i = X[μ_n](x_i) with μ_n = (1/n) Σ_j δ_{x_j}.
+
+    Parameters
+    ----------
+    beta : float
+        Inverse temperature β ≥ 0.
+    normalized : bool
+        True for SA (softmax normalisation by Z_μ), False for USA.
+    noise : float
+        Diffusion coefficient σ ≥ 0 of the term σΔμ (particles: dX = … + √(2σ) dB).
+    """
+
+    beta: float
+    normalized: bool = True
+    noise: float = 0.0
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "beta", check_beta(self.beta))
+        object.__setattr__(self, "noise", check_nonnegative("noise", self.noise))
+        if not isinstance(self.normalized, (bool, np.bool_)):
+            raise TypeError(f"normalized must be True (SA) or False (USA), got {self.normalized!r}")
+
+    @property
+    def name(self) -> str:
+        """"SA" or "USA"."""
+        return "SA" if self.normalized else "USA"
+
+    @property
+    def attrs(self) -> dict[str, Any]:
+        """Parameters for a result's attrs."""
+        return {"model": self.name, "beta": self.beta, "noise": self.noise, "normalized": int(self.normalized)}
+
+    def potential_multipliers(self, degrees: np.ndarray, d: int) -> np.ndarray:
+        """Funk–Hecke multipliers of the energy kernel 𝖦_β(<x,y>) = e^{β<x,y>}/β for degrees l ≥ 1
+        (0 at l = 0; β → 0 limit included): c_l(β)/β."""
+        return scaled_funk_hecke_over_beta(degrees, self.beta, d) * np.exp(self.beta)
+
+    def velocity_spec(self, d: int) -> ConvolutionVelocity:
+        """Velocity as X = ∇(A ⋆ μ)/(B ⋆ μ) with Funk–Hecke (d ≥ 3) or Fourier (d = 2) multipliers.
+
+        On S¹ the multipliers are those of θ-derivatives: A ↦ ik · 2π Î_k, so
+        that X = A ⋆ μ / (B ⋆ μ) directly. SA scales A and B by e^{-β} (the
+        ratio is unchanged); USA keeps the absolute scale e^{β}.
+        """
+        beta = self.beta
+        scale = 1.0 if self.normalized else np.exp(beta)
+
+        def potential(ell: np.ndarray) -> np.ndarray:
+            return scale * scaled_funk_hecke_over_beta(ell, beta, d)
+
+        if d == 2:
+
+            def numerator(k: np.ndarray) -> np.ndarray:
+                return 1j * k * potential(k)
+
+        else:
+            numerator = potential
+        denominator = (lambda ell: scaled_funk_hecke(ell, beta, d)) if self.normalized else None
+        return ConvolutionVelocity(numerator=numerator, denominator=denominator)
+
+    def growth_rate(self, degree: int | np.ndarray, d: int = 2) -> np.ndarray:
+        """Linear growth rate of a degree-l perturbation of the uniform measure (DESIGN §2):
+
+        USA λ_l = l(l+d-2) (c_l(β)/(β|S^{d-1}|) - σ),  SA λ_l = l(l+d-2) (c_l(β)/(β c_0(β)) - σ).
+        """
+        ell = np.asarray(degree)
+        lap = ell * (ell + d - 2)
+        c_over_beta = scaled_funk_hecke_over_beta(ell, self.beta, d)
+        if self.normalized:
+            ratio = c_over_beta / scaled_funk_hecke(0, self.beta, d)
+        else:
+            ratio = c_over_beta * np.exp(self.beta) / scaled_funk_hecke(0, 0.0, d)
+        return lap * (ratio - self.noise)
+
+
+@dataclass(frozen=True)
+class Kuramoto:
+    r"""Kuramoto-type dynamics on S¹ (paper 2, (7.2), (7.5)):
+
+        θ̇_i = ω_i + (K/n) Σ_j h(θ_j - θ_i),     ∂_t ρ_ω + ∂_θ(ρ_ω X_ω) = σ ∂²_θ ρ_ω,
+        X_ω(θ) = ω + K ∫∫ h(φ - θ) ρ_{ω'}(φ) g(ω') dφ dω'.
+
+    The interaction h(u) = Σ_{|k| ≤ K} ĥ_k e^{iku} is given by its Fourier
+    coefficients ĥ_0, …, ĥ_K (h real: ĥ_{-k} = conj ĥ_k); the default h = sin
+    (ĥ_1 = -i/2) is Kuramoto's model, h(u) = e^{β cos u} sin u is USA.
+
+    Parameters
+    ----------
+    coupling : float
+        Coupling strength K ≥ 0.
+    frequencies : None, float or scipy.stats frozen distribution
+        Law g of the natural frequencies: None or a number for identical
+        oscillators (g = δ_ω), or a continuous law (``scipy.stats.norm(0, s)``,
+        ``scipy.stats.cauchy(0, γ)``, …), discretised by quadrature in ω.
+    noise : float
+        Diffusion σ ≥ 0.
+    interaction : array_like of complex, optional
+        ĥ_0, …, ĥ_K; default sin.
+    """
+
+    coupling: float = 1.0
+    frequencies: Any = None
+    noise: float = 0.0
+    interaction: np.ndarray = field(default_factory=lambda: np.array([0.0, -0.5j]))
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "coupling", check_nonnegative("coupling", self.coupling))
+        object.__setattr__(self, "noise", check_nonnegative("noise", self.noise))
+        coeffs = np.atleast_1d(np.asarray(self.interaction, dtype=complex))
+        if coeffs.ndim != 1 or coeffs.size < 2 or not np.all(np.isfinite(coeffs)):
+            raise ValueError(
+                "interaction must be a 1-D array of finite Fourier coefficients ĥ_0, …, ĥ_K with K >= 1, "
+                f"got {self.interaction!r}"
+            )
+        if abs(coeffs[0].imag) > 1e-14:
+            raise ValueError(f"interaction ĥ_0 must be real for a real h, got {coeffs[0]!r}")
+        object.__setattr__(self, "interaction", coeffs)
+        freq = self.frequencies
+        if freq is not None and not _is_number(freq) and not hasattr(freq, "ppf"):
+            raise TypeError(
+                "frequencies must be None, a number, or a scipy.stats frozen distribution, "
+                f"got {type(freq).__name__}"
+            )
+        if _is_number(freq) and not np.isfinite(float(freq)):
+            raise ValueError(f"frequencies must be finite, got {freq!r}")
+
+    @property
+    def name(self) -> str:
+        return "Kuramoto"
+
+    @property
+    def attrs(self) -> dict[str, Any]:
+        freq = self.frequencies
+        if freq is None:
+            law = "identical(0)"
+        elif _is_number(freq):
+            law = f"identical({float(freq)!r})"
+        else:
+            law = f"{freq.dist.name}{tuple(freq.args)}{dict(freq.kwds) or ''}"
+        return {
+            "model": "Kuramoto",
+            "coupling": self.coupling,
+            "noise": self.noise,
+            "frequencies": law,
+            "interaction": repr(self.interaction.tolist()),
+        }
+
+    def frequency_quadrature(self, n_nodes: int = 32) -> tuple[np.ndarray, np.ndarray]:
+        """Nodes ω_m and weights w_m (Σ w_m = 1) discretising the frequency law.
+
+        Identical oscillators: one node. Normal law: Gauss–Hermite (exact for
+        polynomials of degree < 2m in ω). Any other law: Gauss–Legendre in
+        probability space, ω_m = F⁻¹(u_m), which puts nodes where the mass is
+        and never at the (possibly infinite) ends of the support.
+        """
+        freq = self.frequencies
+        if freq is None or _is_number(freq):
+            return np.array([0.0 if freq is None else float(freq)]), np.ones(1)
+        if n_nodes < 1:
+            raise ValueError(f"n_nodes must be >= 1, got {n_nodes}")
+        if getattr(freq, "dist", None) is scipy.stats.norm:
+            x, w = np.polynomial.hermite_e.hermegauss(n_nodes)
+            loc, scale = freq.mean(), freq.std()
+            return loc + scale * x, w / w.sum()
+        u, w = np.polynomial.legendre.leggauss(n_nodes)
+        return freq.ppf(0.5 * (u + 1)), w / w.sum()
+
+    def velocity_spec(self, n_frequency_nodes: int = 32) -> ConvolutionVelocity:
+        """X_m = ω_m + K (g ⋆ ρ̄) with g(u) = h(-u): multiplier 2π K conj(ĥ_k)."""
+        coeffs = self.interaction
+        coupling = self.coupling
+
+        def numerator(k: np.ndarray) -> np.ndarray:
+            k = np.asarray(k)
+            out = np.zeros(k.shape, dtype=complex)
+            inside = k < coeffs.size
+            out[inside] = 2 * np.pi * coupling * np.conj(coeffs[k[inside]])
+            return out
+
+        nodes, weights = self.frequency_quadrature(n_frequency_nodes)
+        return ConvolutionVelocity(numerator=numerator, drift=nodes, weights=weights)
+
+    def potential_multipliers(self, k: np.ndarray) -> np.ndarray:
+        """Multipliers 2π Ĝ_k of the potential G with X = ω + ∂_θ(G ⋆ ρ̄), for an odd h.
+
+        h odd ⇒ g(u) = h(-u) = ∂_u G(u) with Ĝ_k = ĝ_k/(ik) for k ≠ 0.
+        Used for the energy E = (1/2) ∬ G(θ - φ) dμ dμ (K|m|²/2 for h = sin).
+        """
+        k = np.asarray(k)
+        num = self.velocity_spec().numerator(k)
+        out = np.zeros(k.shape, dtype=complex)
+        nz = k != 0
+        out[nz] = num[nz] / (1j * k[nz])
+        return out
+
+    @property
+    def is_gradient(self) -> bool:
+        """True when h is odd (ĥ_k purely imaginary), so the dynamics has an energy."""
+        return bool(np.all(np.abs(self.interaction.real) < 1e-14))
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool)

@@ -1,0 +1,269 @@
+"""The contract every continuity-equation scheme in :mod:`solvers` fulfils.
+
+A scheme advances a semi-discrete state ``y`` (node values or cell averages of
+one or several densities on a grid) of
+
+    ∂_t ρ + div(ρ X[ρ]) = σ Δρ
+
+by one step at a time. It owns its discretisation; it receives the velocity as
+a specification (multipliers of convolution kernels or a callable), never as
+physics. :func:`evolve` drives any scheme through a list of output times.
+
+Rules for implementers (in the manner of ``scipy.integrate.OdeSolver``):
+
+* ``__init__(grid, velocity, diffusion=0.0, **options)`` validates every
+  option and raises ``ValueError`` naming it;
+* ``rhs(y)`` returns dy/dt of the semi-discrete system;
+* ``initial_step(y)`` proposes a first step;
+* ``_step_impl(t, y, dt)`` attempts one step of size ``dt`` and returns a
+  :class:`StepResult`; an adaptive scheme may reject the step and propose a
+  smaller ``dt_next``; a CFL-controlled scheme proposes its stable step;
+* ``check(y)`` inspects an accepted state and raises :class:`SchemeError`
+  subclasses (under-resolution, negative density, non-finite values);
+* ``mass(y)`` returns the total mass of each density (quadrature).
+
+Schemes count right-hand-side evaluations in ``nfev``.
+"""
+
+from __future__ import annotations
+
+import logging
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+import numpy as np
+
+logger = logging.getLogger(__name__)
+
+__all__ = [
+    "Scheme",
+    "StepResult",
+    "Evolution",
+    "evolve",
+    "SchemeError",
+    "UnderResolvedError",
+    "NegativeDensityError",
+    "NonFiniteError",
+    "StepSizeError",
+]
+
+
+class SchemeError(RuntimeError):
+    """A scheme found that its solution can no longer be trusted."""
+
+
+class UnderResolvedError(SchemeError):
+    """The grid does not resolve the solution (spectral tail above tolerance)."""
+
+
+class NegativeDensityError(SchemeError):
+    """The density became negative beyond round-off."""
+
+
+class NonFiniteError(SchemeError):
+    """The state contains NaN or infinity."""
+
+
+class StepSizeError(SchemeError):
+    """The step size fell below the smallest admissible value, or a fixed
+    step violates the scheme's stability bound."""
+
+
+@dataclass(frozen=True)
+class StepResult:
+    """Outcome of one attempted step.
+
+    Attributes
+    ----------
+    accepted : bool
+        Whether ``y`` is the state at ``t + dt``.
+    y : ndarray or None
+        The new state when accepted.
+    dt_next : float
+        Step size proposed for the next attempt (retry or next step).
+    error : float
+        Scheme-specific error measure of the attempt (0 when not estimated).
+    """
+
+    accepted: bool
+    y: np.ndarray | None
+    dt_next: float
+    error: float = 0.0
+
+
+class Scheme(ABC):
+    """Base class of the schemes; see the module docstring for the contract."""
+
+    name: ClassVar[str] = ""
+    order: ClassVar[int] = 0
+    """Formal order of accuracy in space (time order is stated per scheme)."""
+
+    def __init__(self) -> None:
+        self.nfev = 0
+
+    @abstractmethod
+    def rhs(self, y: np.ndarray) -> np.ndarray:
+        """Time derivative of the semi-discrete state."""
+
+    @abstractmethod
+    def initial_step(self, y: np.ndarray) -> float:
+        """A first step size suited to ``y``."""
+
+    @abstractmethod
+    def _step_impl(self, t: float, y: np.ndarray, dt: float) -> StepResult:
+        """Attempt one step of size ``dt`` from ``(t, y)``."""
+
+    @abstractmethod
+    def mass(self, y: np.ndarray) -> np.ndarray:
+        """Total mass of each density in ``y`` (shape ``y.shape[:-grid_ndim]``)."""
+
+    def check(self, y: np.ndarray) -> None:
+        """Raise a :class:`SchemeError` when ``y`` cannot be trusted."""
+        if not np.all(np.isfinite(y)):
+            raise NonFiniteError(f"{self.name}: the state contains NaN or infinity")
+
+    def step(self, t: float, y: np.ndarray, dt: float) -> StepResult:
+        """Attempt one step; a non-positive or non-finite ``dt`` is an error."""
+        if not (np.isfinite(dt) and dt > 0):
+            raise StepSizeError(f"{self.name}: step size dt={dt!r} must be positive and finite")
+        return self._step_impl(t, y, dt)
+
+
+@dataclass
+class Evolution:
+    """Result of :func:`evolve`.
+
+    Attributes
+    ----------
+    t : ndarray, shape (T,)
+        Output times reached (a prefix of the requested ones when the run stopped early).
+    y : ndarray, shape (T, *state_shape)
+        States at ``t``.
+    n_steps, n_rejected, nfev : int
+        Accepted steps, rejected attempts, right-hand-side evaluations.
+    dt_min, dt_max : float
+        Smallest and largest accepted step.
+    success : bool
+        True when every requested time was reached.
+    message : str
+        Why the run stopped.
+    """
+
+    t: np.ndarray
+    y: np.ndarray
+    n_steps: int = 0
+    n_rejected: int = 0
+    nfev: int = 0
+    dt_min: float = np.inf
+    dt_max: float = 0.0
+    success: bool = True
+    message: str = "reached the final time"
+    steps_per_output: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=int))
+
+
+Observer = Callable[[int, float, np.ndarray], Any]
+"""Called as ``observer(index, t, y)`` at each output time (progress, checkpoints)."""
+
+
+def evolve(
+    scheme: Scheme,
+    y0: np.ndarray,
+    t_eval: Sequence[float] | np.ndarray,
+    *,
+    first_step: float | None = None,
+    max_step: float = np.inf,
+    min_step: float = 1e-12,
+    max_steps: int = 10_000_000,
+    observers: Sequence[Observer] = (),
+    raise_on_error: bool = False,
+) -> Evolution:
+    """Advance ``y0`` from ``t_eval[0]`` through every time of ``t_eval``.
+
+    Steps are shortened so that each output time is hit exactly. A
+    :class:`SchemeError` raised by the scheme stops the run; the states
+    reached so far are returned with ``success=False`` and the error's message
+    (or the error is re-raised when ``raise_on_error``).
+
+    Parameters
+    ----------
+    scheme : Scheme
+    y0 : ndarray
+        Initial state at ``t_eval[0]``.
+    t_eval : array_like, shape (T,)
+        Strictly increasing output times.
+    first_step, max_step, min_step : float
+        Step-size controls; ``min_step`` is relative to the time span.
+    max_steps : int
+        Bound on accepted plus rejected steps.
+    observers : sequence of callables
+        ``observer(index, t, y)`` is called at every output time, including
+        the initial one.
+    raise_on_error : bool
+        Re-raise scheme errors instead of returning a partial result.
+    """
+    t_eval = np.asarray(t_eval, dtype=float)
+    if t_eval.ndim != 1 or t_eval.size < 1:
+        raise ValueError(f"t_eval must be a non-empty 1-D array of times, got shape {t_eval.shape}")
+    if not np.all(np.isfinite(t_eval)):
+        raise ValueError("t_eval must contain finite times")
+    if t_eval.size > 1 and not np.all(np.diff(t_eval) > 0):
+        raise ValueError("t_eval must be strictly increasing")
+    y = np.array(y0, dtype=float, copy=True)
+    scheme.check(y)
+    span = max(t_eval[-1] - t_eval[0], 1.0)
+    h_min = min_step * span
+    out_y = np.empty((t_eval.size, *y.shape))
+    out_y[0] = y
+    steps_per_output = np.zeros(t_eval.size, dtype=int)
+    result = Evolution(t=t_eval, y=out_y)
+    for obs in observers:
+        obs(0, t_eval[0], y)
+    t = t_eval[0]
+    dt = min(first_step if first_step is not None else scheme.initial_step(y), max_step)
+    attempts = 0
+    reached = 1
+    try:
+        for i in range(1, t_eval.size):
+            target = t_eval[i]
+            while t < target:
+                if attempts >= max_steps:
+                    raise StepSizeError(f"{scheme.name}: max_steps={max_steps} exhausted at t={t:.6g}")
+                remaining = target - t
+                last = dt >= remaining * (1 - 1e-12)
+                h = remaining if last else dt
+                attempts += 1
+                res = scheme.step(t, y, h)
+                if not res.accepted:
+                    result.n_rejected += 1
+                    dt = min(res.dt_next, max_step)
+                    if dt < h_min:
+                        raise StepSizeError(
+                            f"{scheme.name}: step size {dt:.3g} fell below min_step={h_min:.3g} at t={t:.6g}"
+                        )
+                    continue
+                y = res.y
+                scheme.check(y)
+                t = target if last else t + h
+                result.n_steps += 1
+                steps_per_output[i] += 1
+                result.dt_min = min(result.dt_min, h)
+                result.dt_max = max(result.dt_max, h)
+                if not last or res.dt_next < dt:
+                    dt = min(res.dt_next, max_step)
+            out_y[i] = y
+            reached = i + 1
+            for obs in observers:
+                obs(i, target, y)
+    except SchemeError as err:
+        if raise_on_error:
+            raise
+        logger.warning("%s", err)
+        result.success = False
+        result.message = str(err)
+    result.t = t_eval[:reached]
+    result.y = out_y[:reached]
+    result.nfev = scheme.nfev
+    result.steps_per_output = steps_per_output[:reached]
+    return result

@@ -1,0 +1,88 @@
+"""Velocity specifications handed to schemes by a model.
+
+A scheme never sees physics: a model describes its velocity field either by
+multipliers of convolution kernels (cheap in Fourier or spherical-harmonic
+space) or by a callable on grid values.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+__all__ = ["ConvolutionVelocity", "CallableVelocity", "Multipliers"]
+
+Multipliers = Callable[[np.ndarray], np.ndarray]
+"""Maps an integer array of wavenumbers k ≥ 0 (or degrees l ≥ 0) to multipliers."""
+
+
+@dataclass(frozen=True)
+class ConvolutionVelocity:
+    """Velocity built from convolutions of the weighted marginal density.
+
+    For densities ρ_1, …, ρ_m on one grid (one per node ω_m of a frequency
+    quadrature, weights w_m with Σ w_m = 1) and their marginal
+    ρ̄ = Σ_m w_m ρ_m, the velocity of species m is
+
+        X_m = ω_m + (A ⋆ ρ̄) / (B ⋆ ρ̄)                    (circle)
+        X_m = ∇(A ⋆ ρ̄) / (B ⋆ ρ̄)                        (sphere, ω ≡ 0)
+
+    where ``B ⋆ ρ̄ ≡ 1`` when ``denominator`` is None.
+
+    Convolution convention on S¹: (f ⋆ ρ)(θ) = ∫ f(θ - φ) ρ(φ) dφ. With
+    f(θ) = Σ_k f̂_k e^{ikθ} and ρ̂_k = (1/2π) ∫ ρ e^{-ikθ} dθ, the multiplier
+    at wavenumber k ≥ 0 is 2π f̂_k:  (f ⋆ ρ)^_k = 2π f̂_k ρ̂_k. Kernels are real,
+    so negative k follow by conjugation. On S^{d-1} (zonal kernels,
+    (f ⋆ ρ)(x) = ∫ f(<x, y>) ρ(y) dσ(y)) the multiplier at degree l is the
+    Funk–Hecke coefficient of f.
+
+    Attributes
+    ----------
+    numerator : callable
+        k ↦ multipliers of A (complex on S¹, real on spheres).
+    denominator : callable or None
+        k ↦ multipliers of B, or None for B ⋆ ρ̄ ≡ 1.
+    drift : ndarray, shape (m,)
+        Natural frequencies ω_m (circle only).
+    weights : ndarray, shape (m,)
+        Quadrature weights w_m of the species, summing to 1.
+    """
+
+    numerator: Multipliers
+    denominator: Multipliers | None = None
+    drift: np.ndarray = field(default_factory=lambda: np.zeros(1))
+    weights: np.ndarray = field(default_factory=lambda: np.ones(1))
+
+    def __post_init__(self) -> None:
+        drift = np.atleast_1d(np.asarray(self.drift, dtype=float))
+        weights = np.atleast_1d(np.asarray(self.weights, dtype=float))
+        if drift.ndim != 1 or weights.shape != drift.shape:
+            raise ValueError(
+                f"drift and weights must be 1-D of equal length, got shapes {drift.shape} and {weights.shape}"
+            )
+        if not (np.all(np.isfinite(drift)) and np.all(np.isfinite(weights))):
+            raise ValueError("drift and weights must be finite")
+        if np.any(weights < 0) or not np.isclose(weights.sum(), 1.0, rtol=0, atol=1e-12):
+            raise ValueError(f"weights must be non-negative and sum to 1, got sum {weights.sum()!r}")
+        object.__setattr__(self, "drift", drift)
+        object.__setattr__(self, "weights", weights)
+
+    @property
+    def n_species(self) -> int:
+        """Number m of densities coupled through the marginal."""
+        return self.drift.size
+
+
+@dataclass(frozen=True)
+class CallableVelocity:
+    """Velocity given as ``func(values) -> X`` on grid nodes.
+
+    ``func`` receives the state (shape ``(m, *grid_shape)``) and returns the
+    velocity at the nodes with the same shape (on S², a trailing axis of 2
+    tangent components (θ, φ)). Finite-volume schemes evaluate it at cell
+    centres and average to faces.
+    """
+
+    func: Callable[[np.ndarray], np.ndarray]
