@@ -10,7 +10,10 @@ Every domain has
 * ``weights``: quadrature weights of the area measure, shape ``shape``,
   summing to |S^{d-1}|;
 * ``coords``: ``{name: values}`` of the node coordinates (for xarray);
-* ``grid``: the :mod:`solvers` grid object.
+* ``grid``: the :mod:`solvers` grid object;
+* ``convolve(values, multipliers)``: (f ⋆ ρ)(x) = ∫ f(<x, y>) ρ(y) dσ(y) at
+  the nodes, for a zonal kernel f given by its Funk–Hecke multipliers
+  (a callable of integer degrees l ≥ 0; on S¹ the degree is |k|).
 
 Densities are taken with respect to the area measure: ∫ ρ dσ = 1.
 """
@@ -19,6 +22,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
+from collections.abc import Callable
 from typing import Protocol
 
 import numpy as np
@@ -58,6 +62,8 @@ class Domain(Protocol):
 
     @property
     def area(self) -> float: ...
+
+    def convolve(self, values: np.ndarray, multipliers: Callable[[np.ndarray], np.ndarray]) -> np.ndarray: ...
 
 
 @dataclass(frozen=True)
@@ -121,3 +127,15 @@ class Circle:
     def area(self) -> float:
         """|S¹| = 2π."""
         return 2 * np.pi
+
+    def convolve(self, values: np.ndarray, multipliers: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
+        """(f ⋆ ρ)(θ) = ∫ f(cos(θ - φ)) ρ(φ) dφ at the nodes, by FFT.
+
+        ``multipliers(k)`` gives the Funk–Hecke (here: 2π × Fourier) multipliers
+        of the even kernel at wavenumbers k ≥ 0; ``values`` may carry leading
+        axes. Exact for trigonometric polynomials of degree < n/2.
+        """
+        values = np.asarray(values, dtype=float)
+        coeffs = np.fft.rfft(values, axis=-1) / self.n
+        coeffs *= np.asarray(multipliers(self.grid.wavenumbers))
+        return np.fft.irfft(coeffs, n=self.n, axis=-1) * self.n

@@ -1,0 +1,230 @@
+"""``solve``: the mean-field continuity equation of a model from a density.
+
+    ∂_t ρ + div(ρ X[ρ]) = σ Δρ,   ρ(0) = ρ_0,
+
+on the domain of ρ_0, with the scheme named by ``method`` (keys of
+:data:`solvers.SCHEMES`), returned as an :class:`xarray.Dataset`.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import xarray as xr
+
+from solvers import SCHEMES, evolve
+
+from ._dataset import density_dataset
+from ._measures import Density
+from ._models import Kuramoto, SelfAttention
+from ._trackers import Checkpoint, ProgressBar
+from ._validate import as_times, check_positive_int
+
+logger = logging.getLogger(__name__)
+
+__all__ = ["solve", "methods"]
+
+
+def methods(kind: str) -> list[str]:
+    """Names of the schemes available on a domain kind ("circle", "sphere", "zonal")."""
+    return sorted(method for (domain, method) in SCHEMES if domain == kind)
+
+
+def solve(
+    model: SelfAttention | Kuramoto,
+    rho0: Density,
+    t: np.ndarray | list[float],
+    method: str = "spectral",
+    *,
+    frequency_nodes: int = 32,
+    progress: bool = False,
+    checkpoint: str | os.PathLike | None = None,
+    checkpoint_interval: float = 30.0,
+    resume: bool = False,
+    raise_on_error: bool = False,
+    **options: Any,
+) -> xr.Dataset:
+    """Solve the mean-field equation of ``model`` from ``rho0`` and return the density over time.
+
+    Parameters
+    ----------
+    model : SelfAttention or Kuramoto
+        The velocity field X[ρ] and the noise σ (see the model's docstring).
+    rho0 : Density
+        Initial density on a :class:`Circle`, ``Sphere`` or ``ZonalSphere``;
+        normalised to unit mass. For a Kuramoto model with a frequency law g,
+        the initial density on (θ, ω) is ρ_0(θ) g(ω).
+    t : array_like
+        Output times, strictly increasing; ``t[0]`` is the initial time.
+    method : str
+        "spectral" or "finite_volume" (see :func:`methods`).
+    frequency_nodes : int
+        Quadrature nodes in ω for a Kuramoto frequency law.
+    progress : bool
+        Show a progress bar.
+    checkpoint : path, optional
+        NetCDF file written as the run goes (at most every
+        ``checkpoint_interval`` seconds and at the end).
+    resume : bool
+        Continue from ``checkpoint`` if it exists and was made with the same
+        model, grid, method and times; the outputs already there are kept.
+    raise_on_error : bool
+        Raise a :class:`solvers.SchemeError` (under-resolution, negative
+        density, step-size failure) instead of returning the outputs reached
+        so far with ``attrs["success"] = 0`` and the reason in ``attrs["message"]``.
+    **options
+        Passed to the scheme (``rtol``, ``atol``, ``cfl``, ``dt``, …).
+
+    Returns
+    -------
+    xarray.Dataset
+        ``density`` (time, *grid), ``energy``, ``mass``, ``order_parameter``,
+        ``steps`` (time); for a Kuramoto frequency law also
+        ``density_by_frequency`` (time, frequency, θ) and ``frequency_weight``.
+        attrs hold every parameter, the method, the version and run facts
+        (``success``, ``message``, ``n_steps``, ``n_rejected``, ``nfev``).
+
+    Raises
+    ------
+    ValueError, TypeError
+        Unknown method, wrong model or measure type, bad times, bad options.
+
+    Examples
+    --------
+    >>> import numpy as np, meanfield as mf
+    >>> circle = mf.Circle(128)
+    >>> rho0 = mf.density(circle, lambda th: 1 + 0.1 * np.cos(3 * th))
+    >>> ds = mf.solve(mf.SelfAttention(beta=4.0), rho0, np.linspace(0, 1, 5))
+    >>> ds.density.dims
+    ('time', 'theta')
+    """
+    if not isinstance(model, (SelfAttention, Kuramoto)):
+        raise TypeError(f"model must be SelfAttention or Kuramoto, got {type(model).__name__}")
+    if not isinstance(rho0, Density):
+        raise TypeError(
+            f"rho0 must be a Density (use mf.density, mf.uniform, mf.von_mises), got {type(rho0).__name__}; "
+            "particles are advanced by mf.simulate"
+        )
+    times = as_times(t)
+    domain = rho0.domain
+    key = (domain.kind, method)
+    if key not in SCHEMES:
+        raise ValueError(f"method must be one of {methods(domain.kind)} on a {domain.kind} domain, got {method!r}")
+    if isinstance(model, Kuramoto):
+        if domain.kind != "circle":
+            raise ValueError(f"Kuramoto models live on the circle, got a {domain.kind} domain")
+        check_positive_int("frequency_nodes", frequency_nodes)
+        velocity = model.velocity_spec(frequency_nodes)
+    else:
+        velocity = model.velocity_spec(domain.dimension)
+    scheme = SCHEMES[key](domain.grid, velocity, diffusion=model.noise, **options)
+    rho_values = rho0.normalized().values
+    y0 = np.repeat(rho_values[None], velocity.n_species, axis=0)
+
+    attrs = _attrs(model, domain, method, scheme, options)
+    done: xr.Dataset | None = None
+    if resume:
+        if checkpoint is None:
+            raise ValueError("resume=True needs a checkpoint path")
+        done = _load_checkpoint(Path(checkpoint), attrs, times)
+    start = 0
+    if done is not None:
+        start = done.sizes["time"] - 1
+        y0 = _state_of(done, velocity.n_species)
+        logger.info("resuming from %s at t=%g", checkpoint, times[start])
+
+    remaining = times[start:]
+    states = np.empty((remaining.size, *y0.shape))
+    states[0] = y0
+
+    def record(index: int, time_: float, y: np.ndarray) -> None:
+        states[index] = y
+
+    def build(n_reached: int, run: dict[str, Any] | None = None) -> xr.Dataset:
+        all_states = states[:n_reached]
+        all_times = remaining[:n_reached]
+        if done is not None:
+            all_states = np.concatenate([_state_of(done, velocity.n_species, all_times=True)[:-1], all_states])
+            all_times = np.concatenate([done.time.values[:-1], all_times])
+        facts = dict(attrs, **(run or {"success": 1, "message": "checkpoint"}))
+        return density_dataset(model, domain, velocity, all_times, all_states, facts)
+
+    observers: list[Any] = [record]
+    bar = ProgressBar(remaining, description=f"{model.name} {method}") if progress else None
+    if bar is not None:
+        observers.append(bar)
+    keeper = Checkpoint(checkpoint, build, checkpoint_interval) if checkpoint is not None else None
+    if keeper is not None:
+        observers.append(keeper)
+    try:
+        result = evolve(scheme, y0, remaining, observers=observers, raise_on_error=raise_on_error)
+    finally:
+        if bar is not None:
+            bar.close()
+    run = {
+        "success": int(result.success),
+        "message": result.message,
+        "n_steps": int(result.n_steps),
+        "n_rejected": int(result.n_rejected),
+        "nfev": int(result.nfev),
+        "dt_min": float(result.dt_min) if result.n_steps else np.nan,
+        "dt_max": float(result.dt_max) if result.n_steps else np.nan,
+    }
+    ds = build(result.t.size, run)
+    steps = np.concatenate([np.zeros(start, dtype=int), result.steps_per_output])
+    ds["steps"] = ("time", steps[: ds.sizes["time"]], {"long_name": "accepted steps since the previous output"})
+    if keeper is not None:
+        tmp = keeper.path.with_name(keeper.path.name + ".partial")
+        ds.to_netcdf(tmp)
+        os.replace(tmp, keeper.path)
+    if not result.success:
+        logger.warning("solve stopped early at t=%g: %s", ds.time.values[-1], result.message)
+    return ds
+
+
+def _attrs(model: Any, domain: Any, method: str, scheme: Any, options: dict[str, Any]) -> dict[str, Any]:
+    from ._version import __version__
+
+    attrs: dict[str, Any] = dict(model.attrs)
+    attrs.update(
+        {
+            "domain": domain.kind,
+            "dimension": int(domain.dimension),
+            "grid": repr(domain),
+            "method": method,
+            "scheme": type(scheme).__name__,
+            "scheme_order": int(getattr(scheme, "order", 0)),
+            "meanfield_version": __version__,
+            "Conventions": "CF-1.8",
+        }
+    )
+    for name, value in options.items():
+        attrs[f"option_{name}"] = value if isinstance(value, (int, float, str)) else repr(value)
+    return attrs
+
+
+def _load_checkpoint(path: Path, attrs: dict[str, Any], times: np.ndarray) -> xr.Dataset | None:
+    if not path.exists():
+        return None
+    with xr.open_dataset(path) as opened:
+        done = opened.load()
+    for name in ("model", "domain", "grid", "method", "beta", "noise", "coupling", "frequencies"):
+        if name in attrs and str(done.attrs.get(name)) != str(attrs[name]):
+            raise ValueError(
+                f"checkpoint {str(path)!r} was made with {name}={done.attrs.get(name)!r}, "
+                f"but this run has {name}={attrs[name]!r}; remove it or pass resume=False"
+            )
+    saved = done.time.values
+    if saved.size > times.size or not np.allclose(saved, times[: saved.size], rtol=1e-12, atol=0):
+        raise ValueError(f"checkpoint {str(path)!r} holds times that are not a prefix of t")
+    return done
+
+
+def _state_of(ds: xr.Dataset, n_species: int, all_times: bool = False) -> np.ndarray:
+    field = ds["density_by_frequency"] if n_species > 1 else ds["density"].expand_dims("species", axis=1)
+    values = np.asarray(field.values)
+    return values if all_times else values[-1]
