@@ -12,6 +12,7 @@ from ._energy import energy
 from ._measures import Density, EmpiricalMeasure, density, uniform, von_mises, wrapped_cauchy
 from ._models import Kuramoto, SelfAttention
 from ._solve import methods, solve
+from ._sphere import Sphere
 from ._version import __version__
 
 __all__ = [
@@ -20,6 +21,7 @@ __all__ = [
     "EmpiricalMeasure",
     "Kuramoto",
     "SelfAttention",
+    "Sphere",
     "__version__",
     "density",
     "energy",

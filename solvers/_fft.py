@@ -68,6 +68,8 @@ class RealFFT:
         FFTW threads (1 is fastest for n below ≈ 10⁴ on small machines).
     backend : {"pyfftw", "scipy"} or None
         None picks pyfftw when importable, scipy otherwise.
+    directions : tuple of {"forward", "backward"}
+        The transforms to plan (planning costs time; plan only what is used).
 
     Raises
     ------
@@ -90,6 +92,7 @@ class RealFFT:
         *,
         threads: int = 1,
         backend: str | None = None,
+        directions: tuple[str, ...] = ("forward", "backward"),
     ) -> None:
         if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 2:
             raise ValueError(f"n must be an integer transform length >= 2, got {n!r}")
@@ -104,37 +107,44 @@ class RealFFT:
             raise ValueError(f"backend must be one of {_BACKENDS} or None, got {backend!r}")
         if backend == "pyfftw" and pyfftw is None:
             raise ValueError("backend='pyfftw' requested but pyfftw is not importable; use 'scipy'")
+        directions = tuple(directions)
+        if not directions or any(d not in ("forward", "backward") for d in directions):
+            raise ValueError(f"directions must be a non-empty tuple of 'forward'/'backward', got {directions!r}")
         self.n = int(n)
         self.batch = batch
         self.threads = int(threads)
         self.backend = backend
+        self.directions = directions
         real_shape = (*batch, self.n)
         spec_shape = (*batch, self.n // 2 + 1)
         if backend == "pyfftw":
             self.values = pyfftw.empty_aligned(real_shape, dtype="float64")
             self.coefficients = pyfftw.empty_aligned(spec_shape, dtype="complex128")
-            key = (real_shape, "rfft", self.threads)
+            self._fwd = self._bwd = None
             with _PLAN_LOCK:
-                first = key not in _PLANNED
-                self._fwd = pyfftw.FFTW(
-                    self.values,
-                    self.coefficients,
-                    axes=(-1,),
-                    direction="FFTW_FORWARD",
-                    flags=("FFTW_MEASURE",),
-                    threads=self.threads,
-                )
-                self._bwd = pyfftw.FFTW(
-                    self.coefficients,
-                    self.values,
-                    axes=(-1,),
-                    direction="FFTW_BACKWARD",
-                    flags=("FFTW_MEASURE", "FFTW_DESTROY_INPUT"),
-                    threads=self.threads,
-                )
-                _PLANNED.add(key)
-            if first:
-                logger.debug("planned real FFT of shape %s with %d thread(s)", real_shape, self.threads)
+                for direction in directions:
+                    key = (real_shape, direction, self.threads)
+                    if key not in _PLANNED:
+                        logger.debug("measuring %s real FFT of shape %s, %d thread(s)", direction, real_shape, self.threads)
+                    if direction == "forward":
+                        self._fwd = pyfftw.FFTW(
+                            self.values,
+                            self.coefficients,
+                            axes=(-1,),
+                            direction="FFTW_FORWARD",
+                            flags=("FFTW_MEASURE",),
+                            threads=self.threads,
+                        )
+                    else:
+                        self._bwd = pyfftw.FFTW(
+                            self.coefficients,
+                            self.values,
+                            axes=(-1,),
+                            direction="FFTW_BACKWARD",
+                            flags=("FFTW_MEASURE", "FFTW_DESTROY_INPUT"),
+                            threads=self.threads,
+                        )
+                    _PLANNED.add(key)
             self.values[...] = 0.0
             self.coefficients[...] = 0.0
         else:
@@ -143,6 +153,8 @@ class RealFFT:
 
     def execute_forward(self) -> None:
         """coefficients[..., k] ← Σ_j values[..., j] e^{-2πijk/n} (unnormalised)."""
+        if "forward" not in self.directions:
+            raise ValueError("this plan was made without directions='forward'")
         if self.backend == "pyfftw":
             self._fwd.execute()
         else:
@@ -154,6 +166,8 @@ class RealFFT:
         The imaginary parts of c_0 and (n even) c_{n/2} are ignored, and
         :attr:`coefficients` may be overwritten.
         """
+        if "backward" not in self.directions:
+            raise ValueError("this plan was made without directions='backward'")
         if self.backend == "pyfftw":
             self._bwd.execute()
         else:

@@ -279,27 +279,16 @@ class ZonalCellGrid:
         return np.cos(self.polar)
 
     @cached_property
-    def cap_fraction(self) -> np.ndarray:
-        """G(ϑ_{i+1/2}) = σ(polar ≤ ϑ_{i+1/2})/|S^{d-1}| at the faces, shape (n+1,)."""
-        a = 0.5 * (self.d - 1)
-        half = np.sin(0.5 * self.faces) ** 2
-        north = betainc(a, a, np.minimum(half, 0.5))
-        south = 1.0 - betainc(a, a, np.minimum(1.0 - half, 0.5))
-        return np.where(self.faces <= 0.5 * np.pi, north, south)
-
-    @cached_property
     def volumes(self) -> np.ndarray:
-        """Cell areas V_i, shape (n,), summing to |S^{d-1}|."""
+        """Cell areas V_i, shape (n,), summing to |S^{d-1}|, symmetric about the equator."""
         a = 0.5 * (self.d - 1)
-        half = np.sin(0.5 * self.faces) ** 2
-        north = betainc(a, a, np.minimum(half, 0.5))
-        south = betainc(a, a, np.minimum(1.0 - half, 0.5))
-        vol_north = np.diff(north)
-        vol_south = -np.diff(south)
-        centre_north = self.polar <= 0.5 * np.pi
-        frac = np.where(centre_north & (self.faces[1:] <= 0.5 * np.pi), vol_north, vol_south)
-        straddle = (self.faces[:-1] < 0.5 * np.pi) & (self.faces[1:] > 0.5 * np.pi)
-        frac = np.where(straddle, (0.5 - north[:-1]) + (0.5 - south[1:]), frac)
+        half = self.n // 2
+        cap = betainc(a, a, np.sin(0.5 * self.faces[: half + 1]) ** 2)
+        frac = np.empty(self.n)
+        frac[:half] = np.diff(cap)
+        frac[self.n - half :] = frac[:half][::-1]
+        if self.n % 2:
+            frac[half] = 1.0 - 2.0 * cap[half]
         vols = self.area * frac
         if np.any(vols <= 0):
             raise ValueError(

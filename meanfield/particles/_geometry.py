@@ -76,7 +76,7 @@ class SphereGeometry:
         perp = f - f_r * e_r - f_x * x
         out = perp / np.sinc(r / np.pi)
         out += f_r * u_hat
-        # at r = 0 the radial part is the whole tangent projection
+        # out ⊥ p in exact arithmetic; remove the round-off along p
         return out - np.sum(out * p, axis=-1, keepdims=True) * p
 
     def tangent_noise(self, p: np.ndarray, rng: np.random.Generator) -> np.ndarray:

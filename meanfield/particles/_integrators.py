@@ -1,0 +1,234 @@
+"""Runge–Kutta methods in exponential charts (geometry-respecting integrators).
+
+A step from x_n = p solves, in the chart x = exp_p(u) of the geometry
+(:mod:`._geometry`), the ODE
+
+    u' = dexp_p(u)^{-1} X(t, exp_p(u)),     u(0) = 0,
+
+with an explicit Runge–Kutta tableau and sets x_{n+1} = exp_p(u_{n+1}).
+Every stage point is on the manifold, so |x| = 1 holds to round-off on the
+sphere with no renormalisation; the order of the tableau is kept (the chart
+is smooth near u = 0). This is the Runge–Kutta–Munthe-Kaas idea for the
+homogeneous space S^{d-1} with the Riemannian exponential as coordinate map.
+
+Methods
+-------
+``"dopri5"``  Dormand–Prince 5(4), adaptive with the embedded 4th-order error
+              estimate, FSAL, 4th-order dense output at requested times.
+``"rk4"``     classical RK4 with fixed step ≤ ``dt`` (order 4).
+``"euler"``   exponential-map Euler with fixed step (order 1).
+``"euler-maruyama"``  geodesic Euler–Maruyama for dX = X dt + √(2σ) dB on
+              the manifold: x_{k+1} = exp_{x_k}(h X(x_k) + √(2σh) ξ_k), ξ_k a
+              standard Gaussian of the tangent space. The geodesic random walk
+              has generator σΔ (Laplace–Beltrami) in the limit h → 0, so the
+              law of the particles follows ∂_t μ + div(Xμ) = σΔμ; weak order 1.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+__all__ = ["METHODS", "IntegrationResult", "integrate"]
+
+logger = logging.getLogger(__name__)
+
+# Dormand–Prince 5(4): A, B, C, error weights E = b - b̂ (7 stages, FSAL), dense output P.
+_DP_A = [
+    [],
+    [1 / 5],
+    [3 / 40, 9 / 40],
+    [44 / 45, -56 / 15, 32 / 9],
+    [19372 / 6561, -25360 / 2187, 64448 / 6561, -212 / 729],
+    [9017 / 3168, -355 / 33, 46732 / 5247, 49 / 176, -5103 / 18656],
+]
+_DP_B = np.array([35 / 384, 0.0, 500 / 1113, 125 / 192, -2187 / 6784, 11 / 84])
+_DP_C = np.array([0.0, 1 / 5, 3 / 10, 4 / 5, 8 / 9, 1.0])
+_DP_E = np.array([-71 / 57600, 0.0, 71 / 16695, -71 / 1920, 17253 / 339200, -22 / 525, 1 / 40])
+_DP_P = np.array(
+    [
+        [1.0, -8048581381 / 2820520608, 8663915743 / 2820520608, -12715105075 / 11282082432],
+        [0.0, 0.0, 0.0, 0.0],
+        [0.0, 131558114200 / 32700410799, -68118460800 / 10900136933, 87487479700 / 32700410799],
+        [0.0, -1754552775 / 470086768, 14199869525 / 1410260304, -10690763975 / 1880347072],
+        [0.0, 127303824393 / 49829197408, -318862633887 / 49829197408, 701980252875 / 199316789632],
+        [0.0, -282668133 / 205662961, 2019193451 / 616988883, -1453857185 / 822651844],
+        [0.0, 40617522 / 29380423, -110615467 / 29380423, 69997945 / 29380423],
+    ]
+)
+
+_RK4_A = [[], [0.5], [0.0, 0.5], [0.0, 0.0, 1.0]]
+_RK4_B = np.array([1 / 6, 1 / 3, 1 / 3, 1 / 6])
+_RK4_C = np.array([0.0, 0.5, 0.5, 1.0])
+
+METHODS = {
+    "dopri5": "Dormand–Prince 5(4) in exponential charts, adaptive, dense output",
+    "rk4": "classical Runge–Kutta 4 in exponential charts, fixed step",
+    "euler": "exponential-map Euler, fixed step",
+    "euler-maruyama": "geodesic Euler–Maruyama (dX = X dt + sqrt(2 sigma) dB), fixed step",
+}
+
+Velocity = Callable[[float, np.ndarray], np.ndarray]
+
+
+@dataclass
+class IntegrationResult:
+    """States at the output times and run facts."""
+
+    states: list[np.ndarray]
+    success: bool = True
+    message: str = "reached the final time"
+    n_steps: int = 0
+    n_rejected: int = 0
+    nfev: int = 0
+    step_sizes: list[float] = field(default_factory=list)
+
+
+def _stages(geometry, velocity, t, p, h, a_rows, c, k1):
+    """Stage derivatives K_i (chart coordinates) of an explicit tableau; K_1 given."""
+    ks = [k1]
+    for row, ci in zip(a_rows[1:], c[1:]):
+        u = h * sum(aij * kj for aij, kj in zip(row, ks) if aij != 0.0)
+        f = velocity(t + ci * h, geometry.exp(p, u))
+        ks.append(geometry.dexpinv(p, u, f))
+    return ks
+
+
+def _error_norm(err: np.ndarray, scale: np.ndarray | float) -> float:
+    """max over systems of the RMS of err/scale over particles and components."""
+    ratio = (err / scale) ** 2
+    per_system = np.sqrt(ratio.reshape(ratio.shape[0], -1).mean(axis=1))
+    return float(per_system.max())
+
+
+def integrate(
+    geometry,
+    velocity: Velocity,
+    x0: np.ndarray,
+    t_eval: np.ndarray,
+    method: str,
+    *,
+    rtol: float = 1e-8,
+    atol: float = 1e-10,
+    dt: float | None = None,
+    noise: float = 0.0,
+    rng: np.random.Generator | None = None,
+    max_steps: int = 10_000_000,
+    on_output: Callable[[int, np.ndarray], None] | None = None,
+) -> IntegrationResult:
+    """Integrate ẋ = X(t, x) on ``geometry`` from ``x0`` at ``t_eval[0]``; states at ``t_eval``.
+
+    ``x0`` carries a leading axis of systems; adaptive steps are shared by
+    all systems and controlled by the worst system's error.
+    """
+    if method == "dopri5":
+        return _integrate_adaptive(geometry, velocity, x0, t_eval, rtol, atol, max_steps, on_output)
+    return _integrate_fixed(geometry, velocity, x0, t_eval, method, dt, noise, rng, on_output)
+
+
+def _integrate_fixed(geometry, velocity, x0, t_eval, method, dt, noise, rng, on_output):
+    x = np.array(x0, dtype=float)
+    out = IntegrationResult(states=[x.copy()])
+    if on_output is not None:
+        on_output(0, x)
+    for i in range(1, t_eval.size):
+        t0, t1 = t_eval[i - 1], t_eval[i]
+        n_sub = max(1, int(np.ceil((t1 - t0) / dt * (1 - 1e-12))))
+        h = (t1 - t0) / n_sub
+        for s in range(n_sub):
+            t = t0 + s * h
+            f = velocity(t, x)
+            out.nfev += 1
+            if method == "rk4":
+                ks = _stages(geometry, velocity, t, x, h, _RK4_A, _RK4_C, geometry.dexpinv(x, np.zeros_like(x), f))
+                out.nfev += 3
+                u = h * sum(b * k for b, k in zip(_RK4_B, ks))
+            elif method == "euler":
+                u = h * geometry.dexpinv(x, np.zeros_like(x), f)
+            else:
+                u = h * geometry.dexpinv(x, np.zeros_like(x), f)
+                if noise > 0:
+                    u = u + np.sqrt(2 * noise * h) * geometry.tangent_noise(x, rng)
+            x = geometry.exp(x, u)
+            out.n_steps += 1
+            out.step_sizes.append(h)
+        if not np.all(np.isfinite(x)):
+            out.success, out.message = False, f"non-finite state at t = {t1:.6g}"
+            break
+        out.states.append(x.copy())
+        if on_output is not None:
+            on_output(i, x)
+    return out
+
+
+def _initial_step(geometry, velocity, t0, x0, f0, rtol, atol):
+    """Hairer–Nørsett–Wanner starting step (as in scipy's select_initial_step), order 5."""
+    scale = atol + rtol * geometry.scale(x0, x0)
+    d0 = np.sqrt(np.mean((x0 / scale) ** 2)) if geometry.kind != "circle" else 1.0 / np.mean(scale)
+    d1 = np.sqrt(np.mean((f0 / scale) ** 2))
+    h0 = 1e-6 if d0 < 1e-5 or d1 < 1e-5 else 0.01 * d0 / d1
+    u = h0 * geometry.dexpinv(x0, np.zeros_like(x0), f0)
+    f1 = velocity(t0 + h0, geometry.exp(x0, u))
+    d2 = np.sqrt(np.mean(((f1 - f0) / scale) ** 2)) / h0
+    if max(d1, d2) <= 1e-15:
+        h1 = max(1e-6, h0 * 1e-3)
+    else:
+        h1 = (0.01 / max(d1, d2)) ** (1 / 5)
+    return min(100 * h0, h1)
+
+
+def _integrate_adaptive(geometry, velocity, x0, t_eval, rtol, atol, max_steps, on_output):
+    x = np.array(x0, dtype=float)
+    out = IntegrationResult(states=[x.copy()])
+    if on_output is not None:
+        on_output(0, x)
+    t, t_end = float(t_eval[0]), float(t_eval[-1])
+    f = velocity(t, x)
+    out.nfev += 1
+    h = _initial_step(geometry, velocity, t, x, f, rtol, atol)
+    out.nfev += 1
+    next_out = 1
+    safety, min_factor, max_factor = 0.9, 0.2, 10.0
+    while next_out < t_eval.size:
+        if out.n_steps + out.n_rejected >= max_steps:
+            out.success, out.message = False, f"exceeded max_steps = {max_steps} at t = {t:.6g}"
+            break
+        h = min(h, t_end - t)
+        if h <= 16 * np.finfo(float).eps * max(1.0, abs(t)):
+            out.success, out.message = False, f"step size underflow at t = {t:.6g}"
+            break
+        k1 = geometry.dexpinv(x, np.zeros_like(x), f)
+        ks = _stages(geometry, velocity, t, x, h, _DP_A, _DP_C, k1)
+        out.nfev += 5
+        u_new = h * sum(b * k for b, k in zip(_DP_B, ks) if b != 0.0)
+        x_new = geometry.exp(x, u_new)
+        f_new = velocity(t + h, x_new)
+        out.nfev += 1
+        ks.append(geometry.dexpinv(x, u_new, f_new))
+        err = h * sum(e * k for e, k in zip(_DP_E, ks) if e != 0.0)
+        scale = atol + rtol * geometry.scale(x, x_new)
+        err_norm = _error_norm(err, scale) if np.all(np.isfinite(err)) else np.inf
+        if err_norm > 1.0:
+            out.n_rejected += 1
+            h *= max(min_factor, safety * err_norm ** (-1 / 5)) if np.isfinite(err_norm) else min_factor
+            continue
+        t_new = t + h if t_end - (t + h) > 1e-13 * max(1.0, abs(t_end)) else t_end
+        while next_out < t_eval.size and t_eval[next_out] <= t_new:
+            theta = (t_eval[next_out] - t) / h
+            powers = theta ** np.arange(1, 5)
+            coeff = _DP_P @ powers
+            u = h * sum(cf * k for cf, k in zip(coeff, ks) if cf != 0.0)
+            state = x_new.copy() if t_eval[next_out] == t_new else geometry.exp(x, u)
+            out.states.append(state)
+            if on_output is not None:
+                on_output(next_out, state)
+            next_out += 1
+        out.step_sizes.append(h)
+        out.n_steps += 1
+        t, x, f = t_new, x_new, f_new
+        factor = max_factor if err_norm == 0 else min(max_factor, safety * err_norm ** (-1 / 5))
+        h *= factor
+    return out

@@ -1,0 +1,211 @@
+"""Particle velocities of self-attention and Kuramoto models.
+
+Conventions (DESIGN §2). Particles x_i with weights w_i (Σ_i w_i = 1, w_i = 1/n
+by default):
+
+    USA:  ẋ_i = P⊥_{x_i} Σ_j w_j e^{β<x_i,x_j>} x_j,
+    SA:   ẋ_i = P⊥_{x_i} Σ_j w_j e^{β<x_i,x_j>} x_j / Σ_j w_j e^{β<x_i,x_j>},
+
+P⊥_x y = y - <x, y> x. On S¹ in angles (paper 2, (7.1)):
+θ̇_i = s Σ_j w_j e^{β cos(θ_j-θ_i)} sin(θ_j-θ_i) / D_i with s = 1, D_i = 1 for
+USA, D_i = Σ_j w_j e^{β cos(θ_j-θ_i)} for SA. Kuramoto: θ̇_i = ω_i + K Σ_j w_j h(θ_j-θ_i).
+
+Paths
+-----
+``direct``  O(n²) sums by BLAS (matmul of Gram blocks) with the exponent
+            shifted by -β (e^{β(<x_i,x_j> - 1)} ≤ 1, no overflow); rows are
+            processed in blocks so that at most ``block_elements`` Gram
+            entries are alive at once (bounded memory for any n).
+``nufft``   S¹ only. With h_β(u) = e^{β cos u} = Σ_k I_k(β) e^{iku},
+            Σ_j w_j h_β'(θ_i-θ_j)/β = Σ_{|k|≤K} (ik I_k(β)/β) c_k e^{ikθ_i},
+            c_k = Σ_j w_j e^{-ikθ_j}: one type-1 NUFFT (c_k) and one type-2
+            NUFFT (values at θ_i) per evaluation, O(n + K log K). K is the
+            smallest truncation whose dropped tail is below the requested
+            accuracy (I_k(β) decays like (β/2)^k/k!).
+"""
+
+from __future__ import annotations
+
+import logging
+
+import finufft
+import numpy as np
+from scipy.special import ive
+
+__all__ = [
+    "DirectSelfAttention",
+    "NufftSelfAttention",
+    "KuramotoVelocity",
+    "attention_sums",
+    "fourier_truncation",
+]
+
+logger = logging.getLogger(__name__)
+
+BLOCK_ELEMENTS = 1 << 22  # 4 Mi float64 Gram entries = 32 MiB per block
+
+
+def _blocks(n_systems: int, n_rows: int, n_cols: int, block_elements: int):
+    """Yield (system slice, row slice) covering all systems × rows in bounded blocks."""
+    per_system = n_rows * n_cols
+    if per_system <= block_elements:
+        step = max(1, block_elements // per_system)
+        for s0 in range(0, n_systems, step):
+            yield slice(s0, min(n_systems, s0 + step)), slice(0, n_rows)
+    else:
+        rows = max(1, block_elements // n_cols)
+        for s in range(n_systems):
+            for r0 in range(0, n_rows, rows):
+                yield slice(s, s + 1), slice(r0, min(n_rows, r0 + rows))
+
+
+def attention_sums(
+    points: np.ndarray, weights: np.ndarray, beta: float, block_elements: int = BLOCK_ELEMENTS
+) -> tuple[np.ndarray, np.ndarray]:
+    """N_i = Σ_j w_j e^{β(<x_i,x_j>-1)} x_j and D_i = Σ_j w_j e^{β(<x_i,x_j>-1)}.
+
+    ``points`` (systems, n, d), ``weights`` (systems, n). Returns N of shape
+    (systems, n, d) and D of shape (systems, n). Memory: one Gram block of at
+    most ``block_elements`` entries.
+    """
+    n_sys, n, d = points.shape
+    num = np.empty_like(points)
+    den = np.empty(points.shape[:2])
+    for ss, rs in _blocks(n_sys, n, n, block_elements):
+        xs = points[ss]
+        gram = np.matmul(xs[:, rs], np.swapaxes(xs, 1, 2))
+        gram -= 1.0
+        gram *= beta
+        np.exp(gram, out=gram)
+        gram *= weights[ss][:, None, :]
+        num[ss, rs] = np.matmul(gram, xs)
+        den[ss, rs] = gram.sum(axis=-1)
+    return num, den
+
+
+def _project(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """P⊥_x y = y - <x, y> x along the last axis."""
+    return y - np.sum(x * y, axis=-1, keepdims=True) * x
+
+
+class DirectSelfAttention:
+    """SA/USA velocities by direct (blocked BLAS) summation on S¹ or S^{d-1}."""
+
+    path = "direct"
+
+    def __init__(self, beta: float, normalized: bool, weights: np.ndarray, kind: str,
+                 block_elements: int = BLOCK_ELEMENTS) -> None:
+        self.beta = beta
+        self.normalized = normalized
+        self.weights = weights
+        self.kind = kind
+        self.block_elements = block_elements
+        self.scale = 1.0 if normalized else float(np.exp(beta))
+
+    def __call__(self, t: float, x: np.ndarray) -> np.ndarray:
+        if self.kind == "circle":
+            cos, sin = np.cos(x), np.sin(x)
+            pts = np.stack([cos, sin], axis=-1)
+            num, den = attention_sums(pts, self.weights, self.beta, self.block_elements)
+            rate = cos * num[..., 1] - sin * num[..., 0]
+            return rate / den if self.normalized else self.scale * rate
+        num, den = attention_sums(x, self.weights, self.beta, self.block_elements)
+        v = _project(x, num)
+        return v / den[..., None] if self.normalized else self.scale * v
+
+
+def fourier_truncation(beta: float, accuracy: float, k_max: int = 100_000) -> int:
+    """Smallest K ≥ 1 with Σ_{k>K} 2 (k/β + 1) e^{-β} I_k(β) ≤ accuracy · e^{-β} I_0(β).
+
+    The left side bounds the dropped tail of both Fourier series used by the
+    NUFFT path (of h_β'/β and of h_β, scaled by e^{-β}); the right side is
+    the size of the scaled kernel's mean, so ``accuracy`` is relative.
+    """
+    if beta == 0:
+        return 1
+    k = np.arange(1, int(min(k_max, beta + 40 + 20 * np.sqrt(beta + 1) * np.sqrt(max(1.0, -np.log10(accuracy))))))
+    terms = 2 * (k / beta + 1) * ive(k, beta)
+    tail = np.cumsum(terms[::-1])[::-1]  # tail[m] = Σ_{k ≥ m+1}
+    ok = np.nonzero(tail <= accuracy * ive(0, beta))[0]
+    if ok.size == 0:
+        return int(k[-1])
+    return max(1, int(ok[0]))  # tail beyond K = ok[0] (terms k ≥ ok[0]+1 dropped)
+
+
+class NufftSelfAttention:
+    """SA/USA angle velocities on S¹ by a type-1 and a type-2 NUFFT per system.
+
+    Plans (``finufft.Plan``) are built once per system with ``nthreads`` threads
+    and reused (only ``setpts`` per evaluation). ``accuracy`` is the relative
+    accuracy requested for the kernel sums (Fourier truncation and NUFFT
+    tolerance each get half).
+    """
+
+    path = "nufft"
+
+    def __init__(self, beta: float, normalized: bool, weights: np.ndarray, accuracy: float,
+                 nthreads: int = 1) -> None:
+        self.beta = beta
+        self.normalized = normalized
+        self.weights = np.ascontiguousarray(weights, dtype=complex)
+        self.accuracy = accuracy
+        self.n_modes_half = fourier_truncation(beta, accuracy / 2)
+        kk = np.arange(-self.n_modes_half, self.n_modes_half + 1)
+        ik = np.abs(kk)
+        scaled = ive(ik, beta) if beta > 0 else (ik == 0).astype(float)
+        if beta > 0:
+            over_beta = scaled / beta
+        else:
+            over_beta = np.where(ik == 1, 0.5, 0.0)
+        deriv = 1j * kk * over_beta
+        if not normalized:
+            deriv = deriv * np.exp(beta)
+        self.coeffs = np.stack([deriv, scaled]).astype(complex) if normalized else deriv[None].astype(complex)
+        n_modes = 2 * self.n_modes_half + 1
+        eps = max(accuracy / 2, 1e-15)
+        n_sys = weights.shape[0]
+        self._type1 = [finufft.Plan(1, (n_modes,), eps=eps, isign=-1, nthreads=nthreads) for _ in range(n_sys)]
+        self._type2 = [
+            finufft.Plan(2, (n_modes,), n_trans=self.coeffs.shape[0], eps=eps, isign=1, nthreads=nthreads)
+            for _ in range(n_sys)
+        ]
+
+    def __call__(self, t: float, x: np.ndarray) -> np.ndarray:
+        out = np.empty_like(x)
+        wrapped = np.remainder(x + np.pi, 2 * np.pi) - np.pi
+        for s in range(x.shape[0]):
+            pts = np.ascontiguousarray(wrapped[s])
+            p1, p2 = self._type1[s], self._type2[s]
+            p1.setpts(pts)
+            c = p1.execute(self.weights[s])
+            p2.setpts(pts)
+            vals = p2.execute(np.ascontiguousarray(self.coeffs * c))
+            out[s] = vals[0].real / vals[1].real if self.normalized else vals[0].real
+        return out
+
+
+class KuramotoVelocity:
+    r"""θ̇_i = ω_i + K [ĥ_0 + 2 Re Σ_{k=1}^{K_h} ĥ_k e^{-ikθ_i} Z_k],  Z_k = Σ_j w_j e^{ikθ_j}.
+
+    This is ω_i + K Σ_j w_j h(θ_j - θ_i) for h(u) = Σ_{|k|≤K_h} ĥ_k e^{iku}
+    (h real), computed from the K_h moments in O(n K_h).
+    """
+
+    path = "moments"
+
+    def __init__(self, coupling: float, interaction: np.ndarray, frequencies: np.ndarray,
+                 weights: np.ndarray) -> None:
+        self.coupling = coupling
+        self.interaction = interaction
+        self.frequencies = frequencies
+        self.weights = weights
+
+    def __call__(self, t: float, x: np.ndarray) -> np.ndarray:
+        z1 = np.exp(1j * x)
+        acc = np.full(x.shape, self.interaction[0].real)
+        zk = np.ones_like(z1)
+        for k in range(1, self.interaction.size):
+            zk = zk * z1
+            moment = np.sum(self.weights * zk, axis=-1, keepdims=True)
+            acc += 2 * np.real(self.interaction[k] * np.conj(zk) * moment)
+        return self.frequencies + self.coupling * acc

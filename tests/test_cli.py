@@ -1,0 +1,29 @@
+"""The main job: ``meanfield solve`` writes a NetCDF file and a PNG."""
+
+from __future__ import annotations
+
+import numpy as np
+import xarray as xr
+
+from meanfield.cli import main
+
+
+def test_solve_command_writes_netcdf_and_png(tmp_path, capsys):
+    out = tmp_path / "run.nc"
+    code = main(["solve", "--n", "64", "--t-final", "1", "--n-times", "5", "--output", str(out), "--no-progress"])
+    assert code == 0
+    printed = capsys.readouterr().out
+    assert f"wrote {out}" in printed and f"wrote {out.with_suffix('.png')}" in printed
+    with xr.open_dataset(out) as ds:
+        assert ds.sizes == {"time": 5, "theta": 64}
+        assert ds.attrs["model"] == "SA" and ds.attrs["beta"] == 4.0
+        assert np.allclose(ds.mass, 1.0, atol=1e-12)
+    assert out.with_suffix(".png").stat().st_size > 10_000
+
+
+def test_solve_command_reports_bad_options(tmp_path, capsys):
+    try:
+        main(["solve", "--beta", "-1", "--output", str(tmp_path / "x.nc"), "--no-progress"])
+    except SystemExit as stop:
+        assert stop.code == 2
+    assert "beta must be finite and >= 0, got -1.0" in capsys.readouterr().err
