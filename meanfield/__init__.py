@@ -11,24 +11,51 @@ from ._domains import Circle, sphere_area
 from ._energy import energy
 from ._measures import Density, EmpiricalMeasure, density, uniform, von_mises, wrapped_cauchy
 from ._models import Kuramoto, SelfAttention
+from .particles import (
+    Attention,
+    attention_matrix,
+    number_of_clusters,
+    numerical_rank,
+    order_parameter,
+    orthogonal_frame,
+    pairwise_inner_products,
+    sample,
+    simulate,
+)
 from ._solve import methods, solve
 from ._sphere import Sphere
 from ._version import __version__
+from ._zonal import ZonalSphere
+from ._wasserstein import WassersteinResult, wasserstein
+from ._compare import compare
 
 __all__ = [
+    "Attention",
     "Circle",
     "Density",
     "EmpiricalMeasure",
     "Kuramoto",
     "SelfAttention",
     "Sphere",
+    "WassersteinResult",
+    "ZonalSphere",
     "__version__",
+    "attention_matrix",
+    "compare",
     "density",
     "energy",
     "methods",
+    "number_of_clusters",
+    "numerical_rank",
+    "order_parameter",
+    "orthogonal_frame",
+    "pairwise_inner_products",
+    "sample",
+    "simulate",
     "solve",
     "sphere_area",
     "uniform",
     "von_mises",
+    "wasserstein",
     "wrapped_cauchy",
 ]

@@ -29,11 +29,14 @@ def density_dataset(
     velocity: ConvolutionVelocity,
     times: np.ndarray,
     states: np.ndarray,
+    mass: np.ndarray,
     attrs: dict[str, Any],
 ) -> xr.Dataset:
     """Dataset of a PDE run: marginal density, energy, mass, order parameter.
 
-    ``states`` has shape (time, m, *grid); the marginal is ρ̄ = Σ_m w_m ρ_m.
+    ``states`` has shape (time, m, *grid) (node values); the marginal is
+    ρ̄ = Σ_m w_m ρ_m. ``mass`` is the scheme's own total mass of ρ̄ (exact for
+    its discretisation, e.g. the sum of cell masses of a finite-volume scheme).
     Energy is E_β of ρ̄ (NaN for a Kuramoto interaction without energy);
     the order parameter is |∫ x ρ̄ dσ|.
     """
@@ -41,7 +44,6 @@ def density_dataset(
     marginal = np.tensordot(velocity.weights, states, axes=([0], [1]))
     weights = domain.weights
     axes = tuple(range(1, marginal.ndim))
-    mass = np.sum(marginal * weights, axis=axes)
     first_moment = np.tensordot(marginal * weights, domain.points, axes=(axes, tuple(range(len(axes)))))
     order = np.linalg.norm(first_moment, axis=-1)
     try:

@@ -123,7 +123,7 @@ def solve(
         velocity = model.velocity_spec(domain.dimension)
     scheme = SCHEMES[key](domain.grid, velocity, diffusion=model.noise, **options)
     rho_values = rho0.normalized().values
-    y0 = np.repeat(rho_values[None], velocity.n_species, axis=0)
+    y0 = scheme.from_grid(np.repeat(rho_values[None], velocity.n_species, axis=0))
 
     attrs = _attrs(model, domain, method, scheme, options)
     done: xr.Dataset | None = None
@@ -134,24 +134,27 @@ def solve(
     start = 0
     if done is not None:
         start = done.sizes["time"] - 1
-        y0 = _state_of(done, velocity.n_species)
+        y0 = scheme.from_grid(_state_of(done, velocity.n_species))
         logger.info("resuming from %s at t=%g", checkpoint, times[start])
 
     remaining = times[start:]
-    states = np.empty((remaining.size, *y0.shape))
-    states[0] = y0
+    states = np.empty((remaining.size, velocity.n_species, *domain.shape))
+    masses = np.empty(remaining.size)
 
     def record(index: int, time_: float, y: np.ndarray) -> None:
-        states[index] = y
+        states[index] = scheme.to_grid(y)
+        masses[index] = velocity.weights @ scheme.mass(y)
 
     def build(n_reached: int, run: dict[str, Any] | None = None) -> xr.Dataset:
         all_states = states[:n_reached]
         all_times = remaining[:n_reached]
+        all_masses = masses[:n_reached]
         if done is not None:
             all_states = np.concatenate([_state_of(done, velocity.n_species, all_times=True)[:-1], all_states])
             all_times = np.concatenate([done.time.values[:-1], all_times])
+            all_masses = np.concatenate([done.mass.values[:-1], all_masses])
         facts = dict(attrs, **(run or {"success": 1, "message": "checkpoint"}))
-        return density_dataset(model, domain, velocity, all_times, all_states, facts)
+        return density_dataset(model, domain, velocity, all_times, all_states, all_masses, facts)
 
     observers: list[Any] = [record]
     bar = ProgressBar(remaining, description=f"{model.name} {method}") if progress else None
@@ -215,8 +218,8 @@ def _load_checkpoint(path: Path, attrs: dict[str, Any], times: np.ndarray) -> xr
     for name in ("model", "domain", "grid", "method", "beta", "noise", "coupling", "frequencies"):
         if name in attrs and str(done.attrs.get(name)) != str(attrs[name]):
             raise ValueError(
-                f"checkpoint {str(path)!r} was made with {name}={done.attrs.get(name)!r}, "
-                f"but this run has {name}={attrs[name]!r}; remove it or pass resume=False"
+                f"checkpoint {str(path)!r} was made with {name}={done.attrs.get(name)}, "
+                f"but this run has {name}={attrs[name]}; remove it or pass resume=False"
             )
     saved = done.time.values
     if saved.size > times.size or not np.allclose(saved, times[: saved.size], rtol=1e-12, atol=0):

@@ -2,8 +2,8 @@
 
 ``meanfield solve`` runs a default scenario (SA, β = 4, a perturbed uniform
 start on S¹, t ∈ [0, 20]) unless told otherwise, shows a progress bar, writes
-a NetCDF file and a PNG (density over (t, θ) and the energy curve), and
-prints where they are.
+a NetCDF file and a PNG (density over (t, θ), or orthographic maps on S², and
+the energy curve), and prints where they are.
 """
 
 from __future__ import annotations
@@ -31,7 +31,9 @@ def build_parser() -> argparse.ArgumentParser:
     solve.add_argument("--beta", type=float, default=4.0, help="inverse temperature β ≥ 0")
     solve.add_argument("--noise", type=float, default=0.0, help="diffusion σ ≥ 0")
     solve.add_argument("--unnormalized", action="store_true", help="USA instead of SA (no softmax normalisation)")
+    solve.add_argument("--domain", choices=["circle", "sphere"], default="circle", help="S¹ or S²")
     solve.add_argument("--n", type=int, default=512, help="grid nodes on the circle")
+    solve.add_argument("--lmax", type=int, default=63, help="band limit of the S² grid (--domain sphere)")
     solve.add_argument(
         "--method",
         default="finite_volume",
@@ -53,10 +55,11 @@ def _solve_command(args: argparse.Namespace) -> int:
 
     from ._initial import perturbed_uniform
     from ._plot import plot_circle_solution
+    from ._plot_sphere import plot_sphere_solution
 
     model = mf.SelfAttention(args.beta, normalized=not args.unnormalized, noise=args.noise)
-    circle = mf.Circle(args.n)
-    rho0 = perturbed_uniform(circle, amplitude=args.amplitude, seed=args.seed)
+    domain = mf.Circle(args.n) if args.domain == "circle" else mf.Sphere(args.lmax)
+    rho0 = perturbed_uniform(domain, amplitude=args.amplitude, seed=args.seed)
     if args.n_times < 2:
         raise ValueError(f"--n-times must be at least 2, got {args.n_times}")
     times = np.linspace(0.0, args.t_final, args.n_times)
@@ -74,11 +77,11 @@ def _solve_command(args: argparse.Namespace) -> int:
     )
     ds.attrs["initial_condition"] = f"perturbed_uniform(amplitude={args.amplitude}, seed={args.seed})"
     ds.to_netcdf(output)
-    figure = plot_circle_solution(ds)
+    figure = plot_circle_solution(ds) if args.domain == "circle" else plot_sphere_solution(ds)
     png = output.with_suffix(".png")
     figure.savefig(png, dpi=120)
     status = "completed" if ds.attrs["success"] else f"stopped early: {ds.attrs['message']}"
-    print(f"{model.name} β={model.beta} σ={model.noise} on {circle!r} with {args.method}: {status}")
+    print(f"{model.name} β={model.beta} σ={model.noise} on {domain!r} with {args.method}: {status}")
     print(f"  t = {float(ds.time[-1]):g}, E_β = {float(ds.energy[-1]):.10g}, mass - 1 = {float(ds.mass[-1]) - 1:.2e}, "
           f"steps = {ds.attrs['n_steps']}")
     print(f"wrote {output}")

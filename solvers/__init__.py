@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from ._circle_grid import CircleGrid
 from ._circle_fv import CircleFiniteVolume
+from ._circle_spectral import CircleSpectral
 from ._scheme import (
     Evolution,
     NegativeDensityError,
@@ -20,17 +21,26 @@ from ._scheme import (
     evolve,
 )
 from ._velocity import CallableVelocity, ConvolutionVelocity
+from ._sphere_fv import SphereFiniteVolume
 from ._sphere_grid import SphereGrid
 from ._sphere_spectral import SphereSpectral
+from ._zonal_fv import ZonalFiniteVolumeScheme
+from ._zonal_grid import ZonalCellGrid, ZonalGaussGrid
+from ._zonal_spectral import ZonalSpectralScheme
 
 SCHEMES: dict[tuple[str, str], type[Scheme]] = {}
 """Every scheme, keyed by (domain kind, method name), e.g. ("circle", "spectral")."""
 SCHEMES[("sphere", "spectral")] = SphereSpectral
+SCHEMES[("sphere", "finite_volume")] = SphereFiniteVolume
 SCHEMES[("circle", "finite_volume")] = CircleFiniteVolume
+SCHEMES[("circle", "spectral")] = CircleSpectral
+SCHEMES[("zonal", "spectral")] = ZonalSpectralScheme
+SCHEMES[("zonal", "finite_volume")] = ZonalFiniteVolumeScheme
 
 __all__ = [
     "CircleFiniteVolume",
     "CircleGrid",
+    "CircleSpectral",
     "CallableVelocity",
     "ConvolutionVelocity",
     "Evolution",
@@ -39,10 +49,15 @@ __all__ = [
     "SCHEMES",
     "Scheme",
     "SchemeError",
+    "SphereFiniteVolume",
     "SphereGrid",
     "SphereSpectral",
     "StepResult",
     "StepSizeError",
     "UnderResolvedError",
+    "ZonalCellGrid",
+    "ZonalFiniteVolumeScheme",
+    "ZonalGaussGrid",
+    "ZonalSpectralScheme",
     "evolve",
 ]

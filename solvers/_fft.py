@@ -145,6 +145,11 @@ class RealFFT:
                             threads=self.threads,
                         )
                     _PLANNED.add(key)
+            # bind the planned executions directly (no wrapper call on the hot path)
+            if self._fwd is not None:
+                self.execute_forward = self._fwd.execute
+            if self._bwd is not None:
+                self.execute_backward = self._bwd.execute
             self.values[...] = 0.0
             self.coefficients[...] = 0.0
         else:

@@ -20,7 +20,10 @@ Rules for implementers (in the manner of ``scipy.integrate.OdeSolver``):
   smaller ``dt_next``; a CFL-controlled scheme proposes its stable step;
 * ``check(y)`` inspects an accepted state and raises :class:`SchemeError`
   subclasses (under-resolution, negative density, non-finite values);
-* ``mass(y)`` returns the total mass of each density (quadrature).
+* ``mass(y)`` returns the total mass of each density (quadrature);
+* ``from_grid(values)`` / ``to_grid(y)`` convert between node values on the
+  domain's grid and the scheme's state (identity unless the scheme works on
+  cells of its own).
 
 Schemes count right-hand-side evaluations in ``nfev``.
 """
@@ -118,6 +121,15 @@ class Scheme(ABC):
     @abstractmethod
     def mass(self, y: np.ndarray) -> np.ndarray:
         """Total mass of each density in ``y`` (shape ``y.shape[:-grid_ndim]``)."""
+
+    def from_grid(self, values: np.ndarray) -> np.ndarray:
+        """Scheme state from node values on the domain's grid (identity by default;
+        a finite-volume scheme on its own cells returns cell averages)."""
+        return np.asarray(values, dtype=float)
+
+    def to_grid(self, y: np.ndarray) -> np.ndarray:
+        """Node values on the domain's grid from a scheme state (identity by default)."""
+        return y
 
     def check(self, y: np.ndarray) -> None:
         """Raise a :class:`SchemeError` when ``y`` cannot be trusted."""

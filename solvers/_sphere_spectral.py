@@ -98,7 +98,7 @@ class SphereSpectral(Scheme):
         *,
         rtol: float = 1e-6,
         atol: float = 1e-9,
-        tail_tol: float = 1e-6,
+        tail_tol: float = 1e-5,
         tail_start: float = 2 / 3,
         dealias: bool = True,
     ) -> None:
@@ -131,15 +131,6 @@ class SphereSpectral(Scheme):
         self._shape_pad = grid.padded_shape(padded_lmax(grid.lmax)) if dealias else grid.shape
         self._tail_mask = ell > int(np.floor(self.tail_start * grid.lmax))
         self._cache: tuple[np.ndarray, np.ndarray, np.ndarray | None] | None = None
-
-    # ------------------------------------------------------------------ state <-> coefficients
-    def from_grid(self, values: np.ndarray) -> np.ndarray:
-        """Scheme state from node values on ``grid`` (identity: the state is node values)."""
-        return np.asarray(values, dtype=float)
-
-    def to_grid(self, y: np.ndarray) -> np.ndarray:
-        """Node values on ``grid`` of a state (identity)."""
-        return np.asarray(y, dtype=float)
 
     def _validate(self, y: np.ndarray) -> None:
         if y.shape != (1, *self.grid.shape):

@@ -309,6 +309,20 @@ class ZonalCellGrid:
         s[0] = s[-1] = 0.0
         return sphere_area(self.d - 1) * s ** (self.d - 2)
 
+    def _subcells(self, points_per_cell: int) -> tuple[np.ndarray, np.ndarray]:
+        """Gauss–Legendre nodes ϑ (shape (n·k,)) and weights of σ/|S^{d-1}| in every cell."""
+        x, w = np.polynomial.legendre.leggauss(points_per_cell)
+        h = self.spacing
+        theta = (self.faces[:-1, None] + 0.5 * h * (x[None, :] + 1)).ravel()
+        wq = np.broadcast_to(0.5 * h * w, (self.n, points_per_cell)).ravel()
+        return theta, wq * sphere_area(self.d - 1) * np.sin(theta) ** (self.d - 2) / self.area
+
+    def cell_averages(self, func, points_per_cell: int = 8) -> np.ndarray:
+        """(1/V_i) ∫_cell f dσ for f = ``func(ϑ)``, by Gauss–Legendre in ϑ, shape (n,)."""
+        theta, wq = self._subcells(points_per_cell)
+        sums = (np.asarray(func(theta), dtype=float) * wq).reshape(self.n, points_per_cell).sum(axis=1)
+        return sums * self.area / self.volumes
+
     def cell_moments(self, n_degrees: int, points_per_cell: int = 8) -> np.ndarray:
         """M[l, i] = (1/|S^{d-1}|) ∫_{cell i} q_l dσ, shape (n_degrees, n).
 
@@ -316,12 +330,8 @@ class ZonalCellGrid:
         row is set to the exact V_i/|S^{d-1}|. Then ρ_l = Σ_i M[l, i] ρ_i are the
         Gegenbauer coefficients of the piecewise-constant density.
         """
-        x, w = np.polynomial.legendre.leggauss(points_per_cell)
-        h = self.spacing
-        theta = (self.faces[:-1, None] + 0.5 * h * (x[None, :] + 1)).ravel()
-        wq = np.broadcast_to(0.5 * h * w, (self.n, points_per_cell)).ravel()
-        dens = sphere_area(self.d - 1) * np.sin(theta) ** (self.d - 2) / self.area
+        theta, wq = self._subcells(points_per_cell)
         q = gegenbauer_table(n_degrees, self.d, np.cos(theta))
-        moments = (q * (wq * dens)[:, None]).reshape(self.n, points_per_cell, n_degrees).sum(axis=1).T
+        moments = (q * wq[:, None]).reshape(self.n, points_per_cell, n_degrees).sum(axis=1).T
         moments[0] = self.volumes / self.area
         return np.ascontiguousarray(moments)

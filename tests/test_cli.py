@@ -27,3 +27,14 @@ def test_solve_command_reports_bad_options(tmp_path, capsys):
     except SystemExit as stop:
         assert stop.code == 2
     assert "beta must be finite and >= 0, got -1.0" in capsys.readouterr().err
+
+
+def test_solve_command_on_the_sphere(tmp_path):
+    out = tmp_path / "sphere.nc"
+    args = ["solve", "--domain", "sphere", "--lmax", "15", "--t-final", "0.5", "--n-times", "3"]
+    assert main([*args, "--output", str(out), "--no-progress"]) == 0
+    with xr.open_dataset(out) as ds:
+        assert ds.density.dims == ("time", "lat", "lon")
+        # the finite-volume scheme conserves its cell masses to round-off
+        assert np.ptp(ds.mass.values) < 1e-12
+    assert out.with_suffix(".png").exists()

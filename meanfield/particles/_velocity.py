@@ -37,12 +37,13 @@ __all__ = [
     "NufftSelfAttention",
     "KuramotoVelocity",
     "attention_sums",
+    "circle_attention_sums",
     "fourier_truncation",
 ]
 
 logger = logging.getLogger(__name__)
 
-BLOCK_ELEMENTS = 1 << 22  # 4 Mi float64 Gram entries = 32 MiB per block
+BLOCK_ELEMENTS = 1 << 16  # 64 Ki float64 Gram entries = 512 KiB per block (cache-sized; fastest measured)
 
 
 def _blocks(n_systems: int, n_rows: int, n_cols: int, block_elements: int):
@@ -83,6 +84,33 @@ def attention_sums(
     return num, den
 
 
+def circle_attention_sums(
+    theta: np.ndarray, weights: np.ndarray, beta: float, block_elements: int = BLOCK_ELEMENTS
+) -> tuple[np.ndarray, np.ndarray]:
+    """S_i = Σ_j w_j e^{β(cos(θ_j-θ_i)-1)} sin(θ_j-θ_i) and D_i = Σ_j w_j e^{β(cos(θ_j-θ_i)-1)}.
+
+    ``theta`` and ``weights`` of shape (systems, n); cos(θ_j-θ_i) = c_i c_j + s_i s_j
+    and sin(θ_j-θ_i) = c_i s_j - s_i c_j with c = cos θ, s = sin θ (no n² trigonometric calls).
+    """
+    n_sys, n = theta.shape
+    cos, sin = np.cos(theta), np.sin(theta)
+    rate = np.empty_like(theta)
+    den = np.empty_like(theta)
+    for ss, rs in _blocks(n_sys, n, n, block_elements):
+        ci, si, cj, sj = cos[ss, rs], sin[ss, rs], cos[ss], sin[ss]
+        gram = ci[:, :, None] * cj[:, None, :]
+        gram += si[:, :, None] * sj[:, None, :]
+        gram -= 1.0
+        gram *= beta
+        np.exp(gram, out=gram)
+        gram *= weights[ss][:, None, :]
+        sum_c = np.matmul(gram, cj[..., None])[..., 0]
+        sum_s = np.matmul(gram, sj[..., None])[..., 0]
+        rate[ss, rs] = ci * sum_s - si * sum_c
+        den[ss, rs] = gram.sum(axis=-1)
+    return rate, den
+
+
 def _project(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     """P⊥_x y = y - <x, y> x along the last axis."""
     return y - np.sum(x * y, axis=-1, keepdims=True) * x
@@ -104,10 +132,7 @@ class DirectSelfAttention:
 
     def __call__(self, t: float, x: np.ndarray) -> np.ndarray:
         if self.kind == "circle":
-            cos, sin = np.cos(x), np.sin(x)
-            pts = np.stack([cos, sin], axis=-1)
-            num, den = attention_sums(pts, self.weights, self.beta, self.block_elements)
-            rate = cos * num[..., 1] - sin * num[..., 0]
+            rate, den = circle_attention_sums(x, self.weights, self.beta, self.block_elements)
             return rate / den if self.normalized else self.scale * rate
         num, den = attention_sums(x, self.weights, self.beta, self.block_elements)
         v = _project(x, num)

@@ -1,0 +1,263 @@
+"""PDE solution against particles: W_p, energy, order parameter and moment gaps over time."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import numpy as np
+import xarray as xr
+
+from ._domains import Circle
+from ._measures import Density, EmpiricalMeasure
+from ._version import __version__
+from ._wasserstein import _check_p, wasserstein
+
+__all__ = ["compare", "pde_domain"]
+
+logger = logging.getLogger(__name__)
+
+_TIME_RTOL = 1e-9
+_NEGATIVE_TOL = 1e-8
+
+
+def compare(
+    pde: xr.Dataset,
+    particles: xr.Dataset,
+    p: float = 1,
+    *,
+    n_modes: int = 3,
+    max_exact_atoms: int = 3000,
+) -> xr.Dataset:
+    """Compare a PDE solution with a particle simulation at their common output times.
+
+    For every output time t_k and every system s of the particle result:
+
+    * ``wasserstein``: W_p(ρ(t_k), μ_n^s(t_k)) in radians (see :func:`wasserstein`;
+      the density is the measure with atoms at the grid nodes, masses ρ_j w_j);
+    * ``energy_gap``: E[μ_n^s] - E[ρ] (the ``energy`` variables of both results);
+    * ``order_parameter_gap``: |∫ x dμ_n^s| - |∫ x dρ|;
+    * ``moment_gap`` (mode): on S¹ |m̂_k[μ_n^s] - m̂_k[ρ]|, m̂_k[μ] = ∫ e^{ikθ} dμ,
+      k = 1..n_modes; on spheres mode 1 is |∫ x dμ_n - ∫ x dρ| and mode 2 the
+      Frobenius norm of the difference of the second moments ∫ x xᵀ dμ.
+
+    Every per-system variable ``v`` (dims (system, time[, mode])) comes with
+    ``v_mean`` and ``v_std`` over systems (sample standard deviation, 0 for a
+    single system).
+
+    Parameters
+    ----------
+    pde : xarray.Dataset
+        Result of :func:`meanfield.solve`: ``density`` (time, theta), (time, lat,
+        lon) or (time, polar), with ``energy`` and ``order_parameter``.
+    particles : xarray.Dataset
+        Result of :func:`meanfield.simulate`: ``positions`` (time, particle) on
+        S¹, (time, particle, component) on S^{d-1}, optionally with a leading
+        ``system`` dim; ``weights``.
+    p : float
+        Order of the Wasserstein distance, p ≥ 1.
+    n_modes : int
+        Fourier modes compared on S¹.
+    max_exact_atoms : int
+        Passed to :func:`wasserstein` on spheres.
+
+    Returns
+    -------
+    xarray.Dataset
+        Dims ``system``, ``time`` (and ``mode``); attrs: p, the Wasserstein
+        method and its accuracy, the domain, n_particles, n_systems, the
+        methods of both runs.
+
+    Raises
+    ------
+    ValueError
+        Different output times, incompatible domains, p < 1, a density with
+        negative values beyond rounding.
+    """
+    p = _check_p(p)
+    _check_inputs(pde, particles)
+    domain = pde_domain(pde)
+    _check_times(pde, particles)
+    kind = domain.kind
+    part_kind = str(particles.attrs.get("domain", "sphere" if "component" in particles["positions"].dims else "circle"))
+    if (kind == "circle") != (part_kind == "circle"):
+        raise ValueError(f"pde and particles must live on the same domain, got pde on {kind!r} and particles on {part_kind!r}")
+    positions = particles["positions"]
+    batch = "system" in positions.dims
+    order = ("system", "time", "particle") + (("component",) if "component" in positions.dims else ())
+    x = positions.transpose(*order).values if batch else positions.transpose(*order[1:]).values[None]
+    n_sys, n_time, n = x.shape[:3]
+    if kind != "circle" and x.shape[-1] != domain.dimension:
+        raise ValueError(
+            f"pde and particles must live on the same sphere, got a density on S^{domain.dimension - 1} "
+            f"and particles in R^{x.shape[-1]}"
+        )
+    if "weights" in particles:
+        w = particles["weights"].values
+        w = w if batch else w[None]
+    else:
+        w = np.full((n_sys, n), 1.0 / n)
+    densities = pde["density"].transpose("time", *domain.coords).values
+
+    distances = np.empty((n_sys, n_time))
+    methods: set[str] = set()
+    accuracy = 0.0
+    exact = True
+    negative_mass = np.zeros(n_time)
+    moment_gap = np.empty((n_sys, n_time, n_modes if kind == "circle" else 2))
+    for k in range(n_time):  # one exact transport problem per output time, batched over systems
+        rho, negative_mass[k] = _density_at(domain, densities[k], float(pde.time.values[k]))
+        measure = EmpiricalMeasure(x[:, k], w, domain="circle" if kind == "circle" else "sphere")
+        info = wasserstein(rho, measure, p, return_info=True, max_exact_atoms=max_exact_atoms)
+        distances[:, k] = info.value
+        methods.add(info.method)
+        accuracy = max(accuracy, info.accuracy)
+        exact = exact and info.exact
+        moment_gap[:, k] = _moment_gaps(rho, x[:, k], w, n_modes)
+    n_mode = moment_gap.shape[-1]
+
+    per_system: dict[str, tuple[tuple[str, ...], np.ndarray, dict[str, str]]] = {
+        "wasserstein": (("system", "time"), distances, {"long_name": f"W_{p:g}(rho, mu_n)", "units": "rad"}),
+        "energy_gap": (
+            ("system", "time"),
+            _gap(pde, particles, "energy", batch, n_sys, n_time),
+            {"long_name": "E[mu_n] - E[rho]"},
+        ),
+        "order_parameter_gap": (
+            ("system", "time"),
+            _gap(pde, particles, "order_parameter", batch, n_sys, n_time),
+            {"long_name": "|int x dmu_n| - |int x drho|"},
+        ),
+        "moment_gap": (
+            ("system", "time", "mode"),
+            moment_gap,
+            {"long_name": "|m_k[mu_n] - m_k[rho]| (S^1: Fourier modes; spheres: 1 = mean, 2 = second moment)"},
+        ),
+    }
+    data: dict[str, Any] = {}
+    for name, (dims, values, attrs) in per_system.items():
+        data[name] = (dims, values, attrs)
+        data[f"{name}_mean"] = (dims[1:], np.mean(values, axis=0), {"long_name": f"mean over systems of {name}"})
+        std = np.std(values, axis=0, ddof=1) if n_sys > 1 else np.zeros(values.shape[1:])
+        data[f"{name}_std"] = (dims[1:], std, {"long_name": f"sample standard deviation over systems of {name}"})
+    data["pde_mass"] = ("time", np.sum(densities * domain.weights, axis=tuple(range(1, densities.ndim))),
+                        {"long_name": "mass of the PDE density before normalisation"})
+    data["pde_negative_mass"] = ("time", negative_mass, {"long_name": "mass of the clipped negative part of the PDE density"})
+    coords = {
+        "system": ("system", np.arange(n_sys), {"long_name": "independent particle system"}),
+        "time": ("time", pde.time.values.astype(float), {"long_name": "time", "units": "1"}),
+        "mode": ("mode", np.arange(1, n_mode + 1), {"long_name": "Fourier mode (S^1) or moment order (spheres)"}),
+    }
+    attrs = {
+        "p": float(p),
+        "wasserstein_method": ",".join(sorted(methods)),
+        "wasserstein_exact": int(exact),
+        "wasserstein_accuracy": float(accuracy),
+        "density_as": "atoms at the grid nodes with masses rho_j w_j",
+        "domain": kind,
+        "dimension": int(domain.dimension),
+        "n_particles": int(n),
+        "n_systems": int(n_sys),
+        "pde_method": str(pde.attrs.get("method", "unknown")),
+        "particle_method": str(particles.attrs.get("method", "unknown")),
+        "meanfield_version": __version__,
+    }
+    return xr.Dataset(data, coords=coords, attrs=attrs)
+
+
+def pde_domain(pde: xr.Dataset) -> Any:
+    """The domain of a PDE result, rebuilt from its grid coordinates (checked against them)."""
+    dims = tuple(d for d in pde["density"].dims if d != "time")
+    if dims == ("theta",):
+        theta = pde["theta"].values
+        domain = Circle(int(theta.size))
+        if not np.allclose(theta, domain.theta, rtol=0, atol=1e-12):
+            raise ValueError("pde: theta must be the uniform grid 2πj/n of a Circle")
+        return domain
+    if set(dims) == {"lat", "lon"}:
+        from ._sphere import Sphere
+
+        domain = Sphere(int(pde.sizes["lat"]) - 1)
+        if not (np.allclose(pde["lat"].values, domain.lat, atol=1e-12) and np.allclose(pde["lon"].values, domain.lon, atol=1e-12)):
+            raise ValueError("pde: lat/lon must be the Gauss–Legendre grid of a Sphere")
+        return domain
+    if dims == ("polar",):
+        from ._zonal import ZonalSphere
+
+        d = int(pde.attrs.get("dimension", 0))
+        if d < 3:
+            raise ValueError(f"pde: a zonal result needs attrs['dimension'] >= 3, got {pde.attrs.get('dimension')!r}")
+        for nodes in ("gauss", "cells"):
+            domain = ZonalSphere(d, int(pde.sizes["polar"]), nodes=nodes)
+            if np.allclose(pde["polar"].values, domain.polar, atol=1e-12):
+                return domain
+        raise ValueError("pde: polar must be the Gauss or cell grid of a ZonalSphere")
+    raise ValueError(f"pde: density must have dims (time, theta), (time, lat, lon) or (time, polar), got {pde['density'].dims}")
+
+
+def _check_inputs(pde: Any, particles: Any) -> None:
+    if not isinstance(pde, xr.Dataset) or "density" not in pde:
+        raise TypeError(f"pde must be an xarray.Dataset with a 'density' variable (from mf.solve), got {type(pde).__name__}")
+    if not isinstance(particles, xr.Dataset) or "positions" not in particles:
+        raise TypeError(
+            f"particles must be an xarray.Dataset with a 'positions' variable (from mf.simulate), got {type(particles).__name__}"
+        )
+
+
+def _check_times(pde: xr.Dataset, particles: xr.Dataset) -> None:
+    t_pde = np.asarray(pde["time"].values, dtype=float)
+    t_part = np.asarray(particles["time"].values, dtype=float)
+    if t_pde.shape != t_part.shape or not np.allclose(t_pde, t_part, rtol=_TIME_RTOL, atol=_TIME_RTOL):
+        raise ValueError(
+            "pde and particles must have the same output times, got "
+            f"{t_pde.size} times {np.round(t_pde[:4], 6)}... and {t_part.size} times {np.round(t_part[:4], 6)}..."
+        )
+
+
+def _density_at(domain: Any, values: np.ndarray, time: float) -> tuple[Density, float]:
+    """The probability density at one output time; clips negative rounding."""
+    peak = float(np.max(np.abs(values)))
+    low = float(np.min(values))
+    if low < -_NEGATIVE_TOL * max(peak, 1.0):
+        raise ValueError(
+            f"pde: density at t = {time:g} has negative values down to {low:.3g} "
+            f"(allowed: > -{_NEGATIVE_TOL:g} x max); refine the grid or use method='finite_volume'"
+        )
+    negative = float(np.sum(np.minimum(values, 0.0) * domain.weights))
+    rho = Density(domain, np.maximum(values, 0.0))
+    return rho.normalized(), -negative
+
+
+def _moment_gaps(rho: Density, x: np.ndarray, w: np.ndarray, n_modes: int) -> np.ndarray:
+    """Moment gaps per system, shape (systems, modes)."""
+    domain = rho.domain
+    mass = (rho.values * domain.weights).ravel()
+    if domain.kind == "circle":
+        k = np.arange(1, n_modes + 1)
+        pde_modes = np.exp(1j * np.outer(k, domain.theta)) @ mass
+        part_modes = np.einsum("sn,ksn->sk", w, np.exp(1j * k[:, None, None] * x[None]))
+        return np.abs(part_modes - pde_modes[None])
+    d = domain.dimension
+    points = domain.points.reshape(-1, d)
+    if domain.kind == "zonal":
+        # a node stands for its whole parallel: average over rotations about e_d
+        mean = np.zeros(d)
+        mean[-1] = mass @ points[:, -1]
+        axial = mass @ points[:, -1] ** 2
+        second = np.diag(np.r_[np.full(d - 1, (1.0 - axial) / (d - 1)), axial])
+    else:
+        mean = mass @ points
+        second = np.einsum("j,ja,jb->ab", mass, points, points)
+    part_mean = np.einsum("sn,sna->sa", w, x)
+    part_second = np.einsum("sn,sna,snb->sab", w, x, x)
+    return np.stack(
+        [np.linalg.norm(part_mean - mean, axis=-1), np.linalg.norm(part_second - second, axis=(-2, -1))], axis=-1
+    )
+
+
+def _gap(pde: xr.Dataset, particles: xr.Dataset, name: str, batch: bool, n_sys: int, n_time: int) -> np.ndarray:
+    if name not in pde or name not in particles:
+        return np.full((n_sys, n_time), np.nan)
+    part = particles[name].transpose(*(("system", "time") if batch else ("time",))).values
+    part = part if batch else part[None]
+    return part - pde[name].values[None]

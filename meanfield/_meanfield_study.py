@@ -1,0 +1,215 @@
+"""Mean-field limit measured: W_p(μ_n(t), μ(t)) against the number of particles n.
+
+For every n in a list and every seed, n particles are drawn from the initial
+density (iid or by quantiles), advanced by the particle engine, and compared
+with the PDE solution from the same initial density at every output time. At
+each time the exponent a of W_p ≈ c n^a is fitted by least squares on
+log W_p against log n, once per seed; the reported exponent is the mean over
+seeds and its uncertainty the standard error of that mean (with one seed: the
+ordinary least-squares standard error of the slope).
+
+For iid initial particles on S¹ the expected exponent is -1/2 at every fixed
+t (DESIGN.md §2: W₁(μ_n(t), μ(t)) ≤ e^{Ct} W₁(μ_n(0), μ(0)), and
+E W₁(μ_n(0), μ(0)) ~ n^{-1/2}).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import xarray as xr
+
+from ._compare import compare
+from ._measures import Density
+from ._validate import as_times, check_positive_int
+from ._version import __version__
+
+__all__ = ["meanfield_study", "fit_exponent", "plot_study"]
+
+logger = logging.getLogger(__name__)
+
+
+def meanfield_study(
+    model: Any,
+    rho0: Density,
+    t: Sequence[float] | np.ndarray,
+    n_values: Sequence[int],
+    seeds: Sequence[int] = (0, 1, 2, 3),
+    *,
+    p: float = 1,
+    sampler: str = "iid",
+    method: str = "spectral",
+    solve_options: dict[str, Any] | None = None,
+    simulate_options: dict[str, Any] | None = None,
+    pde: xr.Dataset | None = None,
+) -> xr.Dataset:
+    """W_p between the particle and PDE solutions for several n and seeds, and the fitted exponent.
+
+    Parameters
+    ----------
+    model : SelfAttention or Kuramoto
+    rho0 : Density
+        Initial density (PDE) and law of the initial particles.
+    t : array_like
+        Output times, t[0] the initial time.
+    n_values : sequence of int
+        Particle numbers, at least two distinct values.
+    seeds : sequence of int
+        One independent particle system per seed and n; the initial sample of
+        (n, seed) uses the seed sequence (seed, n), and so does the noise.
+    p : float
+        Order of W_p.
+    sampler : {"iid", "quantile"}
+        How initial particles are drawn (:func:`meanfield.sample`).
+    method : str
+        PDE scheme for :func:`meanfield.solve`.
+    solve_options, simulate_options : dict
+        Passed on (e.g. ``{"dt": 1e-3}`` for the SDE with noise > 0).
+    pde : xarray.Dataset, optional
+        A PDE result on the same times to reuse instead of solving.
+
+    Returns
+    -------
+    xarray.Dataset
+        ``wasserstein`` (n, seed, time); ``exponent``, ``exponent_stderr``,
+        ``prefactor`` (time; NaN at times where some W_p = 0); ``energy_gap``
+        (n, seed, time); the PDE ``energy`` (time); attrs with the model,
+        sampler, method, p and the Wasserstein method.
+
+    Raises
+    ------
+    ValueError
+        Fewer than two distinct n, no seeds, an unknown sampler, p < 1.
+    """
+    from .particles import sample, simulate
+    from ._solve import solve
+
+    times = as_times(t)
+    ns = np.array([check_positive_int("n_values entry", int(n)) for n in n_values])
+    if np.unique(ns).size < 2:
+        raise ValueError(f"n_values must hold at least two distinct particle numbers, got {list(n_values)!r}")
+    seed_list = [int(s) for s in seeds]
+    if not seed_list:
+        raise ValueError("seeds must hold at least one seed, got an empty sequence")
+    if sampler not in ("iid", "quantile"):
+        raise ValueError(f"sampler must be 'iid' or 'quantile', got {sampler!r}")
+    if pde is None:
+        pde = solve(model, rho0, times, method=method, **(solve_options or {}))
+    if int(pde.attrs.get("success", 1)) != 1:
+        raise ValueError(f"the PDE solve did not reach the final time: {pde.attrs.get('message', '')}")
+    kind = rho0.domain.kind
+    w = np.empty((ns.size, len(seed_list), times.size))
+    energy_gap = np.full_like(w, np.nan)
+    methods: set[str] = set()
+    for i, n in enumerate(ns):  # one batched particle run per n (systems = seeds)
+        x0 = np.stack([sample(rho0, int(n), seed=np.random.default_rng([s, int(n)]), method=sampler).points
+                       for s in seed_list])
+        particles = simulate(model, x0, times, seed=np.random.default_rng([int(n)] + seed_list),
+                             domain="circle" if kind == "circle" else None, **(simulate_options or {}))
+        gaps = compare(pde, particles, p)
+        w[i] = gaps["wasserstein"].values
+        energy_gap[i] = gaps["energy_gap"].values
+        methods.add(gaps.attrs["wasserstein_method"])
+        logger.info("n = %d: mean W_%g at the last time %.4g", n, p, w[i, :, -1].mean())
+    exponent, stderr, prefactor = fit_exponent(ns, w)
+    coords = {
+        "n": ("n", ns, {"long_name": "number of particles"}),
+        "seed": ("seed", np.array(seed_list), {"long_name": "seed of the particle system"}),
+        "time": ("time", times, {"long_name": "time", "units": "1"}),
+    }
+    data = {
+        "wasserstein": (("n", "seed", "time"), w, {"long_name": f"W_{p:g}(mu_n(t), mu(t))", "units": "rad"}),
+        "energy_gap": (("n", "seed", "time"), energy_gap, {"long_name": "E[mu_n] - E[mu]"}),
+        "exponent": ("time", exponent, {"long_name": "fitted exponent a in W ~ c n^a"}),
+        "exponent_stderr": ("time", stderr, {"long_name": "standard error of the exponent"}),
+        "prefactor": ("time", prefactor, {"long_name": "fitted c in W ~ c n^a"}),
+        "pde_energy": ("time", pde["energy"].values, {"long_name": "E of the PDE solution"}),
+    }
+    attrs = {
+        **{k: v for k, v in pde.attrs.items() if isinstance(v, (str, int, float, np.number))},
+        "p": float(p),
+        "sampler": sampler,
+        "pde_method": str(pde.attrs.get("method", method)),
+        "wasserstein_method": ",".join(sorted(methods)),
+        "fit": "least squares of log W on log n per seed; mean and standard error over seeds",
+        "meanfield_version": __version__,
+    }
+    return xr.Dataset(data, coords=coords, attrs=attrs)
+
+
+def fit_exponent(ns: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Fit W ≈ c n^a at every time.
+
+    Parameters
+    ----------
+    ns : ndarray, shape (N,)
+    w : ndarray, shape (N, S, T)
+        Distances for each n, seed and time.
+
+    Returns
+    -------
+    exponent, stderr, prefactor : ndarray, shape (T,)
+        a = mean over seeds of the per-seed least-squares slope of log W on
+        log n, its standard error std/√S (S ≥ 2) or the OLS standard error of
+        the pooled fit (S = 1); c = exp(mean intercept). NaN where W has zeros.
+    """
+    ns = np.asarray(ns, dtype=float)
+    w = np.asarray(w, dtype=float)
+    n_seeds, n_times = w.shape[1], w.shape[2]
+    exponent = np.full(n_times, np.nan)
+    stderr = np.full(n_times, np.nan)
+    prefactor = np.full(n_times, np.nan)
+    x = np.log(ns)
+    xc = x - x.mean()
+    sxx = float(np.sum(xc**2))
+    for k in range(n_times):
+        if not np.all(w[:, :, k] > 0):
+            continue
+        y = np.log(w[:, :, k])  # (N, S)
+        slopes = xc @ (y - y.mean(axis=0)) / sxx
+        intercepts = y.mean(axis=0) - slopes * x.mean()
+        exponent[k] = slopes.mean()
+        prefactor[k] = np.exp(intercepts.mean())
+        if n_seeds >= 2:
+            stderr[k] = slopes.std(ddof=1) / np.sqrt(n_seeds)
+        elif ns.size > 2:
+            resid = y[:, 0] - intercepts[0] - slopes[0] * x
+            stderr[k] = np.sqrt(np.sum(resid**2) / (ns.size - 2) / sxx)
+    return exponent, stderr, prefactor
+
+
+def plot_study(study: xr.Dataset, times: Sequence[float] | None = None) -> Any:
+    """Log-log plot of W_p against n at chosen times with the fitted power laws.
+
+    Returns a matplotlib Figure; ``times`` defaults to every output time after the first.
+    """
+    import matplotlib.pyplot as plt
+
+    all_times = study.time.values
+    chosen = all_times[1:] if times is None else np.asarray(times, dtype=float)
+    if chosen.size == 0:
+        chosen = all_times
+    ns = study.n.values
+    fig, ax = plt.subplots(figsize=(6, 4.5))
+    for tk in chosen:
+        k = int(np.argmin(np.abs(all_times - tk)))
+        w = study.wasserstein.values[:, :, k]
+        line = ax.loglog(ns, np.exp(np.log(np.maximum(w, 1e-300)).mean(axis=1)), "o")[0]  # geometric mean
+        ax.loglog(np.repeat(ns, w.shape[1]), w.ravel(), ".", color=line.get_color(), alpha=0.3)
+        a, se, c = (float(study[v].values[k]) for v in ("exponent", "exponent_stderr", "prefactor"))
+        if np.isfinite(a):
+            ax.loglog(ns, c * ns.astype(float) ** a, "-", color=line.get_color(),
+                      label=f"t = {all_times[k]:g}: slope {a:.3f} ± {se:.3f}")
+    ref = ns.astype(float) ** -0.5
+    mean_w = float(study.wasserstein.values.mean())
+    ax.loglog(ns, ref * mean_w / ref.mean(), "k--", lw=0.8, label="n^(-1/2)")
+    ax.set_xlabel("number of particles n")
+    ax.set_ylabel(f"W_{study.attrs.get('p', 1):g}(μ_n(t), μ(t))  [rad]")
+    ax.set_title(f"mean-field limit: {study.attrs.get('model', '')} β={study.attrs.get('beta', '')} "
+                 f"σ={study.attrs.get('noise', '')}, {study.attrs.get('sampler', '')} start")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    return fig

@@ -1,0 +1,202 @@
+"""Self-attention with general weights: heads, feed-forward term, R^d, rescaled dynamics.
+
+Paper 2, (2.7)–(2.8), with H heads and an optional feed-forward term:
+
+    ẋ_i = Π_{x_i} ( Σ_h Σ_j P^h_ij V_h x_j + W φ(A x_i + b) ),
+    P^h_ij = e^{β<Q_h x_i, K_h x_j>} / Σ_l e^{β<Q_h x_i, K_h x_l>},
+
+with Π_x = P⊥_x = I - x xᵀ (``projection=True``, particles on S^{d-1}) or
+Π_x = I (``projection=False``, pure self-attention on R^d, paper 1).
+Paper 1's rescaled form (one head, no feed-forward, no projection):
+z_i = e^{-tV} x_i solves
+
+    ż_i = Σ_j P_ij(t) V (z_j - z_i),   P_ij(t) = softmax_j(β<Q e^{tV} z_i, K e^{tV} z_j>).
+
+Weights are time-independent.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import scipy.linalg
+
+from .._validate import check_beta
+from ._velocity import BLOCK_ELEMENTS, _blocks, _project
+
+__all__ = ["Attention", "FeedForward", "softmax_attention"]
+
+_ACTIVATIONS = {"relu": lambda z: np.maximum(z, 0.0), "tanh": np.tanh}
+
+
+@dataclass(frozen=True)
+class FeedForward:
+    """Feed-forward term W φ(A x + b) of (2.8): W (d, m), A (m, d), b (m,), φ = "relu" or "tanh"."""
+
+    W: np.ndarray
+    A: np.ndarray
+    b: np.ndarray
+    activation: str = "relu"
+
+    def __post_init__(self) -> None:
+        W, A, b = (np.asarray(v, dtype=float) for v in (self.W, self.A, self.b))
+        if W.ndim != 2 or A.ndim != 2 or b.ndim != 1 or A.shape != (W.shape[1], W.shape[0]) or b.size != A.shape[0]:
+            raise ValueError(
+                f"ffn needs W of shape (d, m), A of shape (m, d), b of shape (m,), got W {W.shape}, "
+                f"A {A.shape}, b {b.shape}"
+            )
+        if self.activation not in _ACTIVATIONS:
+            raise ValueError(f"ffn activation must be one of {sorted(_ACTIVATIONS)}, got {self.activation!r}")
+        for name, v in (("W", W), ("A", A), ("b", b)):
+            object.__setattr__(self, name, v)
+
+    def __call__(self, x: np.ndarray) -> np.ndarray:
+        return _ACTIVATIONS[self.activation](x @ self.A.T + self.b) @ self.W.T
+
+
+def _as_heads(name: str, value: Any, d: int | None, heads: int | None) -> np.ndarray | None:
+    if value is None:
+        return None
+    arr = np.asarray(value, dtype=float)
+    if arr.ndim == 2:
+        arr = arr[None]
+    if arr.ndim != 3 or arr.shape[1] != arr.shape[2]:
+        raise ValueError(f"{name} must be a square (d, d) matrix or a stack (heads, d, d), got shape {arr.shape}")
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name} must be finite")
+    return arr
+
+
+@dataclass(frozen=True, eq=False)
+class Attention:
+    """Self-attention dynamics with weights (Q_h, K_h, V_h), h = 1..H (see module docstring).
+
+    Parameters
+    ----------
+    beta : float
+        β ≥ 0.
+    Q, K, V : None, (d, d) or (heads, d, d) arrays
+        None means the identity. All given matrices must agree in d and heads.
+    heads : int, optional
+        Number of heads H (checked against the stacks; identity heads are repeated).
+    ffn : FeedForward or (W, A, b[, activation]), optional
+        The feed-forward term of (2.8).
+    projection : bool
+        True: particles on S^{d-1}, velocity projected by P⊥_x (layer
+        normalisation). False: pure self-attention on R^d.
+    rescaled : bool
+        Integrate paper 1's z = e^{-tV} x instead of x (one head, no ffn, no projection).
+    """
+
+    beta: float
+    Q: Any = None
+    K: Any = None
+    V: Any = None
+    heads: int | None = None
+    ffn: Any = None
+    projection: bool = True
+    rescaled: bool = False
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "beta", check_beta(self.beta))
+        mats = {name: _as_heads(name, getattr(self, name), None, self.heads) for name in ("Q", "K", "V")}
+        given = {k: v for k, v in mats.items() if v is not None}
+        dims = {v.shape[1] for v in given.values()}
+        if len(dims) > 1:
+            raise ValueError(
+                "Q, K, V must have the same dimension d, got shapes "
+                + ", ".join(f"{k} {v.shape[1:]}" for k, v in given.items())
+            )
+        counts = {v.shape[0] for v in given.values() if v.shape[0] > 1}
+        if self.heads is not None:
+            if isinstance(self.heads, bool) or not isinstance(self.heads, (int, np.integer)) or self.heads < 1:
+                raise ValueError(f"heads must be a positive integer, got {self.heads!r}")
+            counts.add(int(self.heads))
+        if len(counts) > 1:
+            raise ValueError(f"Q, K, V and heads disagree on the number of heads: {sorted(counts)}")
+        object.__setattr__(self, "heads", counts.pop() if counts else 1)
+        object.__setattr__(self, "_dim", dims.pop() if dims else None)
+        for name, v in mats.items():
+            object.__setattr__(self, name, v)
+        ffn = self.ffn
+        if ffn is not None and not isinstance(ffn, FeedForward):
+            ffn = FeedForward(*ffn)
+        object.__setattr__(self, "ffn", ffn)
+        if ffn is not None and self._dim is not None and ffn.W.shape[0] != self._dim:
+            raise ValueError(f"ffn W has {ffn.W.shape[0]} rows but the weights have d = {self._dim}")
+        if self.rescaled and (self.projection or self.heads != 1 or ffn is not None):
+            raise ValueError("rescaled=True is paper 1's dynamics: it needs projection=False, one head and no ffn")
+
+    @property
+    def name(self) -> str:
+        return "Attention"
+
+    @property
+    def noise(self) -> float:
+        return 0.0
+
+    @property
+    def attrs(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "model": "Attention", "beta": self.beta, "heads": int(self.heads),
+            "projection": int(self.projection), "rescaled": int(self.rescaled), "noise": 0.0,
+        }
+        for name in ("Q", "K", "V"):
+            m = getattr(self, name)
+            out[name] = "identity" if m is None else repr(np.round(m, 12).tolist())
+        out["ffn"] = "none" if self.ffn is None else f"{self.ffn.activation}, width {self.ffn.A.shape[0]}"
+        return out
+
+    def matrices(self, d: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Stacks (heads, d, d) of Q_h, K_h, V_h (identity where not given)."""
+        if self._dim is not None and self._dim != d:
+            raise ValueError(f"particles have dimension d = {d} but Q, K, V are {self._dim} × {self._dim}")
+        eye = np.broadcast_to(np.eye(d), (self.heads, d, d))
+        out = []
+        for name in ("Q", "K", "V"):
+            m = getattr(self, name)
+            out.append(eye if m is None else np.broadcast_to(m, (self.heads, d, d)))
+        return tuple(out)
+
+    def velocity(self, d: int, block_elements: int = BLOCK_ELEMENTS):
+        """The velocity callable X(t, x) for states (systems, n, d)."""
+        Q, K, V = self.matrices(d)
+        M = np.einsum("hab,hac->hbc", Q, K)  # <Q x, K y> = xᵀ (QᵀK) y
+        beta, ffn, projection, rescaled = self.beta, self.ffn, self.projection, self.rescaled
+
+        def velocity(t: float, x: np.ndarray) -> np.ndarray:
+            if rescaled:
+                expo = scipy.linalg.expm(t * V[0])
+                xt = x @ expo.T
+                p = softmax_attention(xt, xt, beta * M[0], block_elements)
+                vz = x @ V[0].T
+                return np.matmul(p, vz) - vz
+            out = np.zeros_like(x)
+            for h in range(M.shape[0]):
+                p = softmax_attention(x, x, beta * M[h], block_elements)
+                out += np.matmul(p, x @ V[h].T)
+            if ffn is not None:
+                out += ffn(x)
+            return _project(x, out) if projection else out
+
+        return velocity
+
+
+def softmax_attention(x: np.ndarray, y: np.ndarray, M: np.ndarray, block_elements: int = BLOCK_ELEMENTS
+                      ) -> np.ndarray:
+    """P_ij = e^{x_iᵀ M y_j} / Σ_l e^{x_iᵀ M y_l} for stacks x, y of shape (systems, n, d).
+
+    The row maximum is subtracted before exponentiating (no overflow for any scale).
+    """
+    n_sys, n, _ = x.shape
+    xm = x @ M
+    out = np.empty((n_sys, n, y.shape[1]))
+    for ss, rs in _blocks(n_sys, n, y.shape[1], block_elements):
+        s = np.matmul(xm[ss, rs], np.swapaxes(y[ss], 1, 2))
+        s -= s.max(axis=-1, keepdims=True)
+        np.exp(s, out=s)
+        s /= s.sum(axis=-1, keepdims=True)
+        out[ss, rs] = s
+    return out

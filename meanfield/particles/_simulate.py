@@ -1,0 +1,343 @@
+"""``simulate``: integrate a particle system and return an xarray.Dataset (DESIGN §4)."""
+
+from __future__ import annotations
+
+import logging
+import time as _time
+from typing import Any
+
+import numpy as np
+import xarray as xr
+
+from .._measures import EmpiricalMeasure
+from .._models import Kuramoto, SelfAttention
+from .._validate import as_times
+from .._version import __version__
+from ._attention import Attention
+from ._energy import energy_of_states
+from ._geometry import geometry_for
+from ._integrators import METHODS, integrate
+from ._velocity import BLOCK_ELEMENTS, DirectSelfAttention, KuramotoVelocity, NufftSelfAttention
+
+__all__ = ["simulate", "NUFFT_MIN_PARTICLES", "PATHS"]
+
+logger = logging.getLogger(__name__)
+
+#: below this many particles per system the direct O(n²) sum beats the NUFFT path on S¹
+#: (benchmarks/bench_particles_nufft.py)
+NUFFT_MIN_PARTICLES = 256
+PATHS = ("auto", "direct", "nufft")
+FREQUENCY_RULES = ("quantile", "iid")
+
+
+def simulate(
+    model: SelfAttention | Kuramoto | Attention,
+    x0: Any,
+    t: Any,
+    method: str | None = None,
+    *,
+    rtol: float = 1e-8,
+    atol: float = 1e-10,
+    dt: float | None = None,
+    seed: int | np.random.Generator | None = None,
+    path: str = "auto",
+    accuracy: float = 1e-10,
+    domain: str | None = None,
+    frequencies: Any = "quantile",
+    renormalize: bool = False,
+    sphere_tolerance: float = 1e-10,
+    max_steps: int = 10_000_000,
+    block_elements: int = BLOCK_ELEMENTS,
+    progress: bool = False,
+) -> xr.Dataset:
+    r"""Integrate a particle system of self-attention or Kuramoto type.
+
+    The particles x_i (weights w_i) follow ẋ_i = X[μ_n](t, x_i) with
+    μ_n = Σ_j w_j δ_{x_j} and the model's velocity (``SelfAttention``: paper 2
+    (SA)/(USA); ``Kuramoto``: θ̇_i = ω_i + K Σ_j w_j h(θ_j - θ_i); ``Attention``:
+    (2.7)–(2.8) or paper 1). With noise σ > 0 the SDE dX = X dt + √(2σ) dB on
+    the manifold (generator σΔ, matching the PDE's σΔμ) is integrated by
+    geodesic Euler–Maruyama.
+
+    Parameters
+    ----------
+    model : SelfAttention, Kuramoto or Attention
+    x0 : array_like or EmpiricalMeasure
+        Angles (n,) on S¹, unit vectors (n, d) on S^{d-1}, points (n, d) in R^d
+        (``Attention(projection=False)``), or a batch with a leading systems
+        axis: (systems, n) angles or (systems, n, d) points. A 2-D array is
+        read as points (n, d) unless ``domain="circle"`` or the model is
+        ``Kuramoto``.
+    t : array_like
+        Output times, strictly increasing; t[0] is the initial time.
+    method : {"dopri5", "rk4", "euler", "euler-maruyama"}, optional
+        Default "dopri5" (adaptive, error control by ``rtol``/``atol``); with
+        noise > 0 "euler-maruyama" (required). Fixed-step methods need ``dt``.
+        See :mod:`meanfield.particles._integrators`.
+    rtol, atol : float
+        Local error tolerances of the adaptive method (chart coordinates).
+    dt : float, optional
+        Step of fixed-step methods (each output interval is split into equal
+        steps ≤ dt).
+    seed : int, Generator or None
+        Randomness of the noise and of "iid" frequencies; recorded in attrs.
+    path : {"auto", "direct", "nufft"}
+        Velocity evaluation: direct O(n²) blocked BLAS sums, or (S¹, SA/USA)
+        NUFFT. "auto" takes "nufft" for n ≥ ``NUFFT_MIN_PARTICLES`` on S¹.
+        Kuramoto models always use their O(n K_h) Fourier moments.
+    accuracy : float
+        Relative accuracy of the NUFFT kernel sums (Fourier truncation and
+        finufft tolerance).
+    domain : {"circle", "sphere", "euclidean"}, optional
+        Overrides the reading of ``x0``.
+    frequencies : "quantile", "iid" or array
+        Kuramoto natural frequencies ω_i: midpoint quantiles F⁻¹((i+1/2)/n)
+        of the model's law (default), iid draws, or given values (n,) /
+        (systems, n). Ignored for identical oscillators.
+    renormalize : bool
+        Project x0 onto the sphere instead of rejecting points off it.
+    sphere_tolerance : float
+        Allowed | |x_i| - 1 | of x0 on S^{d-1}.
+    max_steps : int
+        Maximum number of adaptive steps (then ``success = 0``).
+    block_elements : int
+        Largest number of Gram-matrix entries alive at once (memory bound).
+    progress : bool
+        Show a tqdm progress bar over output times.
+
+    Returns
+    -------
+    xarray.Dataset
+        ``positions`` (time, particle) on S¹ (angles in [0, 2π)), else (time,
+        particle, component), with a leading ``system`` dim for batches;
+        ``energy`` (E_β, or Kuramoto's energy when h is odd; absent for
+        ``Attention``), ``order_parameter`` |Σ w_i x_i|, ``weights``; attrs with
+        the model's parameters, method, tolerances, path, integrator, seed,
+        steps, nfev, ``max_sphere_deviation`` (max_i,t | |x_i(t)| - 1 |),
+        ``success``/``message`` and wall time.
+
+    Raises
+    ------
+    ValueError, TypeError
+        Unknown model/method/path, x0 of the wrong shape or off the sphere,
+        t not increasing, missing or non-positive dt, non-positive tolerances.
+
+    Examples
+    --------
+    >>> import numpy as np, meanfield as mf
+    >>> ds = mf.simulate(mf.SelfAttention(1.0), np.linspace(0, 3, 8), [0.0, 1.0])
+    >>> ds["positions"].shape
+    (2, 8)
+    """
+    if not isinstance(model, (SelfAttention, Kuramoto, Attention)):
+        raise TypeError(f"model must be SelfAttention, Kuramoto or Attention, got {type(model).__name__}")
+    times = as_times(t)
+    states, weights, kind, batch = _read_initial(model, x0, domain, renormalize, sphere_tolerance)
+    noise = float(model.noise)
+    if method is None:
+        method = "euler-maruyama" if noise > 0 else "dopri5"
+    if method not in METHODS:
+        raise ValueError(f"method must be one of {sorted(METHODS)}, got {method!r}")
+    if noise > 0 and method != "euler-maruyama":
+        raise ValueError(f"noise = {noise} > 0 needs method='euler-maruyama', got method={method!r}")
+    if method != "dopri5":
+        if dt is None or not np.isfinite(dt) or dt <= 0:
+            raise ValueError(f"dt must be a positive time step for method={method!r}, got {dt!r}")
+    for name, value in (("rtol", rtol), ("atol", atol)):
+        if not (np.isfinite(value) and value > 0):
+            raise ValueError(f"{name} must be finite and > 0, got {value!r}")
+    if path not in PATHS:
+        raise ValueError(f"path must be one of {PATHS}, got {path!r}")
+    if not (np.isfinite(accuracy) and 1e-15 <= accuracy < 1):
+        raise ValueError(f"accuracy must lie in [1e-15, 1), got {accuracy!r}")
+
+    seed_value = _seed_record(seed)
+    rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed_value)
+    omega = None
+    if isinstance(model, Kuramoto):
+        omega = _frequencies(model, frequencies, states.shape, rng)
+        velocity = KuramotoVelocity(model.coupling, model.interaction, omega, weights)
+    elif isinstance(model, SelfAttention):
+        velocity = _self_attention_velocity(model, kind, path, weights, accuracy, block_elements)
+    else:
+        velocity = model.velocity(states.shape[-1], block_elements)
+        velocity.path = "direct"
+    used_path = getattr(velocity, "path", "direct")
+    if path == "nufft" and used_path != "nufft":
+        raise ValueError(f"path='nufft' is available for SelfAttention on the circle only, got {model.name} "
+                         f"on a {kind!r} domain")
+
+    geometry = geometry_for(kind)
+    bar = None
+    if progress:
+        from tqdm.auto import tqdm
+
+        bar = tqdm(total=times.size - 1, desc="simulate")
+
+    def on_output(i: int, x: np.ndarray) -> None:
+        if bar is not None and i > 0:
+            bar.update(1)
+
+    start = _time.perf_counter()
+    result = integrate(geometry, velocity, states, times, method, rtol=rtol, atol=atol, dt=dt, noise=noise,
+                       rng=rng, max_steps=max_steps, on_output=on_output)
+    wall = _time.perf_counter() - start
+    if bar is not None:
+        bar.close()
+    if not result.success:
+        logger.warning("simulate stopped early: %s", result.message)
+    traj = np.stack(result.states, axis=1)  # (systems, time, n[, d])
+    deviation = geometry.deviation(traj)
+    out_times = times[: traj.shape[1]]
+    return _dataset(model, traj, weights, kind, batch, out_times, omega, {
+        "method": method,
+        "integrator": METHODS[method],
+        "rtol": rtol, "atol": atol, "dt": -1.0 if dt is None else float(dt),
+        "path": used_path, "path_requested": path,
+        "accuracy": accuracy if used_path == "nufft" else -1.0,
+        "fourier_modes": getattr(velocity, "n_modes_half", -1),
+        "seed": str(seed_value),
+        "noise_convention": "dX = X dt + sqrt(2 sigma) dB on the manifold (generator sigma*Laplacian), "
+                            "geodesic Euler-Maruyama",
+        "n_steps": result.n_steps, "n_rejected": result.n_rejected, "nfev": result.nfev,
+        "min_step": float(min(result.step_sizes)) if result.step_sizes else -1.0,
+        "max_step": float(max(result.step_sizes)) if result.step_sizes else -1.0,
+        "max_sphere_deviation": deviation,
+        "success": int(result.success), "message": result.message,
+        "wall_time": wall,
+        "renormalize": int(renormalize),
+    })
+
+
+def _read_initial(model, x0, domain, renormalize, tol):
+    weights = None
+    if isinstance(x0, EmpiricalMeasure):
+        points, weights = x0.points, x0.weights
+        kind = x0.kind if domain is None else domain
+    else:
+        try:
+            points = np.asarray(x0, dtype=float)
+        except (TypeError, ValueError):
+            raise TypeError(f"x0 must be an array of positions or an EmpiricalMeasure, got {type(x0).__name__}") from None
+        kind = domain
+    if kind is None:
+        if isinstance(model, Kuramoto) or points.ndim == 1:
+            kind = "circle"
+        elif isinstance(model, Attention) and not model.projection:
+            kind = "euclidean"
+        else:
+            kind = "sphere"
+    if kind not in ("circle", "sphere", "euclidean"):
+        raise ValueError(f"domain must be 'circle', 'sphere' or 'euclidean', got {kind!r}")
+    if isinstance(model, Kuramoto) and kind != "circle":
+        raise ValueError(f"Kuramoto particles are angles on the circle, got domain {kind!r}")
+    if isinstance(model, SelfAttention) and kind == "euclidean":
+        raise ValueError("SelfAttention particles live on a sphere; use Attention(projection=False) for R^d")
+    if isinstance(model, Attention):
+        want = "sphere" if model.projection else "euclidean"
+        if kind != want:
+            raise ValueError(f"Attention(projection={model.projection}) needs points on the {want} domain "
+                             f"(shape (n, d)), got domain {kind!r}")
+    atom_ndim = 1 if kind == "circle" else 2
+    if points.ndim not in (atom_ndim, atom_ndim + 1) or points.shape[-1] < 1 or points.size == 0:
+        shape = "(n,) or (systems, n)" if kind == "circle" else "(n, d) or (systems, n, d)"
+        raise ValueError(f"x0 on the {kind} domain must have shape {shape}, got {points.shape}")
+    if kind != "circle" and points.shape[-1] < (2 if kind == "sphere" else 1):
+        raise ValueError(f"x0 points on a sphere need d >= 2 components, got shape {points.shape}")
+    if not np.all(np.isfinite(points)):
+        raise ValueError("x0 must be finite (found NaN or infinity)")
+    batch = points.ndim == atom_ndim + 1
+    states = np.array(points if batch else points[None], dtype=float)
+    if weights is None:
+        weights = np.full(states.shape[:2], 1.0 / states.shape[1])
+    else:
+        weights = np.array(weights if batch else np.asarray(weights)[None], dtype=float)
+    if kind == "sphere":
+        norms = np.linalg.norm(states, axis=-1)
+        dev = float(np.max(np.abs(norms - 1.0)))
+        if renormalize:
+            if np.any(norms == 0):
+                raise ValueError("x0 contains the zero vector, which cannot be projected onto the sphere")
+            states /= norms[..., None]
+        elif dev > tol:
+            raise ValueError(
+                f"x0 points must lie on the unit sphere: max | |x_i| - 1 | = {dev:.3g} exceeds "
+                f"sphere_tolerance = {tol:.3g}; pass renormalize=True to project them onto the sphere"
+            )
+    return states, weights, kind, batch
+
+
+def _self_attention_velocity(model, kind, path, weights, accuracy, block_elements):
+    n = weights.shape[1]
+    use_nufft = kind == "circle" and (path == "nufft" or (path == "auto" and n >= NUFFT_MIN_PARTICLES))
+    if use_nufft:
+        return NufftSelfAttention(model.beta, model.normalized, weights, accuracy)
+    return DirectSelfAttention(model.beta, model.normalized, weights, kind, block_elements)
+
+
+def _seed_record(seed):
+    if isinstance(seed, np.random.Generator):
+        return "generator"
+    if seed is None:
+        return int(np.random.SeedSequence().entropy % (2**63))
+    if isinstance(seed, (int, np.integer)) and not isinstance(seed, bool):
+        return int(seed)
+    raise TypeError(f"seed must be an int, a numpy Generator or None, got {seed!r}")
+
+
+def _frequencies(model: Kuramoto, rule: Any, shape: tuple[int, ...], rng: np.random.Generator) -> np.ndarray:
+    law = model.frequencies
+    if law is None or not hasattr(law, "ppf"):
+        return np.full(shape, 0.0 if law is None else float(law))
+    if isinstance(rule, str):
+        if rule not in FREQUENCY_RULES:
+            raise ValueError(f"frequencies must be 'quantile', 'iid' or an array, got {rule!r}")
+        n = shape[-1]
+        if rule == "quantile":
+            return np.broadcast_to(law.ppf((np.arange(n) + 0.5) / n), shape).copy()
+        return law.rvs(size=shape, random_state=rng)
+    omega = np.asarray(rule, dtype=float)
+    try:
+        omega = np.broadcast_to(omega, shape).copy()
+    except ValueError:
+        raise ValueError(f"frequencies must have shape {shape[-1:]} or {shape}, got {omega.shape}") from None
+    if not np.all(np.isfinite(omega)):
+        raise ValueError("frequencies must be finite")
+    return omega
+
+
+def _dataset(model, traj, weights, kind, batch, times, omega, run_attrs) -> xr.Dataset:
+    n_sys, n_t, n = traj.shape[:3]
+    sys_dims = ("system",) if batch else ()
+    sel = slice(None) if batch else 0
+    positions = np.remainder(traj, 2 * np.pi) if kind == "circle" else traj
+    pos_dims = (*sys_dims, "time", "particle") + (() if kind == "circle" else ("component",))
+    data = {
+        "positions": (pos_dims, positions[sel], {
+            "long_name": "angle" if kind == "circle" else "position",
+            "units": "rad" if kind == "circle" else "1"}),
+        "weights": ((*sys_dims, "particle"), weights[sel], {"long_name": "particle weight"}),
+    }
+    flat = traj.reshape(n_sys * n_t, *traj.shape[2:])
+    flat_w = np.repeat(weights, n_t, axis=0)
+    pts = np.stack([np.cos(flat), np.sin(flat)], axis=-1) if kind == "circle" else flat
+    order = np.linalg.norm(np.einsum("sn,snd->sd", flat_w, pts), axis=-1).reshape(n_sys, n_t)
+    if kind != "euclidean":
+        data["order_parameter"] = ((*sys_dims, "time"), order[sel], {"long_name": "|sum_i w_i x_i|"})
+    has_energy = isinstance(model, SelfAttention) or (isinstance(model, Kuramoto) and model.is_gradient)
+    if has_energy:
+        energy = energy_of_states(model, flat, flat_w, kind).reshape(n_sys, n_t)
+        data["energy"] = ((*sys_dims, "time"), energy[sel], {"long_name": "interaction energy E"})
+    if omega is not None:
+        data["frequency"] = ((*sys_dims, "particle"), omega[sel], {"long_name": "natural frequency"})
+    coords = {
+        "time": ("time", times, {"long_name": "time", "units": "1"}),
+        "particle": ("particle", np.arange(n), {"long_name": "particle index"}),
+    }
+    if batch:
+        coords["system"] = ("system", np.arange(n_sys), {"long_name": "independent system"})
+    if kind != "circle":
+        coords["component"] = ("component", np.arange(traj.shape[-1]), {"long_name": "coordinate in R^d"})
+    attrs = {**model.attrs, **run_attrs, "domain": kind, "n_particles": n, "n_systems": n_sys,
+             "dimension": 2 if kind == "circle" else int(traj.shape[-1]), "meanfield_version": __version__}
+    return xr.Dataset(data, coords=coords, attrs=attrs)

@@ -1,0 +1,253 @@
+"""Gegenbauer–Galerkin spectral scheme for zonal densities on S^{d-1}.
+
+Equation. For a zonal density ρ(ϑ) with respect to the area measure of
+S^{d-1} (ϑ the angle from e_d, t = cos ϑ) and a zonal velocity X = u(ϑ) e_ϑ,
+
+    ∂_t ρ + (1/sin^{d-2}ϑ) ∂_ϑ(sin^{d-2}ϑ ρ u) = σ (1/sin^{d-2}ϑ) ∂_ϑ(sin^{d-2}ϑ ∂_ϑ ρ),
+    u = ∂_ϑ(A ⋆ ρ̄) / (B ⋆ ρ̄)      (the polar component of X = ∇(A ⋆ ρ̄)/(B ⋆ ρ̄)),
+
+where ρ̄ = Σ_m w_m ρ_m is the marginal of the species and B ⋆ ρ̄ ≡ 1 when no
+denominator is given. Convolutions by Funk–Hecke: with ρ̄ = Σ_l ρ̄_l q_l
+(normalised Gegenbauer polynomials, see :mod:`solvers._zonal_grid`),
+Φ = A ⋆ ρ̄ = Σ_l a_l ρ̄_l q_l and B ⋆ ρ̄ = Σ_l b_l ρ̄_l q_l with the multipliers
+a_l, b_l of the velocity specification.
+
+Galerkin form. Testing with q_l and integrating by parts (the flux
+sin^{d-2}ϑ ρ u vanishes at both poles), with ∂_ϑ = -sin ϑ d/dt,
+
+    d ρ_l/dt = (1/|S^{d-1}|) ∫ ∇q_l · X ρ dσ - σ l(l+d-2) ρ_l
+             = (1/|S^{d-1}|) ∫ (1-t²) q_l'(t) ρ Φ_t / (B ⋆ ρ̄) dσ - σ l(l+d-2) ρ_l.
+
+The integral is evaluated by Gauss–Gegenbauer quadrature on ⌈3n/2⌉ nodes:
+for B ≡ 1 the integrand is a polynomial of degree ≤ 3n - 3, integrated
+exactly, so no aliasing (the 3/2 rule). All transforms are matrix products.
+
+Time stepping. Dormand–Prince 5(4) with FSAL, applied through the integrating
+factor e^{-σ l(l+d-2) t} (the diffusion is integrated exactly; its stiffness
+never limits the step): stages Y_i = E(c_i h) ρ_0 + h Σ_j a_ij E((c_i-c_j)h) K_j,
+K_j = N(Y_j), with E(s) = diag(e^{-σ l(l+d-2) s}). The embedded solution gives
+the error e = h Σ_j (b_j - b̂_j) E((1-c_j)h) K_j; a step is accepted when
+‖e‖₂ ≤ atol + rtol ‖ρ‖₂ (coefficient norms = L²(σ̄) norms) and the part of e
+in the top ⌈n/8⌉ degrees is below 0.1 · tail_tol · ‖ρ‖₂, so that time-stepping
+errors (which an explicit step puts mostly into the fastest, highest modes)
+never trigger the resolution check below. The embedded estimate cannot see
+a mode that is unstable but still at round-off level, so steps are also
+bounded by h ≤ cfl / (n max|u|), u the polar speed at the quadrature nodes:
+the fastest transport modes (wavenumber ≈ n in ϑ) then stay inside the
+stability region of the explicit stages (cfl = 1 by default; Dormand–Prince
+is stable on the imaginary axis up to |hλ| ≈ 3.3).
+
+Resolution. After each accepted step the relative L²-weight of the top
+⌈n/8⌉ degrees is compared with ``tail_tol``; above it the scheme raises
+:class:`UnderResolvedError` instead of returning oscillating values.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import ClassVar
+
+import numpy as np
+
+from ._scheme import Scheme, StepResult, UnderResolvedError
+from ._velocity import ConvolutionVelocity
+from ._zonal_grid import ZonalGaussGrid, gegenbauer_table
+
+__all__ = ["ZonalSpectralScheme"]
+
+_C = np.array([0.0, 1 / 5, 3 / 10, 4 / 5, 8 / 9, 1.0, 1.0])
+_A = [
+    [],
+    [1 / 5],
+    [3 / 40, 9 / 40],
+    [44 / 45, -56 / 15, 32 / 9],
+    [19372 / 6561, -25360 / 2187, 64448 / 6561, -212 / 729],
+    [9017 / 3168, -355 / 33, 46732 / 5247, 49 / 176, -5103 / 18656],
+    [35 / 384, 0.0, 500 / 1113, 125 / 192, -2187 / 6784, 11 / 84],
+]
+_B = np.array([35 / 384, 0.0, 500 / 1113, 125 / 192, -2187 / 6784, 11 / 84, 0.0])
+_B_HAT = np.array([5179 / 57600, 0.0, 7571 / 16695, 393 / 640, -92097 / 339200, 187 / 2100, 1 / 40])
+_E = _B - _B_HAT
+
+
+class ZonalSpectralScheme(Scheme):
+    """Spectral scheme for zonal densities on S^{d-1}; see the module docstring.
+
+    Parameters
+    ----------
+    grid : ZonalGaussGrid
+        Gauss–Gegenbauer grid with n nodes; the state holds node values
+        ρ_m(t_j), shape (m, n), m = number of species of the velocity.
+    velocity : ConvolutionVelocity
+        Funk–Hecke multipliers of A (potential) and B (denominator or None).
+    diffusion : float
+        σ ≥ 0.
+    rtol, atol : float
+        Tolerances of the embedded error estimate (rtol > 0, atol ≥ 0).
+    tail_tol : float
+        Largest admissible relative L² weight of the top ⌈n/8⌉ degrees.
+    cfl : float
+        Steps are at most cfl / (n max|u|) (see the module docstring).
+    """
+
+    name: ClassVar[str] = "zonal-spectral"
+    order: ClassVar[int] = 0
+
+    def __init__(
+        self,
+        grid: ZonalGaussGrid,
+        velocity: ConvolutionVelocity,
+        diffusion: float = 0.0,
+        *,
+        rtol: float = 1e-8,
+        atol: float = 0.0,
+        tail_tol: float = 1e-8,
+        cfl: float = 1.0,
+    ) -> None:
+        super().__init__()
+        if not isinstance(grid, ZonalGaussGrid):
+            raise ValueError(
+                f"grid must be a ZonalGaussGrid (ZonalSphere(d, n, nodes='gauss')) for the spectral scheme, "
+                f"got {type(grid).__name__}"
+            )
+        if not isinstance(velocity, ConvolutionVelocity):
+            raise TypeError(f"velocity must be a ConvolutionVelocity, got {type(velocity).__name__}")
+        if np.any(velocity.drift != 0):
+            raise ValueError(f"velocity.drift must be zero on spheres, got {velocity.drift!r}")
+        checks = (("rtol", rtol, True), ("atol", atol, False), ("tail_tol", tail_tol, True), ("cfl", cfl, True))
+        for name, value, positive in checks:
+            if not (np.isfinite(value) and (value > 0 if positive else value >= 0)):
+                raise ValueError(f"{name} must be finite and {'> 0' if positive else '>= 0'}, got {value!r}")
+        if not (np.isfinite(diffusion) and diffusion >= 0):
+            raise ValueError(f"diffusion must be finite and >= 0, got {diffusion!r}")
+        self.grid = grid
+        self.velocity = velocity
+        self.diffusion = float(diffusion)
+        self.rtol = float(rtol)
+        self.atol = float(atol)
+        self.tail_tol = float(tail_tol)
+        self.cfl = float(cfl)
+        n, d = grid.n, grid.d
+        ell = grid.degrees
+        self._decay = -self.diffusion * ell * (ell + d - 2.0)
+        self._num = np.real(np.asarray(velocity.numerator(ell), dtype=complex))
+        self._den = (
+            None if velocity.denominator is None else np.real(np.asarray(velocity.denominator(ell), dtype=complex))
+        )
+        fine = ZonalGaussGrid(d, math.ceil(1.5 * n))
+        self._q_fine, self._dq_fine = gegenbauer_table(n, d, fine.t, derivative=True)
+        self._flux_weight = (1.0 - fine.t**2) * fine.weights / fine.area
+        self._sin_fine = np.sqrt(1.0 - fine.t**2)
+        self._speed = 0.0
+        self._n_tail = max(2, math.ceil(n / 8))
+        self._fsal: tuple[np.ndarray, np.ndarray, np.ndarray, float] | None = None
+
+    # --- transforms -------------------------------------------------------
+    def _coeffs(self, y: np.ndarray) -> np.ndarray:
+        return self.grid.analysis(y)
+
+    def _values(self, coeffs: np.ndarray) -> np.ndarray:
+        return self.grid.synthesis(coeffs)
+
+    # --- right-hand side --------------------------------------------------
+    def _transport(self, coeffs: np.ndarray) -> np.ndarray:
+        """N_l = (1/|S|) ∫ (1-t²) q_l' ρ Φ_t/(B⋆ρ̄) dσ for coefficients of shape (m, n).
+
+        Also records the largest polar speed |u| = sqrt(1-t²) |Φ_t| / (B⋆ρ̄)
+        at the quadrature nodes in ``self._speed``.
+        """
+        self.nfev += 1
+        marginal = self.velocity.weights @ coeffs
+        dphi = self._dq_fine @ (self._num * marginal)
+        factor = dphi * self._flux_weight
+        if self._den is not None:
+            denom = self._q_fine @ (self._den * marginal)
+            if np.any(denom <= 0):
+                raise UnderResolvedError(
+                    f"{self.name}: the denominator B⋆ρ became non-positive (min {denom.min():.3g}); "
+                    f"n={self.grid.n} nodes do not resolve the solution"
+                )
+            factor = factor / denom
+            self._speed = float(np.max(self._sin_fine * np.abs(dphi) / denom))
+        else:
+            self._speed = float(np.max(self._sin_fine * np.abs(dphi)))
+        rho_fine = coeffs @ self._q_fine.T
+        return (rho_fine * factor) @ self._dq_fine
+
+    def rhs(self, y: np.ndarray) -> np.ndarray:
+        """dρ/dt at the nodes: synthesis of N(ρ) - σ l(l+d-2) ρ_l."""
+        coeffs = self._coeffs(y)
+        return self._values(self._transport(coeffs) + self._decay * coeffs)
+
+    def initial_step(self, y: np.ndarray) -> float:
+        coeffs = self._coeffs(y)
+        size = np.linalg.norm(coeffs)
+        rate = np.linalg.norm(self._transport(coeffs)) + np.max(np.abs(self._decay)) * 1e-3 * size
+        if rate == 0:
+            return 1.0
+        return float(min(1.0, 0.1 * self.rtol**0.2 * size / rate))
+
+    # --- stepping ---------------------------------------------------------
+    def _step_impl(self, t: float, y: np.ndarray, dt: float) -> StepResult:
+        if self._fsal is not None and self._fsal[0] is y:
+            a0, k0, speed = self._fsal[1], self._fsal[2], self._fsal[3]
+        else:
+            a0 = self._coeffs(y)
+            k0 = self._transport(a0)
+            speed = self._speed
+        bound = self._speed_bound(speed)
+        if dt > bound * (1 + 1e-12):
+            return StepResult(False, None, bound)
+        stages = [k0]
+        for i in range(1, 7):
+            acc = np.exp(self._decay * (_C[i] * dt)) * a0
+            for j, aij in enumerate(_A[i]):
+                if aij != 0.0:
+                    acc = acc + (dt * aij) * np.exp(self._decay * ((_C[i] - _C[j]) * dt)) * stages[j]
+            if i == 6:
+                a1 = acc
+            stages.append(self._transport(acc))
+        err_vec = np.zeros_like(a0)
+        for j in range(7):
+            if _E[j] != 0.0:
+                err_vec += (dt * _E[j]) * np.exp(self._decay * ((1.0 - _C[j]) * dt)) * stages[j]
+        size = max(np.linalg.norm(a0), np.linalg.norm(a1))
+        scale = self.atol + self.rtol * size
+        err = float(np.linalg.norm(err_vec) / scale) if scale > 0 else 0.0
+        if size > 0:
+            tail_err = np.linalg.norm(err_vec[..., -self._n_tail :]) / (0.1 * self.tail_tol * size)
+            err = max(err, float(tail_err))
+        if not np.isfinite(err):
+            return StepResult(False, None, 0.2 * dt, np.inf)
+        factor = 5.0 if err == 0 else min(5.0, max(0.2, 0.9 * err**-0.2))
+        if err > 1.0:
+            return StepResult(False, None, dt * min(factor, 0.9), err)
+        y1 = self._values(a1)
+        self._fsal = (y1, a1, stages[6], self._speed)
+        return StepResult(True, y1, min(dt * factor, self._speed_bound(self._speed)), err)
+
+    def _speed_bound(self, speed: float) -> float:
+        """cfl / (n max|u|): keeps h·(n max|u|), the size of the fastest transport
+        modes, inside the stability region of the explicit stages."""
+        return np.inf if speed == 0 else self.cfl / (self.grid.n * speed)
+
+    # --- diagnostics ------------------------------------------------------
+    def tail(self, y: np.ndarray) -> np.ndarray:
+        """Relative L² weight of the top ⌈n/8⌉ degrees, per species."""
+        coeffs = self._coeffs(y)
+        total = np.linalg.norm(coeffs, axis=-1)
+        top = np.linalg.norm(coeffs[..., -self._n_tail :], axis=-1)
+        return top / np.where(total > 0, total, 1.0)
+
+    def check(self, y: np.ndarray) -> None:
+        super().check(y)
+        tail = self.tail(y)
+        if np.any(tail > self.tail_tol):
+            raise UnderResolvedError(
+                f"{self.name}: spectral tail {tail.max():.3g} above tail_tol={self.tail_tol:.3g} "
+                f"(top {self._n_tail} of {self.grid.n} degrees); increase n"
+            )
+
+    def mass(self, y: np.ndarray) -> np.ndarray:
+        """∫ ρ_m dσ = Σ_j w_j ρ_m(t_j), per species."""
+        return np.asarray(y) @ self.grid.weights

@@ -1,0 +1,88 @@
+"""Bad input to the particle engine: each a clear error naming the argument."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import meanfield as mf
+
+
+@pytest.fixture
+def x_sphere():
+    return mf.particles.uniform_sphere(6, 3, seed=0)
+
+
+def test_points_off_the_sphere_rejected_unless_renormalize(x_sphere):
+    off = x_sphere * 1.01
+    with pytest.raises(ValueError, match=r"x0 points must lie on the unit sphere: max \| \|x_i\| - 1 \| = 0.01"):
+        mf.simulate(mf.SelfAttention(1.0), off, [0, 1])
+    ds = mf.simulate(mf.SelfAttention(1.0), off, [0, 1], renormalize=True)
+    np.testing.assert_allclose(ds["positions"].values[0], x_sphere, atol=1e-15)
+    assert ds.attrs["renormalize"] == 1
+
+
+def test_wrong_shapes(x_sphere):
+    with pytest.raises(ValueError, match=r"x0 on the sphere domain must have shape \(n, d\) or \(systems, n, d\)"):
+        mf.simulate(mf.SelfAttention(1.0), x_sphere[None, None], [0, 1])
+    with pytest.raises(ValueError, match=r"x0 on the circle domain must have shape \(n,\) or \(systems, n\)"):
+        mf.simulate(mf.Kuramoto(), np.zeros((2, 3, 4)), [0, 1])
+    with pytest.raises(ValueError, match="Kuramoto particles are angles on the circle"):
+        mf.simulate(mf.Kuramoto(), x_sphere, [0, 1], domain="sphere")
+    with pytest.raises(ValueError, match="frequencies must have shape"):
+        import scipy.stats
+
+        mf.simulate(mf.Kuramoto(frequencies=scipy.stats.norm()), np.zeros(5), [0, 1], frequencies=np.zeros(3))
+    with pytest.raises(ValueError, match="x0 must be finite"):
+        mf.simulate(mf.SelfAttention(1.0), np.array([0.0, np.nan]), [0, 1])
+
+
+def test_beta_negative_and_bad_model():
+    with pytest.raises(ValueError, match="beta must be finite and >= 0, got -1"):
+        mf.SelfAttention(-1.0)
+    with pytest.raises(TypeError, match="model must be SelfAttention, Kuramoto or Attention"):
+        mf.simulate("SA", np.zeros(3), [0, 1])
+
+
+@pytest.mark.parametrize("t", [[0, 1, 1], [1, 0], [0.0]])
+def test_times_must_increase(t):
+    with pytest.raises(ValueError, match="t must"):
+        mf.simulate(mf.SelfAttention(1.0), np.zeros(3), t)
+
+
+def test_method_options():
+    x = np.linspace(0, 1, 4)
+    with pytest.raises(ValueError, match="method must be one of"):
+        mf.simulate(mf.SelfAttention(1.0), x, [0, 1], method="rk45")
+    with pytest.raises(ValueError, match="dt must be a positive time step for method='rk4', got None"):
+        mf.simulate(mf.SelfAttention(1.0), x, [0, 1], method="rk4")
+    with pytest.raises(ValueError, match="noise = 0.1 > 0 needs method='euler-maruyama'"):
+        mf.simulate(mf.SelfAttention(1.0, noise=0.1), x, [0, 1], method="dopri5")
+    with pytest.raises(ValueError, match="rtol must be finite and > 0"):
+        mf.simulate(mf.SelfAttention(1.0), x, [0, 1], rtol=0)
+    with pytest.raises(ValueError, match="path must be one of"):
+        mf.simulate(mf.SelfAttention(1.0), x, [0, 1], path="fmm")
+    with pytest.raises(ValueError, match=r"accuracy must lie in \[1e-15, 1\)"):
+        mf.simulate(mf.SelfAttention(1.0), x, [0, 1], accuracy=0.0)
+    with pytest.raises(TypeError, match="seed must be an int"):
+        mf.simulate(mf.SelfAttention(1.0), x, [0, 1], seed="abc")
+
+
+def test_failed_run_is_reported_not_raised():
+    ds = mf.simulate(mf.SelfAttention(1.0), np.linspace(0, 3, 5), np.linspace(0, 10, 11), max_steps=3)
+    assert ds.attrs["success"] == 0 and "max_steps" in ds.attrs["message"]
+    assert ds.sizes["time"] < 11
+
+
+def test_batches_seeds_and_netcdf(tmp_path):
+    x0 = np.stack([mf.particles.uniform_sphere(8, 3, seed=s) for s in range(4)])
+    ds = mf.simulate(mf.SelfAttention(2.0), x0, [0, 1, 2])
+    assert ds["positions"].dims == ("system", "time", "particle", "component")
+    assert ds["energy"].dims == ("system", "time")
+    # each system of the batch equals its own run
+    one = mf.simulate(mf.SelfAttention(2.0), x0[2], [0, 1, 2])
+    np.testing.assert_allclose(ds["positions"].values[2], one["positions"].values, atol=1e-7)
+    ds.to_netcdf(tmp_path / "run.nc")
+    noisy = [mf.simulate(mf.SelfAttention(1.0, noise=0.1), x0, [0, 1], dt=0.1, seed=5) for _ in range(2)]
+    np.testing.assert_array_equal(noisy[0]["positions"].values, noisy[1]["positions"].values)
+    assert noisy[0].attrs["seed"] == "5"

@@ -1,0 +1,87 @@
+"""Orders of the exponential-chart integrators, dense output, sphere constraint, noise convention."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy.integrate import solve_ivp
+
+import meanfield as mf
+
+
+def _gamma_sa(beta: float, n: int, t_end: float) -> float:
+    def rhs(t, g):
+        return 2 * np.exp(beta * g) * (1 - g) * ((n - 1) * g + 1) / (np.exp(beta) + (n - 1) * np.exp(beta * g))
+
+    return solve_ivp(rhs, (0, t_end), [0.0], rtol=1e-13, atol=1e-14, method="DOP853").y[0, -1]
+
+
+@pytest.mark.parametrize("method,order", [("rk4", 4), ("euler", 1)])
+def test_fixed_step_order_on_the_sphere(method, order):
+    n, d, beta, t_end = 5, 8, 4.0, 2.0
+    x0 = mf.orthogonal_frame(n, d, seed=7)
+    ref = _gamma_sa(beta, n, t_end)
+    errs = []
+    for dt in (0.2, 0.1, 0.05):
+        x = mf.simulate(mf.SelfAttention(beta), x0, [0, t_end], method=method, dt=dt)["positions"].values[-1]
+        errs.append(abs(x[0] @ x[1] - ref))
+    orders = np.log2(np.array(errs[:-1]) / errs[1:])
+    # measured 3.87, 3.94 (rk4) and 0.97, 0.98 (euler): asymptotic order within 0.25
+    assert np.all(np.abs(orders - order) < 0.25), orders
+
+
+def test_rk4_order_on_the_circle():
+    th = np.random.default_rng(1).uniform(0, 2 * np.pi, 16)
+    model = mf.SelfAttention(2.0)
+    ref = mf.simulate(model, th, [0, 2], rtol=1e-13, atol=1e-13)["positions"].values[-1]
+    errs = []
+    for dt in (0.2, 0.1, 0.05):
+        p = mf.simulate(model, th, [0, 2], method="rk4", dt=dt)["positions"].values[-1]
+        errs.append(np.abs(np.angle(np.exp(1j * (p - ref)))).max())
+    orders = np.log2(np.array(errs[:-1]) / errs[1:])
+    assert np.all(np.abs(orders - 4) < 0.25), orders  # measured 3.87, 3.94
+
+
+def test_adaptive_error_scales_with_tolerance_and_dense_output_is_consistent():
+    x0 = mf.orthogonal_frame(5, 8, seed=7)
+    ref = _gamma_sa(4.0, 5, 6.0)
+    errs = []
+    for rtol in (1e-6, 1e-9):
+        ds = mf.simulate(mf.SelfAttention(4.0), x0, np.linspace(0, 6, 25), rtol=rtol, atol=rtol / 100)
+        x = ds["positions"].values[-1]
+        errs.append(abs(x[0] @ x[1] - ref))
+        # dense output (4th order interpolant) at 24 intermediate times vs a run ending there
+        mid = mf.simulate(mf.SelfAttention(4.0), x0, [0, 6 * 7 / 24], rtol=rtol, atol=rtol / 100)
+        assert np.abs(mid["positions"].values[-1] - ds["positions"].values[7]).max() < 50 * rtol
+    # error proportional to the tolerance: at most 10·tol, and dropping with it
+    assert errs[0] < 1e-5 and errs[1] < 1e-8 and errs[1] < errs[0] / 100
+
+
+def test_sphere_constraint_holds_to_round_off_in_high_dimension():
+    x0 = mf.particles.uniform_sphere(64, 64, seed=3)
+    ds = mf.simulate(mf.SelfAttention(2.0, normalized=False), x0, np.linspace(0, 5, 6), rtol=1e-6, atol=1e-8)
+    assert ds.attrs["max_sphere_deviation"] < 1e-14
+    norms = np.linalg.norm(ds["positions"].values, axis=-1)
+    assert np.abs(norms - 1).max() < 1e-14
+
+
+@pytest.mark.parametrize("d", [2, 3])
+def test_noise_convention_generator_sigma_laplacian(d):
+    """One particle (no interaction): Brownian motion with generator σΔ on S^{d-1}.
+
+    E <x_t, x_0> = e^{-σ(d-1)t} (degree-1 eigenvalue of Δ: l(l+d-2) = d-1).
+    """
+    sigma, t_end, systems = 0.5, 1.0, 4000
+    model = mf.SelfAttention(1.0, noise=sigma)
+    if d == 2:
+        x0 = np.zeros((systems, 1))
+        ds = mf.simulate(model, x0, [0, t_end], dt=0.01, seed=11, domain="circle")
+        mean = np.cos(ds["positions"].values[:, -1, 0]).mean()
+    else:
+        x0 = np.tile([[0.0, 0.0, 1.0]], (systems, 1, 1))
+        ds = mf.simulate(model, x0, [0, t_end], dt=0.01, seed=11)
+        mean = ds["positions"].values[:, -1, 0, 2].mean()
+    exact = np.exp(-sigma * (d - 1) * t_end)
+    # Monte Carlo: std of <x_t, x_0> ≤ 1, so 4 standard errors ≤ 4/√4000 = 0.063; weak bias O(dt)
+    assert abs(mean - exact) < 0.063
+    assert ds.attrs["method"] == "euler-maruyama" and ds.attrs["seed"] == "11"

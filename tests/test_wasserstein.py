@@ -1,0 +1,219 @@
+"""W_p on S¹ and S^{d-1}: exact identities, POT cross-checks, samplers, bad input."""
+
+from __future__ import annotations
+
+import numpy as np
+import ot
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import meanfield as mf
+from meanfield._wasserstein import wasserstein
+from meanfield.particles._sampling import sample
+
+TWO_PI = 2 * np.pi
+
+
+def geodesic(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    d = np.abs(np.mod(x[:, None] - y[None, :], TWO_PI))
+    return np.minimum(d, TWO_PI - d)
+
+
+def emd_circle(x, wx, y, wy, p):
+    """Reference: network simplex with the explicit circular geodesic cost."""
+    return ot.emd2(wx, wy, geodesic(x, y) ** p, numItermax=10_000_000) ** (1 / p)
+
+
+def pot_circle(x, wx, y, wy, p):
+    """Reference: POT's circle solver on [0, 1); it returns W_p^p in units of the period."""
+    value = ot.wasserstein_circle(x / TWO_PI, y / TWO_PI, wx, wy, p=p, eps=1e-14)[0]
+    return TWO_PI * value ** (1 / p)
+
+
+@pytest.mark.parametrize("p", [1, 1.5, 2, 3])
+def test_point_masses_at_geodesic_distance(p):
+    x = np.array([0.3, 0.3, 6.0, 1.0])
+    y = np.array([2.5, 0.3 + np.pi, 0.2, 1.0 + np.pi - 1e-3])
+    for a, b in zip(x, y):
+        expected = geodesic(np.array([a]), np.array([b]))[0, 0]
+        assert wasserstein(np.array([a]), np.array([b]), p) == pytest.approx(expected, abs=1e-14)
+
+
+@pytest.mark.parametrize("p", [1, 2, 3])
+def test_rotation_bounds(p, rng):
+    alpha = 0.7
+    # a point mass rotated by alpha: exactly |alpha|
+    assert wasserstein(np.array([1.0]), np.array([1.0 + alpha]), p) == pytest.approx(alpha, abs=1e-14)
+    # the uniform grid measure rotated by a multiple of the spacing: zero
+    circle = mf.Circle(64)
+    atoms = circle.theta
+    assert wasserstein(atoms, atoms + 5 * TWO_PI / 64, p) == pytest.approx(0.0, abs=1e-13)
+    # a generic measure rotated by alpha: at most |alpha|
+    x = rng.vonmises(0.0, 2.0, 200)
+    w = rng.random(200)
+    w /= w.sum()
+    a = mf.EmpiricalMeasure(x, w)
+    b = mf.EmpiricalMeasure(x + alpha, w)
+    assert wasserstein(a, b, p) <= alpha + 1e-12
+
+
+def test_rotated_uniform_density_is_zero_up_to_grid(rng):
+    # the node measure of the uniform density against itself rotated by a
+    # non-grid angle: exact value is W_p of two interleaved uniform grids,
+    # which for W1 is min(s, h - s) with s = alpha mod h (every atom moves by it)
+    circle = mf.Circle(128)
+    h = TWO_PI / 128
+    alpha = 0.31
+    s = np.mod(alpha, h)
+    rotated = mf.EmpiricalMeasure(circle.theta + alpha)
+    assert wasserstein(mf.uniform(circle), rotated, 1) == pytest.approx(min(s, h - s), abs=1e-13)
+
+
+@pytest.mark.parametrize("p", [1, 1.5, 2, 3])
+def test_agrees_with_pot_on_weighted_samples(p, rng):
+    # both exact: agreement to rounding (1e-10 leaves room for POT's own cumulative sums)
+    for n, m in [(1, 7), (13, 29), (60, 45)]:
+        x = rng.uniform(-np.pi, 3 * np.pi, n)
+        y = rng.vonmises(1.0, 3.0, m)
+        wx = rng.random(n) + 0.1
+        wx /= wx.sum()
+        wy = rng.random(m) + 0.1
+        wy /= wy.sum()
+        ours = wasserstein(mf.EmpiricalMeasure(x, wx), mf.EmpiricalMeasure(y, wy), p)
+        assert ours == pytest.approx(emd_circle(x, wx, y, wy, p), abs=1e-10)
+        assert ours == pytest.approx(pot_circle(x, wx, y, wy, p), abs=1e-10)
+
+
+@pytest.mark.parametrize("p", [1, 2])
+def test_density_against_particles_matches_pot(p, rng):
+    circle = mf.Circle(96)
+    rho = mf.von_mises(circle, 0.4, 2.5)
+    x = rng.vonmises(0.2, 1.0, 150)
+    weights = rho.values * circle.weights
+    expected = emd_circle(circle.theta, weights / weights.sum(), x, np.full(150, 1 / 150), p)
+    assert wasserstein(rho, x, p) == pytest.approx(expected, abs=1e-10)
+    assert wasserstein(x, rho, p) == pytest.approx(expected, abs=1e-10)
+
+
+def test_density_against_density(rng):
+    circle = mf.Circle(64)
+    a = mf.von_mises(circle, 0.0, 1.0)
+    b = mf.wrapped_cauchy(circle, 2.0, 0.6)
+    w = circle.weights
+    for p in (1, 2.5):
+        expected = emd_circle(circle.theta, a.values * w / a.mass, circle.theta, b.values * w / b.mass, p)
+        assert wasserstein(a, b, p) == pytest.approx(expected, abs=1e-10)
+    assert wasserstein(a, a, 2) == pytest.approx(0.0, abs=1e-12)
+
+
+def test_batches_against_single_calls(rng):
+    x = rng.vonmises(0.0, 1.0, (5, 40))
+    rho = mf.von_mises(mf.Circle(32), 1.0, 1.0)
+    for p in (1, 2):
+        batch = wasserstein(rho, x, p)
+        assert batch.shape == (5,)
+        single = [wasserstein(rho, row, p) for row in x]
+        np.testing.assert_allclose(batch, single, rtol=0, atol=1e-13)
+    pairs = wasserstein(x, x[::-1], 2)
+    single = [wasserstein(u, v, 2) for u, v in zip(x, x[::-1])]
+    np.testing.assert_allclose(pairs, single, rtol=0, atol=1e-13)
+
+
+def test_return_info_states_method_and_accuracy(rng):
+    x, y = rng.uniform(0, TWO_PI, (2, 50))
+    info = wasserstein(x, y, 1, return_info=True)
+    assert (info.method, info.exact, info.accuracy) == ("circle-cdf", True, 0.0)
+    info = wasserstein(x, y, 2, return_info=True)
+    assert info.method == "circle-quantile" and info.exact and info.accuracy <= 1e-12
+    assert info.value == pytest.approx(emd_circle(x, np.full(50, 0.02), y, np.full(50, 0.02), 2), abs=1e-10)
+
+
+angles = st.lists(st.floats(-10.0, 10.0, allow_nan=False), min_size=1, max_size=12)
+
+
+@settings(max_examples=40, deadline=None)
+@given(angles, angles, st.sampled_from([1.0, 2.0, 3.0]))
+def test_identity_and_symmetry_properties(x, y, p):
+    x, y = np.array(x), np.array(y)
+    assert wasserstein(x, x, p) == pytest.approx(0.0, abs=1e-12)
+    d_xy, d_yx = wasserstein(x, y, p), wasserstein(y, x, p)
+    assert d_xy == pytest.approx(d_yx, abs=1e-12)
+    assert 0 <= d_xy <= np.pi + 1e-12
+    assert d_xy == pytest.approx(emd_circle(x, np.full(x.size, 1 / x.size), y, np.full(y.size, 1 / y.size), p), abs=1e-10)
+
+
+def test_sphere_exact_matches_emd(rng):
+    x = rng.normal(size=(40, 3))
+    x /= np.linalg.norm(x, axis=1, keepdims=True)
+    y = rng.normal(size=(30, 3)) + [0, 0, 1.5]
+    y /= np.linalg.norm(y, axis=1, keepdims=True)
+    cost = np.arccos(np.clip(x @ y.T, -1, 1))
+    for p in (1, 2):
+        info = wasserstein(x, y, p, return_info=True)
+        assert info.method == "emd" and info.exact
+        assert info.value == pytest.approx(ot.emd2(np.full(40, 1 / 40), np.full(30, 1 / 30), cost**p) ** (1 / p), abs=1e-12)
+    # point masses: the great-circle distance
+    e1, e2 = np.array([[1.0, 0, 0]]), np.array([[0, np.sqrt(0.5), np.sqrt(0.5)]])
+    assert wasserstein(e1, e2, 2) == pytest.approx(np.pi / 2, abs=1e-12)
+
+
+def test_sphere_sliced_for_large_sets_states_its_method(rng):
+    x = rng.normal(size=(200, 3))
+    x /= np.linalg.norm(x, axis=1, keepdims=True)
+    info = wasserstein(x, x, 1, return_info=True, max_exact_atoms=100)
+    assert info.method == "sliced-spherical" and not info.exact
+    assert info.value == pytest.approx(0.0, abs=1e-12)
+    y = x.copy()
+    y[:, 2] = np.abs(y[:, 2])  # fold the southern hemisphere north
+    info = wasserstein(x, y, 1, return_info=True, max_exact_atoms=100)
+    assert info.value > 5 * info.accuracy > 0
+
+
+def test_quantile_sampler_initial_error_decays_like_one_over_n():
+    # midpoint quantiles of a smooth law: W1 = O(1/n); the reference measure is
+    # the node measure on a fine grid (its own W1 error ~ h/4 = 1e-4 << 1/n here)
+    circle = mf.Circle(2**14)
+    rho = mf.density(circle, lambda t: np.exp(1.5 * np.cos(t) + 0.5 * np.sin(2 * t)))
+    ns = np.array([16, 32, 64, 128, 256])
+    errors = [wasserstein(rho, sample(rho, int(n), method="quantile"), 1) for n in ns]
+    slope = np.polyfit(np.log(ns), np.log(errors), 1)[0]
+    assert slope == pytest.approx(-1.0, abs=0.1)
+
+
+def test_iid_sampler_error_decays_like_inverse_sqrt_n():
+    # E W1(mu_n, mu) ~ c n^{-1/2}; mean over 20 seeded draws per n, slope within
+    # a statistical band of ±0.1 around -1/2
+    circle = mf.Circle(2**12)
+    rho = mf.von_mises(circle, 0.0, 1.0)
+    ns = np.array([64, 256, 1024, 4096])
+    means = []
+    for n in ns:
+        x = np.stack([sample(rho, int(n), seed=1000 * int(n) + s).points for s in range(20)])
+        means.append(np.mean(wasserstein(rho, x, 1)))
+    slope = np.polyfit(np.log(ns), np.log(means), 1)[0]
+    assert slope == pytest.approx(-0.5, abs=0.1)
+
+
+def test_bad_input_messages(rng):
+    x = rng.uniform(0, TWO_PI, 10)
+    with pytest.raises(ValueError, match=r"p must be finite and >= 1, got 0.5"):
+        wasserstein(x, x, 0.5)
+    with pytest.raises(TypeError, match="p must be a real number"):
+        wasserstein(x, x, "two")
+    circle = mf.Circle(16)
+    unnormalised = mf.density(circle, np.ones(16), normalize=False)
+    with pytest.raises(ValueError, match=r"a must be a probability density \(mass 1 within 1e-08\), got mass 6.28"):
+        wasserstein(unnormalised, x)
+    with pytest.raises(ValueError, match="weights must sum to 1"):
+        mf.EmpiricalMeasure(x, np.full(10, 0.2))
+    sphere_points = rng.normal(size=(10, 3))
+    sphere_points /= np.linalg.norm(sphere_points, axis=1, keepdims=True)
+    with pytest.raises(ValueError, match="a and b must live on the same domain, got a on 'circle' and b on 'sphere'"):
+        wasserstein(mf.EmpiricalMeasure(x), mf.EmpiricalMeasure(sphere_points, domain="sphere"))
+    with pytest.raises(ValueError, match=r"b: points must lie on the unit sphere"):
+        wasserstein(mf.EmpiricalMeasure(sphere_points, domain="sphere"), 2 * sphere_points)
+    with pytest.raises(ValueError, match="same number of systems"):
+        wasserstein(rng.uniform(size=(3, 5)), rng.uniform(size=(4, 5)))
+    with pytest.raises(TypeError, match="b must be a Density, an EmpiricalMeasure or an array of points, got dict"):
+        wasserstein(x, {})
