@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import logging
 from typing import Any
 
 import numpy as np
@@ -15,8 +14,6 @@ from ._wasserstein import _check_p, wasserstein
 
 __all__ = ["compare", "pde_domain"]
 
-logger = logging.getLogger(__name__)
-
 _TIME_RTOL = 1e-9
 _NEGATIVE_TOL = 1e-8
 
@@ -27,6 +24,7 @@ def compare(
     p: float = 1,
     *,
     n_modes: int = 3,
+    density: str = "cells",
     max_exact_atoms: int = 3000,
 ) -> xr.Dataset:
     """Compare a PDE solution with a particle simulation at their common output times.
@@ -34,7 +32,8 @@ def compare(
     For every output time t_k and every system s of the particle result:
 
     * ``wasserstein``: W_p(ρ(t_k), μ_n^s(t_k)) in radians (see :func:`wasserstein`;
-      the density is the measure with atoms at the grid nodes, masses ρ_j w_j);
+      on S¹ the density is taken as uniform cells by default, elsewhere as
+      atoms at the grid nodes with masses ρ_j w_j);
     * ``energy_gap``: E[μ_n^s] - E[ρ] (the ``energy`` variables of both results);
     * ``order_parameter_gap``: |∫ x dμ_n^s| - |∫ x dρ|;
     * ``moment_gap`` (mode): on S¹ |m̂_k[μ_n^s] - m̂_k[ρ]|, m̂_k[μ] = ∫ e^{ikθ} dμ,
@@ -58,6 +57,9 @@ def compare(
         Order of the Wasserstein distance, p ≥ 1.
     n_modes : int
         Fourier modes compared on S¹.
+    density : {"cells", "atoms"}
+        How a circle density enters W_p (see :func:`wasserstein`); spheres
+        always use atoms.
     max_exact_atoms : int
         Passed to :func:`wasserstein` on spheres.
 
@@ -99,6 +101,9 @@ def compare(
         w = np.full((n_sys, n), 1.0 / n)
     densities = pde["density"].transpose("time", *domain.coords).values
 
+    if density not in ("cells", "atoms"):
+        raise ValueError(f"density must be 'cells' or 'atoms', got {density!r}")
+    as_ = density if kind == "circle" else "atoms"
     distances = np.empty((n_sys, n_time))
     methods: set[str] = set()
     accuracy = 0.0
@@ -108,7 +113,7 @@ def compare(
     for k in range(n_time):  # one exact transport problem per output time, batched over systems
         rho, negative_mass[k] = _density_at(domain, densities[k], float(pde.time.values[k]))
         measure = EmpiricalMeasure(x[:, k], w, domain="circle" if kind == "circle" else "sphere")
-        info = wasserstein(rho, measure, p, return_info=True, max_exact_atoms=max_exact_atoms)
+        info = wasserstein(rho, measure, p, return_info=True, max_exact_atoms=max_exact_atoms, density=as_)
         distances[:, k] = info.value
         methods.add(info.method)
         accuracy = max(accuracy, info.accuracy)
@@ -153,7 +158,7 @@ def compare(
         "wasserstein_method": ",".join(sorted(methods)),
         "wasserstein_exact": int(exact),
         "wasserstein_accuracy": float(accuracy),
-        "density_as": "atoms at the grid nodes with masses rho_j w_j",
+        "density_as": "uniform cells around the nodes" if as_ == "cells" else "atoms at the nodes, masses rho_j w_j",
         "domain": kind,
         "dimension": int(domain.dimension),
         "n_particles": int(n),
@@ -208,9 +213,13 @@ def _check_times(pde: xr.Dataset, particles: xr.Dataset) -> None:
     t_pde = np.asarray(pde["time"].values, dtype=float)
     t_part = np.asarray(particles["time"].values, dtype=float)
     if t_pde.shape != t_part.shape or not np.allclose(t_pde, t_part, rtol=_TIME_RTOL, atol=_TIME_RTOL):
+        stopped = ""
+        for name, ds in (("pde", pde), ("particles", particles)):
+            if int(ds.attrs.get("success", 1)) == 0:
+                stopped += f"; the {name} run stopped early: {ds.attrs.get('message', '')}"
         raise ValueError(
             "pde and particles must have the same output times, got "
-            f"{t_pde.size} times {np.round(t_pde[:4], 6)}... and {t_part.size} times {np.round(t_part[:4], 6)}..."
+            f"{t_pde.size} times {np.round(t_pde[:4], 6)}... and {t_part.size} times {np.round(t_part[:4], 6)}...{stopped}"
         )
 
 

@@ -45,6 +45,7 @@ def meanfield_study(
     solve_options: dict[str, Any] | None = None,
     simulate_options: dict[str, Any] | None = None,
     pde: xr.Dataset | None = None,
+    density: str = "cells",
 ) -> xr.Dataset:
     """W_p between the particle and PDE solutions for several n and seeds, and the fitted exponent.
 
@@ -70,6 +71,8 @@ def meanfield_study(
         Passed on (e.g. ``{"dt": 1e-3}`` for the SDE with noise > 0).
     pde : xarray.Dataset, optional
         A PDE result on the same times to reuse instead of solving.
+    density : {"cells", "atoms"}
+        How the circle density enters W_p (:func:`meanfield.compare`).
 
     Returns
     -------
@@ -109,7 +112,7 @@ def meanfield_study(
                        for s in seed_list])
         particles = simulate(model, x0, times, seed=np.random.default_rng([int(n)] + seed_list),
                              domain="circle" if kind == "circle" else None, **(simulate_options or {}))
-        gaps = compare(pde, particles, p)
+        gaps = compare(pde, particles, p, density=density)
         w[i] = gaps["wasserstein"].values
         energy_gap[i] = gaps["energy_gap"].values
         methods.add(gaps.attrs["wasserstein_method"])

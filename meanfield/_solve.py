@@ -41,6 +41,7 @@ def solve(
     method: str = "spectral",
     *,
     frequency_nodes: int = 32,
+    max_step: float = np.inf,
     progress: bool = False,
     checkpoint: str | os.PathLike | None = None,
     checkpoint_interval: float = 30.0,
@@ -64,6 +65,8 @@ def solve(
         "spectral" or "finite_volume" (see :func:`methods`).
     frequency_nodes : int
         Quadrature nodes in ω for a Kuramoto frequency law.
+    max_step : float
+        Upper bound on every time step, on top of the scheme's own control.
     progress : bool
         Show a progress bar.
     checkpoint : path, optional
@@ -126,6 +129,10 @@ def solve(
     y0 = scheme.from_grid(np.repeat(rho_values[None], velocity.n_species, axis=0))
 
     attrs = _attrs(model, domain, method, scheme, options)
+    if not max_step > 0:
+        raise ValueError(f"max_step must be positive, got {max_step!r}")
+    if np.isfinite(max_step):
+        attrs["max_step"] = float(max_step)
     done: xr.Dataset | None = None
     if resume:
         if checkpoint is None:
@@ -164,7 +171,7 @@ def solve(
     if keeper is not None:
         observers.append(keeper)
     try:
-        result = evolve(scheme, y0, remaining, observers=observers, raise_on_error=raise_on_error)
+        result = evolve(scheme, y0, remaining, max_step=max_step, observers=observers, raise_on_error=raise_on_error)
     finally:
         if bar is not None:
             bar.close()

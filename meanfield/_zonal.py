@@ -182,7 +182,8 @@ class ZonalSphere:
         axis[-1] = 1.0
         if loc is not None and not (isinstance(loc, str) and loc == "north"):
             mu = np.asarray(loc, dtype=float) if not isinstance(loc, str) else None
-            if mu is None or mu.shape != (self.d,) or not np.all(np.isfinite(mu)) or np.max(np.abs(mu - axis)) > _UNIT_TOL:
+            on_axis = mu is not None and mu.shape == (self.d,) and bool(np.all(np.isfinite(mu)))
+            if not on_axis or np.max(np.abs(mu - axis)) > _UNIT_TOL:
                 raise ValueError(
                     f"loc must be the axis e_d = (0, …, 0, 1) of shape ({self.d},), 'north' or None on a "
                     f"ZonalSphere (zonal measures are axisymmetric about e_d), got {loc!r}"
@@ -198,7 +199,8 @@ class ZonalSphere:
             if scaled > 1e-280:
                 log_scaled = np.log(scaled)
             else:
-                log_scaled = nu * np.log(0.5 * kappa_f) - gammaln(nu + 1) + np.log1p(kappa_f**2 / (4 * (nu + 1))) - kappa_f
+                series = nu * np.log(0.5 * kappa_f) - gammaln(nu + 1) + np.log1p(kappa_f**2 / (4 * (nu + 1)))
+                log_scaled = series - kappa_f
             log_c = nu * np.log(kappa_f) - 0.5 * self.d * np.log(2 * np.pi) - log_scaled
 
             def vmf(theta: np.ndarray) -> np.ndarray:

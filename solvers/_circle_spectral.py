@@ -59,7 +59,9 @@ class CircleSpectral(Scheme):
     synthesised on M ≥ 3N/2 nodes (zero padding; the Nyquist mode is split
     symmetrically between ±N/2), the ratio and the flux ρ_m X_m are formed
     there, and the flux is transformed back and truncated to |k| < N/2, so
-    the quadratic product ρ_m (A ⋆ ρ̄) is free of aliasing. Then
+    the quadratic product ρ_m (A ⋆ ρ̄) is free of aliasing. A
+    :class:`CallableVelocity` is evaluated at the N nodes and its
+    interpolant multiplies ρ_m's on the padded grid. Then
 
         dρ̂_{m,k}/dt = -ik (ρ_m X_m)^_k - σk² ρ̂_{m,k} =: N_k(ρ̂) - σk² ρ̂_k,
 
@@ -85,7 +87,10 @@ class CircleSpectral(Scheme):
     err = max_m ‖e_m‖ / (atol + rtol max(‖ρ_m^n‖, ‖ρ_m^{n+1}‖)), ‖·‖ the
     root mean square of node values (by Parseval, in Fourier space), drives
     the standard controller h_new = h min(10, max(0.2, 0.9 err^{-1/5}))
-    (no growth right after a rejection); err > 1 rejects the step.
+    (no growth right after a rejection); err > 1 rejects the step. Steps
+    run on the coefficients; the states handed to and returned by
+    :meth:`step` are node values (returned read-only, which lets the next
+    step reuse their coefficients and last stage).
 
     Resolution. After every accepted step, :meth:`check` measures the
     spectral tail τ_m = max_{k > N/3} |ρ̂_{m,k}| / |ρ̂_{m,0}|, k above 2/3 of
@@ -240,7 +245,6 @@ class CircleSpectral(Scheme):
             self._callable = velocity.func
             self._drift = None
             n_fields = m
-        self._n_fields = n_fields
         self._synth = RealFFT(self.n_padded, (m + n_fields,), threads=threads, backend=fft_backend, directions=("backward",))
         self._flux = RealFFT(self.n_padded, (m,), threads=threads, backend=fft_backend, directions=("forward",))
         self._ratio = np.empty(self.n_padded)
@@ -251,7 +255,7 @@ class CircleSpectral(Scheme):
         self._pad_in = coeffs[:, n_modes:] if self.n_padded > n else None
         self._rho_out = values[:m]
         self._num_out = values[m]
-        self._den_out = values[m + 1] if n_fields > 1 else None
+        self._den_out = values[m + 1] if self._callable is None and n_fields > 1 else None
         self._fields_out = values[m:]
         self._flux_out = self._flux.coefficients[:, :n_modes]
         split = np.ones(n_modes)
@@ -349,7 +353,10 @@ class CircleSpectral(Scheme):
     def rhs(self, y: np.ndarray) -> np.ndarray:
         """dρ/dt = -∂_θ(ρX) + σ∂²_θ ρ at the nodes, shape (m, N)."""
         rho_hat = self.spectrum(y)
-        return self._to_grid(self.nonlinear(rho_hat) - self._decay * rho_hat)
+        derivative = self.nonlinear(rho_hat)
+        if self.diffusion > 0:
+            derivative -= self._decay * rho_hat
+        return self._to_grid(derivative)
 
     def velocity_field(self, y: np.ndarray) -> np.ndarray:
         """X_m at the nodes, shape (m, N) (interpolated on the N nodes, no padding)."""

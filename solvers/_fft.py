@@ -79,6 +79,7 @@ class RealFFT:
 
     Example
     -------
+    >>> import numpy as np
     >>> plan = RealFFT(8)
     >>> c = plan.forward(np.cos(2 * np.pi * np.arange(8) / 8))
     >>> np.allclose(c[1], 0.5)

@@ -45,11 +45,9 @@ LIMITERS = ("minmod", "mc", "none")
 "none" = zero slope (first-order upwind)."""
 
 
-def _minmod(*args: np.ndarray) -> np.ndarray:
-    """minmod(a, b, …) = s·min(|a|, |b|, …) if all share the sign s, else 0."""
-    stacked = np.stack(args)
-    same_sign = np.all(stacked > 0, axis=0) | np.all(stacked < 0, axis=0)
-    return np.where(same_sign, np.sign(stacked[0]) * np.min(np.abs(stacked), axis=0), 0.0)
+def _minmod(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """minmod(a, b) = s·min(|a|, |b|) if a and b share the sign s, else 0."""
+    return 0.5 * (np.sign(a) + np.sign(b)) * np.minimum(np.abs(a), np.abs(b))
 
 
 def limited_difference(backward: np.ndarray, forward: np.ndarray, limiter: str = "minmod") -> np.ndarray:
@@ -72,7 +70,7 @@ def limited_difference(backward: np.ndarray, forward: np.ndarray, limiter: str =
     if limiter == "minmod":
         return _minmod(backward, forward)
     if limiter == "mc":
-        return _minmod(2 * backward, 0.5 * (backward + forward), 2 * forward)
+        return _minmod(_minmod(2 * backward, 2 * forward), 0.5 * (backward + forward))
     if limiter == "none":
         return np.zeros_like(backward)
     raise ValueError(f"limiter must be one of {LIMITERS}, got {limiter!r}")

@@ -38,7 +38,10 @@ Positivity. A forward-Euler step keeps m_i ≥ 0 when
 
 since the outflow is at most 2ρ_i max(…) and the diffusive outflow at most
 σ ρ_i (S_{i+1/2} + S_{i-1/2})/h. Time stepping is SSP-RK3 (Shu–Osher), a convex
-combination of forward-Euler steps, with dt = cfl × (that bound), cfl ≤ 1.
+combination of forward-Euler steps, with dt = cfl × (that bound), cfl ≤ 1;
+each stage re-checks dt against its own bound and a violating step is
+rejected before it can lose positivity. Reconstruction, upwind flux and
+SSP-RK3 come from :mod:`solvers._finite_volume`.
 Second order in space (first order at isolated extrema, where minmod clips),
 third order in time.
 """
@@ -49,15 +52,12 @@ from typing import ClassVar
 
 import numpy as np
 
+from ._finite_volume import LIMITERS, limited_difference, ssp_rk3_step, upwind_flux
 from ._scheme import NegativeDensityError, Scheme, StepResult
 from ._velocity import ConvolutionVelocity
 from ._zonal_grid import ZonalCellGrid, gegenbauer_table
 
 __all__ = ["ZonalFiniteVolumeScheme"]
-
-
-def _minmod(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    return np.where(a * b > 0, np.sign(a) * np.minimum(np.abs(a), np.abs(b)), 0.0)
 
 
 class ZonalFiniteVolumeScheme(Scheme):
@@ -75,6 +75,8 @@ class ZonalFiniteVolumeScheme(Scheme):
         Fraction (0, 1] of the positivity bound used as time step.
     n_degrees : int or None
         Gegenbauer degrees of the potential (default n).
+    limiter : {"minmod", "mc", "none"}
+        Slope limiter of the reconstruction (:mod:`solvers._finite_volume`).
     """
 
     name: ClassVar[str] = "zonal-finite-volume"
@@ -88,6 +90,7 @@ class ZonalFiniteVolumeScheme(Scheme):
         *,
         cfl: float = 0.5,
         n_degrees: int | None = None,
+        limiter: str = "minmod",
     ) -> None:
         super().__init__()
         if not isinstance(grid, ZonalCellGrid):
@@ -101,6 +104,8 @@ class ZonalFiniteVolumeScheme(Scheme):
             raise ValueError(f"velocity.drift must be zero on spheres, got {velocity.drift!r}")
         if not (np.isfinite(cfl) and 0 < cfl <= 1):
             raise ValueError(f"cfl must satisfy 0 < cfl <= 1, got {cfl!r}")
+        if limiter not in LIMITERS:
+            raise ValueError(f"limiter must be one of {LIMITERS}, got {limiter!r}")
         if not (np.isfinite(diffusion) and diffusion >= 0):
             raise ValueError(f"diffusion must be finite and >= 0, got {diffusion!r}")
         n_degrees = grid.n if n_degrees is None else n_degrees
@@ -110,6 +115,7 @@ class ZonalFiniteVolumeScheme(Scheme):
         self.velocity = velocity
         self.diffusion = float(diffusion)
         self.cfl = float(cfl)
+        self.limiter = limiter
         ell = np.arange(n_degrees)
         num = np.real(np.asarray(velocity.numerator(ell), dtype=complex))
         den = None if velocity.denominator is None else np.real(np.asarray(velocity.denominator(ell), dtype=complex))
@@ -122,7 +128,6 @@ class ZonalFiniteVolumeScheme(Scheme):
         self._h = grid.spacing
         self._s_inner = grid.face_areas[1:-1]
         self._inv_vol = 1.0 / grid.volumes
-        self._bound_cache: tuple[np.ndarray, float] | None = None
 
     def face_velocity(self, y: np.ndarray) -> np.ndarray:
         """u at the n-1 interior faces, shape (n-1,)."""
@@ -134,17 +139,15 @@ class ZonalFiniteVolumeScheme(Scheme):
 
     def _flux(self, y: np.ndarray, u: np.ndarray) -> np.ndarray:
         """S_{i+1/2} F_{i+1/2} at the interior faces, shape (m, n-1)."""
-        h = self._h
-        diff = np.diff(y, axis=-1) / h
+        jump = np.diff(y, axis=-1)
         zero = np.zeros(y.shape[:-1] + (1,))
-        forward = np.concatenate([diff, zero], axis=-1)
-        backward = np.concatenate([zero, diff], axis=-1)
-        slope = _minmod(forward, backward)
-        left = y[..., :-1] + 0.5 * h * slope[..., :-1]
-        right = y[..., 1:] - 0.5 * h * slope[..., 1:]
-        flux = np.maximum(u, 0.0) * left + np.minimum(u, 0.0) * right
+        # even reflection across the poles: the ghost differences are zero
+        backward = np.concatenate([zero, jump], axis=-1)
+        forward = np.concatenate([jump, zero], axis=-1)
+        half = 0.5 * limited_difference(backward, forward, self.limiter)
+        flux = upwind_flux(u, (y + half)[..., :-1], (y - half)[..., 1:])
         if self.diffusion > 0:
-            flux = flux - self.diffusion * diff
+            flux = flux - (self.diffusion / self._h) * jump
         return self._s_inner * flux
 
     def _euler_rate(self, y: np.ndarray, u: np.ndarray) -> np.ndarray:
@@ -159,34 +162,36 @@ class ZonalFiniteVolumeScheme(Scheme):
         y = np.asarray(y, dtype=float)
         return self._euler_rate(y, self.face_velocity(y))
 
-    def stable_step(self, y: np.ndarray) -> float:
-        """cfl × the forward-Euler positivity bound (module docstring) at state ``y``."""
-        u = self.face_velocity(y)
+    def _positivity_bound(self, u: np.ndarray) -> float:
+        """The forward-Euler positivity bound of the module docstring for face velocities u."""
         s = self._s_inner
         out_right = np.concatenate([s * np.maximum(u, 0.0), [0.0]])
         out_left = np.concatenate([[0.0], -s * np.minimum(u, 0.0)])
         face_sum = np.concatenate([s, [0.0]]) + np.concatenate([[0.0], s])
         rate = (2 * np.maximum(out_right, out_left) + self.diffusion * face_sum / self._h) * self._inv_vol
         top = float(np.max(rate))
-        return np.inf if top == 0 else self.cfl / top
+        return np.inf if top == 0 else 1.0 / top
+
+    def stable_step(self, y: np.ndarray) -> float:
+        """cfl × the forward-Euler positivity bound (module docstring) at state ``y``."""
+        return self.cfl * self._positivity_bound(self.face_velocity(np.asarray(y, dtype=float)))
 
     def initial_step(self, y: np.ndarray) -> float:
-        dt = self.stable_step(np.asarray(y, dtype=float))
+        dt = self.stable_step(y)
         return 1.0 if not np.isfinite(dt) else dt
 
+    def _stage(self, y: np.ndarray) -> tuple[np.ndarray, float]:
+        self.nfev += 1
+        u = self.face_velocity(y)
+        return self._euler_rate(y, u), self._positivity_bound(u)
+
     def _step_impl(self, t: float, y: np.ndarray, dt: float) -> StepResult:
-        if self._bound_cache is not None and self._bound_cache[0] is y:
-            bound = self._bound_cache[1]
-        else:
-            bound = self.stable_step(y)
-        if dt > bound * (1 + 1e-12):
-            return StepResult(False, None, bound)
-        y1 = y + dt * self.rhs(y)
-        y2 = 0.75 * y + 0.25 * (y1 + dt * self.rhs(y1))
-        y3 = y / 3.0 + (2.0 / 3.0) * (y2 + dt * self.rhs(y2))
-        nxt = self.stable_step(y3)
-        self._bound_cache = (y3, nxt)
-        return StepResult(True, y3, 1.0 if not np.isfinite(nxt) else nxt)
+        """SSP-RK3 (:func:`ssp_rk3_step`); every stage checks dt against its positivity bound."""
+        y_new, bound = ssp_rk3_step(np.asarray(y, dtype=float), dt, self._stage)
+        if y_new is None:
+            return StepResult(False, None, self.cfl * bound)
+        nxt = self.stable_step(y_new)
+        return StepResult(True, y_new, 1.0 if not np.isfinite(nxt) else nxt)
 
     def check(self, y: np.ndarray) -> None:
         super().check(y)

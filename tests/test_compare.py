@@ -33,12 +33,14 @@ def test_point_masses_give_geodesic_distance_and_moment_gaps():
     values = np.full((3, 8), 1 / TWO_PI)
     positions = circle.theta[None, None, :] + shift[None, :, None] + np.zeros((2, 1, 1))
     positions[1] += TWO_PI / 8  # second system: one node further, the same measure
-    out = mf.compare(
-        pde_dataset(circle, values, times, energy=np.ones(3), order_parameter=np.zeros(3)),
-        particle_dataset(positions, times, energy=np.full((2, 3), 1.5), order_parameter=np.full((2, 3), 0.25)),
-        p=1,
-    )
+    pde = pde_dataset(circle, values, times, energy=np.ones(3), order_parameter=np.zeros(3))
+    particles = particle_dataset(positions, times, energy=np.full((2, 3), 1.5), order_parameter=np.full((2, 3), 0.25))
+    out = mf.compare(pde, particles, p=1, density="atoms")
     np.testing.assert_allclose(out.wasserstein.values, np.stack([shift, shift]), atol=1e-14)
+    # as cells the density is the uniform measure: W1 to 8 equispaced atoms is π/16 for every rotation
+    cells = mf.compare(pde, particles, p=1)
+    np.testing.assert_allclose(cells.wasserstein.values, np.pi / 16, atol=1e-14)
+    assert cells.attrs["wasserstein_method"] == "circle-cdf-cells"
     np.testing.assert_allclose(out.wasserstein_std.values, 0.0, atol=1e-14)
     np.testing.assert_allclose(out.energy_gap_mean.values, 0.5)
     np.testing.assert_allclose(out.order_parameter_gap_mean.values, 0.25)
@@ -57,7 +59,7 @@ def test_single_system_and_first_moment_gap():
     out = mf.compare(pde_dataset(circle, values, times), particle_dataset(x, times), p=2)
     m1 = np.sum(rho.values * circle.weights * np.exp(1j * circle.theta))
     np.testing.assert_allclose(out.moment_gap.values[0, :, 0], np.abs(np.exp(1j * np.array([0, np.pi / 2])) - m1), atol=1e-13)
-    expected = [mf.wasserstein(rho, x[k], 2) for k in range(2)]
+    expected = [mf.wasserstein(rho, x[k], 2, density="cells") for k in range(2)]
     np.testing.assert_allclose(out.wasserstein.values[0], expected, atol=1e-14)
     assert np.all(np.isnan(out.energy_gap.values))  # no energy in either input
     assert out.sizes["system"] == 1
@@ -74,8 +76,8 @@ def test_real_solve_and_simulate_agree_to_sampling_error():
     particles = mf.simulate(model, x0, t, domain="circle")
     out = mf.compare(pde, particles)
     w = out.wasserstein.values[0]
-    # initial: quantile sample vs node atoms (grid h/4 ~ 0.012 plus 1/n terms)
-    assert w[0] < 0.02
+    # initial: quantile sample vs the cell measure: π/(2n)-like = O(1/n), not the node-atom h/4 ≈ 0.012
+    assert w[0] < 2 * np.pi / 400
     # the flow is Lipschitz on [0, 1]: the error grows at most by a moderate factor
     assert np.all(w < 3 * w[0] + 1e-3)
     assert np.all(np.abs(out.energy_gap.values) < 0.01)
@@ -107,3 +109,20 @@ def test_bad_input():
     shifted = pde.assign_coords(theta=pde.theta + 0.01)
     with pytest.raises(ValueError, match=r"theta must be the uniform grid"):
         mf.compare(shifted, particle_dataset(x, times))
+
+
+def test_sphere_pde_and_particles_agree_to_sampling_error():
+    # S², SA β = 1 from a smooth von Mises–Fisher start: at t = 1 the particle
+    # systems are as far from the PDE solution as the initial samples were
+    # (the flow is Lipschitz on [0, 1]; allow a factor 1.5), exact EMD on the grid nodes
+    sphere = mf.Sphere(23)
+    rho = mf.von_mises(sphere, np.array([0.0, 0.0, 1.0]), 1.0)
+    model = mf.SelfAttention(1.0)
+    t = np.array([0.0, 1.0])
+    pde = mf.solve(model, rho, t)
+    x0 = np.stack([mf.sample(rho, 200, seed=k).points for k in range(2)])
+    out = mf.compare(pde, mf.simulate(model, x0, t))
+    assert out.attrs["wasserstein_method"] == "emd" and out.attrs["wasserstein_exact"] == 1
+    w0, w1 = out.wasserstein_mean.values
+    assert 0 < w1 < 1.5 * w0
+    assert out.moment_gap.sizes["mode"] == 2

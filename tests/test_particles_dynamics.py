@@ -74,3 +74,47 @@ def test_beta_zero_consensus(kind):
     assert mf.number_of_clusters(final, tolerance=1e-6, kind=kind) == 1
     assert ds["order_parameter"].values[-1] > 1 - 1e-10
     assert np.all(np.diff(ds["energy"].values) > -1e-14)
+
+
+def test_weights_merge_coincident_particles():
+    """An atom of weight 2/n moves like two coincident atoms of weight 1/n each."""
+    x = mf.particles.uniform_sphere(5, 3, seed=9)
+    doubled = np.concatenate([x, x[:1]])
+    times = np.linspace(0, 3, 4)
+    a = mf.simulate(mf.SelfAttention(2.0), doubled, times, rtol=1e-11, atol=1e-13)["positions"].values
+    weights = np.array([2, 1, 1, 1, 1]) / 6
+    measure = mf.EmpiricalMeasure(x, weights, domain="sphere")
+    b = mf.simulate(mf.SelfAttention(2.0), measure, times, rtol=1e-11, atol=1e-13, progress=True)
+    np.testing.assert_allclose(b["positions"].values, a[:, :5], atol=1e-9)
+    np.testing.assert_allclose(b["weights"].values, weights)
+
+
+@pytest.mark.parametrize("normalized", [True, False])
+def test_energy_dissipation_identity(normalized):
+    """USA: dE/dt = Σ_i w_i |X_i|² (Lemma 3.7); SA: dE/dt = Σ_i w_i Z_i |X_i|² (3.6), Z_i = Σ_j w_j e^{β<x_i,x_j>}."""
+    from meanfield.particles._velocity import DirectSelfAttention, attention_sums
+
+    beta, n = 2.0, 12
+    x0 = mf.particles.uniform_sphere(n, 3, seed=12)
+    h = 1e-3
+    ds = mf.simulate(mf.SelfAttention(beta, normalized), x0, [0, 1 - h, 1, 1 + h], rtol=1e-12, atol=1e-14)
+    e = ds["energy"].values
+    rate = (e[3] - e[1]) / (2 * h)
+    x = ds["positions"].values[2][None]
+    w = np.full((1, n), 1 / n)
+    v = DirectSelfAttention(beta, normalized, w, "sphere")(1.0, x)
+    weight = w * (np.exp(beta) * attention_sums(x, w, beta)[1] if normalized else 1.0)
+    expected = np.sum(weight * np.sum(v * v, axis=-1))
+    # central difference: O(h²) ≈ 1e-6 relative
+    assert rate == pytest.approx(expected, rel=1e-5)
+
+
+def test_rotation_equivariance():
+    rng = np.random.default_rng(13)
+    x0 = mf.particles.uniform_sphere(10, 4, rng)
+    rot = mf.orthogonal_frame(4, 4, seed=14)
+    times = np.linspace(0, 3, 4)
+    a = mf.simulate(mf.SelfAttention(3.0), x0, times, rtol=1e-11, atol=1e-13)["positions"].values
+    b = mf.simulate(mf.SelfAttention(3.0), x0 @ rot.T, times, rtol=1e-11, atol=1e-13)["positions"].values
+    # rotated initial data give the rotated solution (to the integration tolerance)
+    np.testing.assert_allclose(b, a @ rot.T, atol=1e-9)

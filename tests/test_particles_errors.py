@@ -86,3 +86,22 @@ def test_batches_seeds_and_netcdf(tmp_path):
     noisy = [mf.simulate(mf.SelfAttention(1.0, noise=0.1), x0, [0, 1], dt=0.1, seed=5) for _ in range(2)]
     np.testing.assert_array_equal(noisy[0]["positions"].values, noisy[1]["positions"].values)
     assert noisy[0].attrs["seed"] == "5"
+
+
+def test_checkpoint_and_resume(tmp_path):
+    path = tmp_path / "run.nc"
+    x0 = mf.particles.uniform_sphere(10, 3, seed=1)
+    times = np.linspace(0, 4, 9)
+    model = mf.SelfAttention(2.0)
+    full = mf.simulate(model, x0, times, rtol=1e-10, atol=1e-12)
+    cut = mf.simulate(model, x0, times, rtol=1e-10, atol=1e-12, max_steps=15, checkpoint=path,
+                      checkpoint_interval=0.0)
+    assert cut.attrs["success"] == 0 and 1 < cut.sizes["time"] < 9
+    resumed = mf.simulate(model, x0, times, rtol=1e-10, atol=1e-12, checkpoint=path, resume=True)
+    assert resumed.attrs["success"] == 1 and resumed.sizes["time"] == 9 and resumed.attrs["resumed_at"] > 0
+    # the restart changes the step sequence: agreement to the tolerance, not to round-off
+    np.testing.assert_allclose(resumed["positions"].values, full["positions"].values, atol=1e-8)
+    with pytest.raises(ValueError, match="was made with beta=2.0, but this run has beta=3.0"):
+        mf.simulate(mf.SelfAttention(3.0), x0, times, checkpoint=path, resume=True)
+    with pytest.raises(ValueError, match="resume=True needs a checkpoint path"):
+        mf.simulate(model, x0, times, resume=True)

@@ -67,3 +67,13 @@ def test_sampling_errors():
         mf.sample(np.zeros(3), 10)
     with pytest.raises(ValueError, match="loc must be a unit vector"):
         von_mises_fisher(3, [1.0, 1.0], 1.0)
+
+
+def test_sample_von_mises_fisher_density_on_s2():
+    rho = mf.von_mises(mf.Sphere(15), [0.0, 0.6, 0.8], 5.0)
+    x = mf.sample(rho, 20000, seed=5)
+    assert x.kind == "sphere" and x.points.shape == (20000, 3)
+    # E<loc, x> = coth κ - 1/κ on S²; 4 standard errors (std ≤ 1)
+    assert abs((x.points @ np.array([0.0, 0.6, 0.8])).mean() - (1 / np.tanh(5.0) - 0.2)) < 4 / np.sqrt(20000)
+    with pytest.raises(ValueError, match="method='quantile' is available on the circle only"):
+        mf.sample(rho, 10, method="quantile")

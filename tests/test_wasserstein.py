@@ -217,3 +217,62 @@ def test_bad_input_messages(rng):
         wasserstein(rng.uniform(size=(3, 5)), rng.uniform(size=(4, 5)))
     with pytest.raises(TypeError, match="b must be a Density, an EmpiricalMeasure or an array of points, got dict"):
         wasserstein(x, {})
+
+
+def test_cells_w1_exact_values():
+    # the uniform density as cells is the uniform measure: W1 to a point mass is
+    # the mean geodesic distance π/2, and to n equispaced atoms π/(2n)
+    circle = mf.Circle(32)
+    rho = mf.uniform(circle)
+    assert wasserstein(rho, np.array([1.234]), 1, density="cells") == pytest.approx(np.pi / 2, abs=1e-13)
+    atoms = (np.arange(10) + 0.5) / 10 * TWO_PI + 0.37
+    assert wasserstein(atoms, rho, 1, density="cells") == pytest.approx(np.pi / 20, abs=1e-13)
+
+
+def test_cells_against_fine_subdivision(rng):
+    # splitting every cell into r midpoint atoms moves mass by at most h/(2r): W1 within h/(4r)
+    circle = mf.Circle(48)
+    rho = mf.density(circle, rng.random(48) + 0.1)
+    x = rng.vonmises(1.0, 2.0, (3, 30))
+    r = 400
+    h = TWO_PI / 48
+    sub = (circle.theta[:, None] + ((np.arange(r) + 0.5) / r - 0.5) * h).ravel()
+    weights = np.repeat(rho.values * circle.weights / r, r)
+    reference = wasserstein(mf.EmpiricalMeasure(sub, weights / weights.sum()), x, 1)
+    info = wasserstein(rho, x, 1, density="cells", return_info=True)
+    assert info.method == "circle-cdf-cells" and info.exact
+    np.testing.assert_allclose(info.value, reference, atol=h / (4 * r))
+    # p = 2 with 16 sub-atoms per cell: the stated accuracy bounds the error
+    info2 = wasserstein(rho, x, 2, density="cells", return_info=True)
+    reference2 = wasserstein(mf.EmpiricalMeasure(sub, weights / weights.sum()), x, 2)
+    assert not info2.exact and np.all(np.abs(info2.value - reference2) <= info2.accuracy + h / (2 * r))
+
+
+def test_cells_bad_input(rng):
+    x = rng.uniform(0, TWO_PI, 5)
+    with pytest.raises(ValueError, match="density must be 'atoms' or 'cells', got 'nodes'"):
+        wasserstein(mf.uniform(mf.Circle(8)), x, density="nodes")
+    sphere = mf.Sphere(4)
+    with pytest.raises(ValueError, match="density='cells' is available for Circle densities only, got a on a 'sphere' domain"):
+        wasserstein(mf.uniform(sphere), np.array([[0.0, 0.0, 1.0]]), density="cells")
+
+
+def test_sphere_and_zonal_densities(rng):
+    sphere = mf.Sphere(6)
+    rho = mf.uniform(sphere)
+    x = rng.normal(size=(20, 3))
+    x /= np.linalg.norm(x, axis=1, keepdims=True)
+    nodes = sphere.points.reshape(-1, 3)
+    weights = (rho.values * sphere.weights).ravel()
+    cost = np.arccos(np.clip(nodes @ x.T, -1, 1))
+    expected = ot.emd2(weights / weights.sum(), np.full(20, 0.05), cost)
+    assert wasserstein(rho, x, 1) == pytest.approx(expected, abs=1e-12)
+    # zonal: W_p of the polar-angle marginals, a lower bound, stated as not exact
+    zonal = mf.ZonalSphere(5, 16)
+    north = np.zeros((1, 5))
+    north[0, -1] = 1.0
+    info = wasserstein(mf.uniform(zonal), north, 1, return_info=True)
+    polar = zonal.polar
+    mass = mf.uniform(zonal).values * zonal.weights
+    assert info.method == "zonal-polar" and not info.exact
+    assert info.value == pytest.approx(np.sum(mass * polar) / mass.sum(), abs=1e-13)

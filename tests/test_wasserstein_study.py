@@ -58,15 +58,13 @@ def test_study_bad_input():
         meanfield_study(model, rho0, [0.0, 0.1], [8, 16], seeds=[])
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize(
     "model, options",
     [
-        (mf.SelfAttention(2.0), {}),
-        (mf.SelfAttention(1.0, normalized=False), {}),
-        (mf.SelfAttention(2.0, noise=0.1), {"dt": 5e-3}),
+        pytest.param(mf.SelfAttention(2.0), {}, id="SA"),
+        pytest.param(mf.SelfAttention(1.0, normalized=False), {}, id="USA", marks=pytest.mark.slow),
+        pytest.param(mf.SelfAttention(2.0, noise=0.1), {"dt": 5e-3}, id="SA-noise", marks=pytest.mark.slow),
     ],
-    ids=["SA", "USA", "SA-noise"],
 )
 def test_iid_mean_field_exponent_is_minus_one_half(model, options):
     # E W1(mu_n(t), mu(t)) ~ c(t) n^{-1/2} at fixed t (DESIGN §2); 16 seeds give a

@@ -19,7 +19,7 @@ from solvers import (
 )
 from solvers._zonal_grid import gegenbauer_table
 
-EPS = 1e-8  # relative size of the perturbation: nonlinear terms change the rate by O(EPS)
+EPS = 1e-6  # relative size of the perturbation: nonlinear terms change the rate by O(EPS)
 
 
 def _spectral_rate(model, d, ell, horizon=0.5):
@@ -40,8 +40,10 @@ def test_spectral_growth_rates(d, normalized, noise):
     for ell in (1, 2, 3, 4):
         exact = model.growth_rate(ell, d)
         # Galerkin is exact for the linearised operator; what remains is the O(EPS)
-        # nonlinear contamination and round-off in log(a_l(T)/a_l(0)) ≈ 1e-16/EPS/T.
-        assert _spectral_rate(model, d, ell) == pytest.approx(exact, rel=1e-5, abs=1e-7)
+        # nonlinear contamination (measured ≤ 2e-6 relative) and round-off ≈ 1e-16/EPS/T.
+        # Relative to the size of the two competing terms (attraction and diffusion).
+        scale = abs(exact) + ell * (ell + d - 2) * noise
+        assert abs(_spectral_rate(model, d, ell) - exact) < 1e-5 * scale + 1e-9
 
 
 def _fv_rate(model, d, ell, n, horizon=0.5):
@@ -77,7 +79,8 @@ def _smooth_initial(theta):
 @pytest.mark.parametrize("d", [3, 10])
 def test_mass_conservation_through_solve(method, nodes, n, d):
     zonal = mf.ZonalSphere(d, n, nodes=nodes)
-    ds = mf.solve(mf.SelfAttention(3.0, noise=0.02), mf.density(zonal, _smooth_initial), np.linspace(0, 2, 5), method=method)
+    rho0 = mf.density(zonal, _smooth_initial)
+    ds = mf.solve(mf.SelfAttention(3.0, noise=0.02), rho0, np.linspace(0, 2, 5), method=method)
     assert ds.attrs["success"] == 1, ds.attrs["message"]
     assert ds.density.dims == ("time", "polar")
     # both schemes conserve Σ w_i ρ_i exactly up to round-off (spectral: the l = 0
@@ -133,7 +136,8 @@ def test_finite_volume_second_order_on_smooth_solution(d):
     errors = []
     for n in (40, 80, 160):
         zonal = mf.ZonalSphere(d, n, nodes="cells")
-        ds = mf.solve(model, mf.density(zonal, zonal.grid.cell_averages(_smooth_initial)), horizon, method="finite_volume")
+        rho0 = mf.density(zonal, zonal.grid.cell_averages(_smooth_initial))
+        ds = mf.solve(model, rho0, horizon, method="finite_volume")
         moments = zonal.grid.cell_moments(64)
         exact_avg = (ref_coeffs @ moments) * zonal.area / zonal.grid.volumes  # cell averages of the reference
         errors.append(np.sum(zonal.weights * np.abs(ds.density.values[-1] - exact_avg)))  # L¹(σ)
@@ -200,3 +204,43 @@ def test_negative_density_is_refused_by_finite_volume_check():
     scheme = ZonalFiniteVolumeScheme(grid, mf.SelfAttention(1.0).velocity_spec(3))
     with pytest.raises(NegativeDensityError, match="negative"):
         scheme.check(np.array([[1.0, 1, 1, -0.1, 1, 1, 1, 1]]))
+
+
+@pytest.mark.parametrize("d", [3, 10])
+def test_finite_volume_energy_gain_converges_to_the_spectral_one(d):
+    # E(T) - E(0) = ∫_0^T ∫|X|² dμ dt (checked for the spectral scheme above); the FV
+    # energy of the cell averages approaches it at second order.
+    model = mf.SelfAttention(1.0, normalized=False)
+    times = [0.0, 1.0]
+    spec = mf.solve(model, mf.density(mf.ZonalSphere(d, 96), _smooth_initial), times, rtol=1e-12)
+    gained = float(spec.energy.values[-1] - spec.energy.values[0])
+    errors = []
+    for n in (50, 100, 200):
+        zonal = mf.ZonalSphere(d, n, nodes="cells")
+        rho0 = mf.density(zonal, zonal.grid.cell_averages(_smooth_initial))
+        ds = mf.solve(model, rho0, times, method="finite_volume")
+        errors.append(abs(float(ds.energy.values[-1] - ds.energy.values[0]) - gained) / gained)
+    orders = np.log2(np.array(errors[:-1]) / np.array(errors[1:]))
+    # measured: relative errors 9.6e-4 (d = 3) and 2.0e-3 (d = 10) at n = 200, orders 1.9–2.0
+    assert np.all(orders > 1.8) and errors[-1] < 4e-3, (errors, orders)
+
+
+@pytest.mark.parametrize("normalized,beta", [(True, 2.0), (False, 1.0)])
+def test_zonal_solution_matches_the_full_sphere_solver_in_d3(normalized, beta):
+    # Independent discretisations (ducc0 spherical harmonics on S² vs Gegenbauer on the
+    # polar angle) of the same equation from a vMF law about e_3: the S² solution must be
+    # zonal and equal the zonal one, evaluated through its Gegenbauer series at the
+    # S² latitudes (polar = π/2 - lat), to the time-stepping tolerance (rtol = 1e-10).
+    model = mf.SelfAttention(beta, normalized=normalized, noise=0.02)
+    sphere = mf.Sphere(47)
+    times = [0.0, 1.0, 2.0]
+    full = mf.solve(model, mf.von_mises(sphere, np.array([0.0, 0.0, 1.0]), 3.0), times, rtol=1e-10)
+    zonal = mf.ZonalSphere(3, 64)
+    reduced = mf.solve(model, zonal.von_mises(None, 3.0), times, rtol=1e-10)
+    assert full.attrs["success"] == 1 and reduced.attrs["success"] == 1
+    series = gegenbauer_table(64, 3, np.sin(sphere.lat))  # cos(polar) = sin(lat)
+    for k in range(len(times)):
+        expected = series @ zonal.coefficients(reduced.density.values[k])
+        values = full.density.values[k]
+        assert np.max(np.abs(values - expected[:, None])) < 1e-8 * np.max(values)
+    np.testing.assert_allclose(full.energy.values, reduced.energy.values, rtol=1e-9)

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import logging
+import os
 import time as _time
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -11,6 +13,7 @@ import xarray as xr
 
 from .._measures import EmpiricalMeasure
 from .._models import Kuramoto, SelfAttention
+from .._trackers import Checkpoint
 from .._validate import as_times
 from .._version import __version__
 from ._attention import Attention
@@ -49,6 +52,9 @@ def simulate(
     max_steps: int = 10_000_000,
     block_elements: int = BLOCK_ELEMENTS,
     progress: bool = False,
+    checkpoint: str | os.PathLike | None = None,
+    checkpoint_interval: float = 30.0,
+    resume: bool = False,
 ) -> xr.Dataset:
     r"""Integrate a particle system of self-attention or Kuramoto type.
 
@@ -104,6 +110,14 @@ def simulate(
         Largest number of Gram-matrix entries alive at once (memory bound).
     progress : bool
         Show a tqdm progress bar over output times.
+    checkpoint : path, optional
+        NetCDF file rewritten with the outputs reached so far (at most every
+        ``checkpoint_interval`` seconds of wall time, and at the end).
+    resume : bool
+        Continue from ``checkpoint`` if it exists and was made with the same
+        model, method and tolerances for a prefix of ``t`` (its last state is
+        the new initial state; with noise, the continued noise stream differs
+        from that of an uninterrupted run).
 
     Returns
     -------
@@ -168,28 +182,7 @@ def simulate(
                          f"on a {kind!r} domain")
 
     geometry = geometry_for(kind)
-    bar = None
-    if progress:
-        from tqdm.auto import tqdm
-
-        bar = tqdm(total=times.size - 1, desc="simulate")
-
-    def on_output(i: int, x: np.ndarray) -> None:
-        if bar is not None and i > 0:
-            bar.update(1)
-
-    start = _time.perf_counter()
-    result = integrate(geometry, velocity, states, times, method, rtol=rtol, atol=atol, dt=dt, noise=noise,
-                       rng=rng, max_steps=max_steps, on_output=on_output)
-    wall = _time.perf_counter() - start
-    if bar is not None:
-        bar.close()
-    if not result.success:
-        logger.warning("simulate stopped early: %s", result.message)
-    traj = np.stack(result.states, axis=1)  # (systems, time, n[, d])
-    deviation = geometry.deviation(traj)
-    out_times = times[: traj.shape[1]]
-    return _dataset(model, traj, weights, kind, batch, out_times, omega, {
+    run_attrs = {
         "method": method,
         "integrator": METHODS[method],
         "rtol": rtol, "atol": atol, "dt": -1.0 if dt is None else float(dt),
@@ -199,14 +192,95 @@ def simulate(
         "seed": str(seed_value),
         "noise_convention": "dX = X dt + sqrt(2 sigma) dB on the manifold (generator sigma*Laplacian), "
                             "geodesic Euler-Maruyama",
+        "renormalize": int(renormalize),
+    }
+    done = None
+    if resume:
+        if checkpoint is None:
+            raise ValueError("resume=True needs a checkpoint path")
+        done = _load_checkpoint(Path(checkpoint), {**model.attrs, **run_attrs}, times, states.shape)
+    previous: list[np.ndarray] = []
+    if done is not None:
+        saved = _states_of(done, kind, batch)
+        previous = list(np.moveaxis(saved, 1, 0)[:-1])
+        states = saved[:, -1]
+        logger.info("resuming from %s at t=%g", checkpoint, times[len(previous)])
+    remaining = times[len(previous):]
+    reached: list[np.ndarray] = []
+
+    def build(n_reached: int, facts: dict[str, Any] | None = None) -> xr.Dataset:
+        traj = np.stack(previous + reached[:n_reached], axis=1)  # (systems, time, n[, d])
+        run = facts or {"success": 1, "message": "checkpoint", "max_sphere_deviation": geometry.deviation(traj)}
+        return _dataset(model, traj, weights, kind, batch, times[: traj.shape[1]], omega, {**run_attrs, **run})
+
+    keeper = Checkpoint(checkpoint, build, checkpoint_interval) if checkpoint is not None else None
+    bar = None
+    if progress:
+        from tqdm.auto import tqdm
+
+        bar = tqdm(total=remaining.size - 1, desc="simulate")
+
+    def on_output(i: int, x: np.ndarray) -> None:
+        reached.append(x.copy())
+        if bar is not None and i > 0:
+            bar.update(1)
+        if keeper is not None:
+            keeper(i, remaining[i], x)
+
+    start = _time.perf_counter()
+    try:
+        result = integrate(geometry, velocity, states, remaining, method, rtol=rtol, atol=atol, dt=dt, noise=noise,
+                           rng=rng, max_steps=max_steps, on_output=on_output)
+    finally:
+        if bar is not None:
+            bar.close()
+    wall = _time.perf_counter() - start
+    if not result.success:
+        logger.warning("simulate stopped early: %s", result.message)
+    traj = np.stack(previous + reached, axis=1)
+    facts = {
         "n_steps": result.n_steps, "n_rejected": result.n_rejected, "nfev": result.nfev,
         "min_step": float(min(result.step_sizes)) if result.step_sizes else -1.0,
         "max_step": float(max(result.step_sizes)) if result.step_sizes else -1.0,
-        "max_sphere_deviation": deviation,
+        "max_sphere_deviation": geometry.deviation(traj),
         "success": int(result.success), "message": result.message,
-        "wall_time": wall,
-        "renormalize": int(renormalize),
-    })
+        "wall_time": wall, "resumed_at": float(remaining[0]) if done is not None else -1.0,
+    }
+    ds = build(len(reached), facts)
+    if keeper is not None:
+        tmp = keeper.path.with_name(keeper.path.name + ".partial")
+        ds.to_netcdf(tmp)
+        os.replace(tmp, keeper.path)
+    return ds
+
+
+def _load_checkpoint(path: Path, attrs: dict[str, Any], times: np.ndarray, shape: tuple[int, ...]
+                     ) -> xr.Dataset | None:
+    """The saved run at ``path`` (None if absent), checked against this run's parameters and times."""
+    if not path.exists():
+        return None
+    with xr.open_dataset(path) as opened:
+        done = opened.load()
+    names = ("model", "beta", "noise", "coupling", "frequencies", "method", "rtol", "atol", "dt", "path",
+             "domain", "Q", "K", "V", "heads", "ffn", "projection", "rescaled")
+    for name in names:
+        if name in attrs and str(done.attrs.get(name)) != str(attrs[name]):
+            raise ValueError(
+                f"checkpoint {str(path)!r} was made with {name}={done.attrs.get(name)}, "
+                f"but this run has {name}={attrs[name]}; remove it or pass resume=False"
+            )
+    saved = done["time"].values
+    if saved.size > times.size or not np.allclose(saved, times[: saved.size], rtol=1e-12, atol=0):
+        raise ValueError(f"checkpoint {str(path)!r} holds times that are not a prefix of t")
+    if int(done.attrs.get("n_particles", -1)) != shape[1] or int(done.attrs.get("n_systems", -1)) != shape[0]:
+        raise ValueError(f"checkpoint {str(path)!r} holds a different number of particles or systems")
+    return done
+
+
+def _states_of(ds: xr.Dataset, kind: str, batch: bool) -> np.ndarray:
+    """Saved positions as integrator states (systems, time, n[, d])."""
+    values = np.asarray(ds["positions"].values, dtype=float)
+    return values if batch else values[None]
 
 
 def _read_initial(model, x0, domain, renormalize, tol):
@@ -218,7 +292,9 @@ def _read_initial(model, x0, domain, renormalize, tol):
         try:
             points = np.asarray(x0, dtype=float)
         except (TypeError, ValueError):
-            raise TypeError(f"x0 must be an array of positions or an EmpiricalMeasure, got {type(x0).__name__}") from None
+            raise TypeError(
+                f"x0 must be an array of positions or an EmpiricalMeasure, got {type(x0).__name__}"
+            ) from None
         kind = domain
     if kind is None:
         if isinstance(model, Kuramoto) or points.ndim == 1:
