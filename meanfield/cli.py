@@ -15,6 +15,8 @@ from pathlib import Path
 
 import numpy as np
 
+from ._cli_compare import add_compare_arguments, compare_command
+
 __all__ = ["main", "build_parser"]
 
 
@@ -47,6 +49,14 @@ def build_parser() -> argparse.ArgumentParser:
     solve.add_argument("--checkpoint-interval", type=float, default=30.0, help="seconds between checkpoint writes")
     solve.add_argument("--resume", action="store_true", help="continue from the output file if it holds a partial run")
     solve.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    compare = sub.add_parser(
+        "compare",
+        help="PDE against particles: W_p(μ_n(t), μ(t)) against n, with the fitted exponent",
+        description="Solve the PDE and simulate particles from the same initial measure for several n and seeds; "
+        "write W_p against n with its fitted exponent (NetCDF + PNG).",
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+    )
+    add_compare_arguments(compare)
     return parser
 
 
@@ -97,6 +107,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.command == "solve":
             return _solve_command(args)
+        if args.command == "compare":
+            return compare_command(args)
     except (ValueError, TypeError) as err:
         parser.exit(2, f"meanfield {args.command}: error: {err}\n")
     parser.error(f"unknown command {args.command!r}")

@@ -38,3 +38,13 @@ def test_solve_command_on_the_sphere(tmp_path):
         # the finite-volume scheme conserves its cell masses to round-off
         assert np.ptp(ds.mass.values) < 1e-12
     assert out.with_suffix(".png").exists()
+
+
+def test_compare_command_writes_netcdf_and_png(tmp_path, capsys):
+    out = tmp_path / "cmp.nc"
+    args = ["compare", "--n", "32", "128", "--seeds", "2", "--grid", "128", "--times", "0", "0.5"]
+    assert main([*args, "--output", str(out)]) == 0
+    assert "exponent" in capsys.readouterr().out
+    with xr.open_dataset(out) as ds:
+        assert ds.attrs["meanfield_version"]
+    assert out.with_suffix(".png").exists()
