@@ -91,6 +91,13 @@ class SelfAttention:
         denominator = (lambda ell: scaled_funk_hecke(ell, beta, d)) if self.normalized else None
         return ConvolutionVelocity(numerator=numerator, denominator=denominator)
 
+    def velocity(self, measure: Any, **kwargs: Any) -> np.ndarray:
+        """X[μ] at the nodes of a density or the atoms of particles
+        (see :func:`meanfield._velocity_field.velocity_field`)."""
+        from ._velocity_field import velocity_field
+
+        return velocity_field(self, measure, **kwargs)
+
     def growth_rate(self, degree: int | np.ndarray, d: int = 2) -> np.ndarray:
         """Linear growth rate of a degree-l perturbation of the uniform measure (DESIGN §2):
 
@@ -229,6 +236,13 @@ class Kuramoto:
         nz = k != 0
         out[nz] = num[nz] / (1j * k[nz])
         return out
+
+    def velocity(self, measure: Any, **kwargs: Any) -> np.ndarray:
+        """X[μ] at the nodes of a density or the atoms of particles
+        (see :func:`meanfield._velocity_field.velocity_field`)."""
+        from ._velocity_field import velocity_field
+
+        return velocity_field(self, measure, **kwargs)
 
     @property
     def is_gradient(self) -> bool:

@@ -224,6 +224,10 @@ class ZonalSphere:
 
         t = cos ϑ, Z = ∫_{-1}^1 (1-s²)^α ds, G(ϑ) = I_{sin²(ϑ/2)}(α+1, α+1) the
         uniform cap fraction. Cells: exact for the piecewise-constant density.
+
+        The Gauss-node series cancels when the coefficients are huge compared
+        with the result: accurate to round-off for d ≤ 16 (measured 1e-14), but
+        to only ~2e-4 for a vMF law with d = 100, κ = 200; use a cell grid there.
         """
         values = np.asarray(values, dtype=float)
         angles = np.asarray(angles, dtype=float)

@@ -58,8 +58,10 @@ def run_case(d: int, beta: float, kappa: float, n_degrees: int, sizes) -> dict:
         particles = mf.simulate(model, x0, TIMES, rtol=1e-6)
         positions = particles.positions.values
         distances[n_particles] = np.array(
-            [np.mean([zonal.polar_wasserstein(pde.density.values[k], positions[s, k]) for s in range(n_systems)])
-             for k in range(len(TIMES))]
+            [
+                np.mean([zonal.polar_wasserstein(pde.density.values[k], positions[s, k]) for s in range(n_systems)])
+                for k in range(len(TIMES))
+            ]
         )
         last_positions = positions
     return {"zonal": zonal, "pde": pde, "distances": distances, "positions": last_positions}
@@ -105,7 +107,8 @@ def main(argv: list[str] | None = None) -> int:
             ok &= passed
             rows.append((d, t, n_small, small[k], n_large, large[k], ratio, passed))
     header = f"{'d':>3} {'t':>4} {'n':>5} {'W1(n)':>10} {'4n':>5} {'W1(4n)':>10} {'ratio':>6}  ok"
-    text = "\n".join([header] + [f"{r[0]:>3} {r[1]:>4g} {r[2]:>5} {r[3]:>10.4g} {r[4]:>5} {r[5]:>10.4g} {r[6]:>6.2f}  {r[7]}" for r in rows])
+    lines = [f"{r[0]:>3} {r[1]:>4g} {r[2]:>5} {r[3]:>10.4g} {r[4]:>5} {r[5]:>10.4g} {r[6]:>6.2f}  {r[7]}" for r in rows]
+    text = "\n".join([header, *lines])
     print(text)
     table = xr.Dataset(
         {

@@ -1,0 +1,77 @@
+"""The velocity field X[μ] of a model, at the atoms of particles or the nodes of a density.
+
+For a density ρ on a grid, μ is taken as the quadrature measure
+Σ_j ρ_j w_j δ_{x_j} of its nodes, so X is exact to the quadrature's accuracy.
+On the circle X is computed by FFT from the model's Fourier multipliers
+(angular velocity dθ/dt); on spheres by blocked direct sums (tangent vectors
+in R^d, bounded memory). For particles the engine's velocity paths are used.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ._measures import Density, EmpiricalMeasure
+from ._models import Kuramoto, SelfAttention
+
+__all__ = ["velocity_field"]
+
+
+def velocity_field(
+    model: SelfAttention | Kuramoto, measure: Density | EmpiricalMeasure | np.ndarray, frequencies: Any = None
+) -> np.ndarray:
+    """X[μ] at the nodes of a density or at the atoms of an empirical measure.
+
+    Parameters
+    ----------
+    model : SelfAttention or Kuramoto
+    measure : Density, EmpiricalMeasure or array
+        A density (X at its nodes), or particles: angles (n,) on S¹, unit
+        vectors (n, d), or batches with a leading system axis.
+    frequencies : array_like, optional
+        Natural frequencies ω_i of Kuramoto particles (default 0); for a
+        Kuramoto density the velocity of the oscillators at ω = 0 is returned.
+
+    Returns
+    -------
+    ndarray
+        On S¹: angular velocities, shaped like the nodes or the angles. On
+        S^{d-1}: tangent vectors, shape (*nodes, d) or (…, n, d).
+    """
+    from .particles._velocity import DirectSelfAttention, KuramotoVelocity
+
+    if isinstance(measure, Density):
+        domain = measure.domain
+        rho = measure.values
+        if domain.kind == "circle":
+            spec = model.velocity_spec(2) if isinstance(model, SelfAttention) else model.velocity_spec(1)
+            numerator = domain.convolve(rho, spec.numerator)
+            denominator = 1.0 if spec.denominator is None else domain.convolve(rho, spec.denominator)
+            return numerator / denominator + (spec.drift[0] if isinstance(model, Kuramoto) else 0.0)
+        if not isinstance(model, SelfAttention):
+            raise ValueError(f"Kuramoto models live on the circle, got a {domain.kind} domain")
+        points = domain.points.reshape(1, -1, domain.points.shape[-1])
+        weights = (rho * domain.weights).reshape(1, -1)
+        field = DirectSelfAttention(model.beta, model.normalized, weights, "sphere")(0.0, points)
+        return field.reshape(*domain.shape, -1)
+    measure = measure if isinstance(measure, EmpiricalMeasure) else _as_measure(model, measure)
+    points, weights = measure.points, measure.weights
+    batch = weights.ndim == 2
+    states = points if batch else points[None]
+    weights = weights if batch else weights[None]
+    if isinstance(model, Kuramoto):
+        omega = np.broadcast_to(np.zeros(1) if frequencies is None else np.asarray(frequencies, float), states.shape)
+        out = KuramotoVelocity(model.coupling, model.interaction, omega, weights)(0.0, states)
+    elif isinstance(model, SelfAttention):
+        out = DirectSelfAttention(model.beta, model.normalized, weights, measure.kind)(0.0, states)
+    else:
+        raise TypeError(f"model must be SelfAttention or Kuramoto, got {type(model).__name__}")
+    return out if batch else out[0]
+
+
+def _as_measure(model: Any, positions: np.ndarray) -> EmpiricalMeasure:
+    positions = np.asarray(positions, dtype=float)
+    kind = "circle" if isinstance(model, Kuramoto) or positions.ndim == 1 else "sphere"
+    return EmpiricalMeasure(positions, domain=kind)
