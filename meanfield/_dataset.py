@@ -9,6 +9,7 @@ import xarray as xr
 
 from solvers import ConvolutionVelocity
 
+from ._domains import moment_points
 from ._energy import energy_multipliers
 
 __all__ = ["density_dataset", "COORD_ATTRS"]
@@ -44,7 +45,7 @@ def density_dataset(
     marginal = np.tensordot(velocity.weights, states, axes=([0], [1]))
     weights = domain.weights
     axes = tuple(range(1, marginal.ndim))
-    first_moment = np.tensordot(marginal * weights, domain.points, axes=(axes, tuple(range(len(axes)))))
+    first_moment = np.tensordot(marginal * weights, moment_points(domain), axes=(axes, tuple(range(len(axes)))))
     order = np.linalg.norm(first_moment, axis=-1)
     try:
         mult = energy_multipliers(model, domain.dimension)

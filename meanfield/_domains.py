@@ -32,12 +32,21 @@ from solvers import CircleGrid
 
 from ._validate import check_positive_int
 
-__all__ = ["Domain", "Circle", "sphere_area"]
+__all__ = ["Domain", "Circle", "moment_points", "sphere_area"]
 
 
 def sphere_area(d: int) -> float:
     """|S^{d-1}| = 2 π^{d/2} / Γ(d/2), the area of the unit sphere in R^d."""
     return float(2 * np.exp(0.5 * d * np.log(np.pi) - gammaln(0.5 * d)))
+
+
+def moment_points(domain: Domain) -> np.ndarray:
+    """Node vectors whose quadrature gives the first moment ∫ x ρ dσ.
+
+    ``domain.points`` except on a :class:`ZonalSphere`, whose node stands for
+    a whole (d-2)-sphere of points with mean cos ϑ e_d.
+    """
+    return getattr(domain, "moment_points", domain.points)
 
 
 class Domain(Protocol):

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 from scipy.special import ive
 
-from ._domains import Circle, Domain
+from ._domains import Circle, Domain, moment_points
 
 __all__ = [
     "Density",
@@ -75,7 +75,7 @@ class Density:
 
     def mean(self) -> np.ndarray:
         """First moment m = ∫ x ρ(x) dσ(x) in R^d."""
-        return np.tensordot(self.values * self.domain.weights, self.domain.points, axes=self.values.ndim)
+        return np.tensordot(self.values * self.domain.weights, moment_points(self.domain), axes=self.values.ndim)
 
 
 @dataclass(frozen=True, eq=False)
@@ -182,21 +182,24 @@ def uniform(domain: Domain) -> Density:
     return Density(domain, np.full(domain.shape, 1.0 / domain.area), {"name": "uniform"})
 
 
-def von_mises(domain: Domain, loc: float | np.ndarray = 0.0, kappa: float = 1.0) -> Density:
+def von_mises(domain: Domain, loc: float | np.ndarray | None = None, kappa: float = 1.0) -> Density:
     """Von Mises(–Fisher) density with mean direction ``loc`` and concentration κ.
 
     On S¹: ρ(θ) = e^{κ cos(θ - loc)} / (2π I_0(κ)), ``loc`` an angle. On S^{d-1}:
     ρ(x) = C_d(κ) e^{κ <loc, x>}, ``loc`` a unit vector (on a ZonalSphere the
     axis e_d is the only admissible mean direction). Exponentially scaled
-    Bessel functions keep κ up to several hundred exact.
+    Bessel functions keep κ up to several hundred exact. ``loc=None`` means
+    the angle 0 on S¹ and the axis e_d on spheres.
     """
     kappa_f = float(kappa)
     if not np.isfinite(kappa_f) or kappa_f < 0:
         raise ValueError(f"kappa must be finite and >= 0, got {kappa!r}")
     if isinstance(domain, Circle):
-        loc_f = _angle(loc, "loc")
+        loc_f = _angle(0.0 if loc is None else loc, "loc")
         values = np.exp(kappa_f * (np.cos(domain.theta - loc_f) - 1.0)) / (2 * np.pi * ive(0, kappa_f))
         return Density(domain, values, {"name": "von_mises", "loc": loc_f, "kappa": kappa_f})
+    if loc is None:
+        loc = np.eye(domain.dimension)[-1]
     return domain.von_mises(loc, kappa_f)
 
 

@@ -15,7 +15,10 @@ coefficients f̂_k returns the node values without a rescaling pass.
 from __future__ import annotations
 
 import logging
+import os
+import pickle
 import threading
+from pathlib import Path
 
 import numpy as np
 import scipy.fft
@@ -25,13 +28,56 @@ try:
 except ImportError:  # pragma: no cover - exercised by forcing backend="scipy"
     pyfftw = None
 
-__all__ = ["RealFFT", "available_backends"]
+__all__ = ["RealFFT", "available_backends", "wisdom_path"]
 
 logger = logging.getLogger(__name__)
 
 _BACKENDS = ("pyfftw", "scipy")
 _PLANNED: set[tuple[tuple[int, ...], str, int]] = set()
 _PLAN_LOCK = threading.Lock()
+_WISDOM_STATE = {"loaded": False}
+
+
+def wisdom_path() -> Path | None:
+    """File holding FFTW wisdom between processes, or None when disabled.
+
+    ``$MEANFIELD_FFTW_WISDOM`` names the file (``off`` disables the cache);
+    the default is ``$XDG_CACHE_HOME/meanfield/fftw_wisdom.pickle`` (``~/.cache``).
+    """
+    setting = os.environ.get("MEANFIELD_FFTW_WISDOM")
+    if setting is not None:
+        return None if setting.lower() in ("", "off", "0", "none") else Path(setting)
+    cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    return cache / "meanfield" / "fftw_wisdom.pickle"
+
+
+def _load_wisdom() -> None:
+    """Import the cached wisdom once per process (planning then costs microseconds)."""
+    if _WISDOM_STATE["loaded"]:
+        return
+    _WISDOM_STATE["loaded"] = True
+    path = wisdom_path()
+    if path is None or not path.exists():
+        return
+    try:
+        wisdom = pickle.loads(path.read_bytes())
+        pyfftw.import_wisdom(wisdom)
+    except (OSError, pickle.UnpicklingError, TypeError, ValueError, EOFError) as err:
+        logger.warning("ignoring unreadable FFTW wisdom file %s: %s", path, err)
+
+
+def _save_wisdom() -> None:
+    """Write the process's wisdom to the cache file (atomically; failures only log)."""
+    path = wisdom_path()
+    if path is None:
+        return
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+        tmp.write_bytes(pickle.dumps(pyfftw.export_wisdom()))
+        os.replace(tmp, path)
+    except OSError as err:
+        logger.debug("could not write FFTW wisdom to %s: %s", path, err)
 
 
 def available_backends() -> tuple[str, ...]:
@@ -50,10 +96,10 @@ class RealFFT:
     ``execute()`` each and no allocation. :meth:`forward` and
     :meth:`backward` are normalised conveniences that copy.
 
-    With pyfftw, plans are made with ``FFTW_MEASURE`` and FFTW's in-process
-    wisdom: the first plan of a given (shape, threads) pays the measurement
-    (0.04–1.3 s), later plans of the same problem reuse the wisdom and cost
-    microseconds. Without pyfftw (or with ``backend="scipy"``) the same
+    With pyfftw, plans are made with ``FFTW_MEASURE`` and FFTW's wisdom,
+    cached on disk between processes (:func:`wisdom_path`): the first plan of
+    a given (shape, threads) on a machine pays the measurement (0.04–1.3 s),
+    later plans of the same problem reuse the wisdom and cost microseconds. Without pyfftw (or with ``backend="scipy"``) the same
     interface is served by ``scipy.fft`` (≈ 5 µs overhead per call).
 
     Normalisation: f̂_k = (1/n) Σ_j f_j e^{-2πijk/n} (see the module docstring).
@@ -123,10 +169,13 @@ class RealFFT:
             self.coefficients = pyfftw.empty_aligned(spec_shape, dtype="complex128")
             self._fwd = self._bwd = None
             with _PLAN_LOCK:
+                _load_wisdom()
+                learned = False
                 for direction in directions:
                     key = (real_shape, direction, self.threads)
                     if key not in _PLANNED:
-                        logger.debug("measuring %s real FFT of shape %s, %d thread(s)", direction, real_shape, self.threads)
+                        learned = True
+                        logger.debug("planning %s real FFT of shape %s, %d thread(s)", direction, real_shape, self.threads)
                     if direction == "forward":
                         self._fwd = pyfftw.FFTW(
                             self.values,
@@ -146,6 +195,8 @@ class RealFFT:
                             threads=self.threads,
                         )
                     _PLANNED.add(key)
+                if learned:
+                    _save_wisdom()
             # bind the planned executions directly (no wrapper call on the hot path)
             if self._fwd is not None:
                 self.execute_forward = self._fwd.execute
