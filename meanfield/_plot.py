@@ -1,4 +1,5 @@
-"""Figures of PDE results: density over (time, θ) and the energy curve.
+"""Figures of PDE results on a 1-D grid (S¹ angle, or polar angle of a
+ZonalSphere): density over (time, angle) and the energy curve.
 
 Figures are built as :class:`matplotlib.figure.Figure` objects, independent
 of any GUI backend; save them with ``fig.savefig(path)``.
@@ -10,11 +11,13 @@ import numpy as np
 import xarray as xr
 from matplotlib.figure import Figure
 
-__all__ = ["plot_circle_solution"]
+from ._domains import sphere_area
+
+__all__ = ["plot_density_map"]
 
 
-def plot_circle_solution(ds: xr.Dataset, title: str | None = None) -> Figure:
-    """Heat map of the density over (t, θ) above the energy E_β(t).
+def plot_density_map(ds: xr.Dataset, title: str | None = None) -> Figure:
+    """Heat map of the density over (t, θ) or (t, ϑ) above the energy E_β(t).
 
     The colour scale is logarithmic between 10⁻³ max ρ and max ρ, so that
     clusters and the depleted regions between them are both visible.
@@ -22,25 +25,35 @@ def plot_circle_solution(ds: xr.Dataset, title: str | None = None) -> Figure:
     Parameters
     ----------
     ds : xarray.Dataset
-        A result of :func:`meanfield.solve` on the circle.
+        A result of :func:`meanfield.solve` on a :class:`Circle` (dim ``theta``)
+        or a ``ZonalSphere`` (dim ``polar``).
     title : str, optional
         Figure title; by default built from the dataset's attrs.
     """
     from matplotlib.colors import LogNorm
 
-    if "theta" not in ds.dims:
-        raise ValueError(f"plot_circle_solution needs a dataset on the circle (dim 'theta'), got dims {tuple(ds.dims)}")
+    angle = "theta" if "theta" in ds.dims else "polar" if "polar" in ds.dims else None
+    if angle is None:
+        raise ValueError(f"plot_density_map needs a dataset with dim 'theta' or 'polar', got dims {tuple(ds.dims)}")
     fig = Figure(figsize=(7.5, 6.5), layout="constrained")
     ax_map, ax_energy = fig.subplots(2, 1, height_ratios=[3, 1.3], sharex=True)
     rho = ds.density.values
+    if angle == "polar":
+        # show the polar-angle marginal |S^{d-2}| sin^{d-2}ϑ ρ(ϑ) (a density in ϑ), since
+        # ρ itself (w.r.t. the area of S^{d-1}) spans many decades in high d
+        d = int(ds.attrs["dimension"])
+        rho = rho * sphere_area(d - 1) * np.sin(ds.polar.values) ** (d - 2)
     top = float(np.max(rho))
     norm = LogNorm(vmin=top * 1e-3, vmax=top)
     mesh = ax_map.pcolormesh(
-        ds.time.values, ds.theta.values, np.clip(rho.T, top * 1e-3, None), norm=norm, shading="nearest", cmap="magma"
+        ds.time.values, ds[angle].values, np.clip(rho.T, top * 1e-3, None), norm=norm, shading="nearest", cmap="magma"
     )
-    fig.colorbar(mesh, ax=ax_map, label="density ρ(t, θ)")
-    ax_map.set_ylabel("θ [rad]")
-    ax_map.set_yticks([0, np.pi / 2, np.pi, 3 * np.pi / 2, 2 * np.pi], ["0", "π/2", "π", "3π/2", "2π"])
+    symbol = "θ" if angle == "theta" else "ϑ"
+    label = "density ρ(t, θ)" if angle == "theta" else "polar marginal |S^{d-2}| sin^{d-2}ϑ ρ(t, ϑ)"
+    fig.colorbar(mesh, ax=ax_map, label=label)
+    ax_map.set_ylabel(f"{symbol} [rad]" if angle == "theta" else "polar angle ϑ from e_d [rad]")
+    ticks = [0, np.pi / 2, np.pi, 3 * np.pi / 2, 2 * np.pi][: 5 if angle == "theta" else 3]
+    ax_map.set_yticks(ticks, ["0", "π/2", "π", "3π/2", "2π"][: len(ticks)])
     ax_energy.plot(ds.time.values, ds.energy.values, color="k")
     ax_energy.set_xlabel("t")
     ax_energy.set_ylabel("E_β")
@@ -49,7 +62,7 @@ def plot_circle_solution(ds: xr.Dataset, title: str | None = None) -> Figure:
         attrs = ds.attrs
         title = (
             f"{attrs.get('model', '')} β={attrs.get('beta', '')} σ={attrs.get('noise', '')} "
-            f"{attrs.get('method', '')} N={ds.sizes['theta']}"
+            f"{attrs.get('method', '')} N={ds.sizes[angle]}" + (f" d={attrs.get('dimension')}" if angle == "polar" else "")
         )
         if not attrs.get("success", 1):
             title += f"\nstopped early: {attrs.get('message', '')}"

@@ -33,8 +33,13 @@ def build_parser() -> argparse.ArgumentParser:
     solve.add_argument("--beta", type=float, default=4.0, help="inverse temperature β ≥ 0")
     solve.add_argument("--noise", type=float, default=0.0, help="diffusion σ ≥ 0")
     solve.add_argument("--unnormalized", action="store_true", help="USA instead of SA (no softmax normalisation)")
-    solve.add_argument("--domain", choices=["circle", "sphere"], default="circle", help="S¹ or S²")
-    solve.add_argument("--n", type=int, default=512, help="grid nodes on the circle")
+    solve.add_argument(
+        "--domain", choices=["circle", "sphere", "zonal"], default="circle",
+        help="S¹, S², or axisymmetric measures on S^{d-1} (zonal; start: von Mises–Fisher about e_d)",
+    )
+    solve.add_argument("--n", type=int, default=512, help="grid nodes on the circle or in the polar angle (zonal)")
+    solve.add_argument("--dimension", type=int, default=10, help="d of S^{d-1} for --domain zonal")
+    solve.add_argument("--kappa", type=float, default=1.0, help="von Mises–Fisher concentration of the zonal start")
     solve.add_argument("--lmax", type=int, default=63, help="band limit of the S² grid (--domain sphere)")
     solve.add_argument(
         "--method",
@@ -64,12 +69,19 @@ def _solve_command(args: argparse.Namespace) -> int:
     import meanfield as mf
 
     from ._initial import perturbed_uniform
-    from ._plot import plot_circle_solution
+    from ._plot import plot_density_map
     from ._plot_sphere import plot_sphere_solution
 
     model = mf.SelfAttention(args.beta, normalized=not args.unnormalized, noise=args.noise)
-    domain = mf.Circle(args.n) if args.domain == "circle" else mf.Sphere(args.lmax)
-    rho0 = perturbed_uniform(domain, amplitude=args.amplitude, seed=args.seed)
+    if args.domain == "zonal":
+        nodes = "cells" if args.method == "finite_volume" else "gauss"
+        domain = mf.ZonalSphere(args.dimension, args.n, nodes=nodes)
+        rho0 = mf.von_mises(domain, kappa=args.kappa)
+        start = f"von_mises_fisher(kappa={args.kappa})"
+    else:
+        domain = mf.Circle(args.n) if args.domain == "circle" else mf.Sphere(args.lmax)
+        rho0 = perturbed_uniform(domain, amplitude=args.amplitude, seed=args.seed)
+        start = f"perturbed_uniform(amplitude={args.amplitude}, seed={args.seed})"
     if args.n_times < 2:
         raise ValueError(f"--n-times must be at least 2, got {args.n_times}")
     times = np.linspace(0.0, args.t_final, args.n_times)
@@ -85,9 +97,9 @@ def _solve_command(args: argparse.Namespace) -> int:
         checkpoint_interval=args.checkpoint_interval,
         resume=args.resume,
     )
-    ds.attrs["initial_condition"] = f"perturbed_uniform(amplitude={args.amplitude}, seed={args.seed})"
+    ds.attrs["initial_condition"] = start
     ds.to_netcdf(output)
-    figure = plot_circle_solution(ds) if args.domain == "circle" else plot_sphere_solution(ds)
+    figure = plot_sphere_solution(ds) if args.domain == "sphere" else plot_density_map(ds)
     png = output.with_suffix(".png")
     figure.savefig(png, dpi=120)
     status = "completed" if ds.attrs["success"] else f"stopped early: {ds.attrs['message']}"
