@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 import xarray as xr
 
 from meanfield.cli import main
@@ -22,10 +23,9 @@ def test_solve_command_writes_netcdf_and_png(tmp_path, capsys):
 
 
 def test_solve_command_reports_bad_options(tmp_path, capsys):
-    try:
+    with pytest.raises(SystemExit) as stop:
         main(["solve", "--beta", "-1", "--output", str(tmp_path / "x.nc"), "--no-progress"])
-    except SystemExit as stop:
-        assert stop.code == 2
+    assert stop.value.code == 2
     assert "beta must be finite and >= 0, got -1.0" in capsys.readouterr().err
 
 
