@@ -10,7 +10,8 @@ import xarray as xr
 from ._domains import Circle
 from ._measures import Density, EmpiricalMeasure
 from ._version import __version__
-from ._wasserstein import _check_p, wasserstein
+from ._validate import check_order
+from ._wasserstein import wasserstein
 
 __all__ = ["compare", "pde_domain"]
 
@@ -76,7 +77,7 @@ def compare(
         Different output times, incompatible domains, p < 1, a density with
         negative values beyond rounding.
     """
-    p = _check_p(p)
+    p = check_order(p)
     _check_inputs(pde, particles)
     domain = pde_domain(pde)
     _check_times(pde, particles)

@@ -12,6 +12,7 @@ models with an odd interaction h, E = (1/2) ∬ G(θ - φ) dμ dμ with G' = h(-
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -23,7 +24,7 @@ from ._models import Kuramoto, SelfAttention
 __all__ = ["energy", "energy_multipliers"]
 
 
-def energy_multipliers(model: Any, d: int):
+def energy_multipliers(model: Any, d: int) -> Callable[[np.ndarray], np.ndarray]:
     """Funk–Hecke multipliers of the kernel whose half-quadratic form is the energy."""
     if isinstance(model, SelfAttention):
         beta = model.beta

@@ -15,17 +15,41 @@ matters (USA).
 from __future__ import annotations
 
 import numpy as np
-from scipy.special import gammaln, ive
+from scipy.special import gammaln, hyp0f1, ive
 
 __all__ = ["scaled_funk_hecke", "scaled_funk_hecke_over_beta"]
 
 
+SERIES_BETA = 50.0
+"""Below this β the multipliers are summed from the power series of I_ν in
+logarithms; above it ``ive`` is used (there β^{1-d/2} can no longer overflow)."""
+
+
 def scaled_funk_hecke(degrees: np.ndarray, beta: float, d: int) -> np.ndarray:
-    """e^{-β} c_l(β) for the degrees l (d = 2: e^{-β} 2π I_l(β))."""
+    """e^{-β} c_l(β) for the degrees l (d = 2: e^{-β} 2π I_l(β)).
+
+    For β < :data:`SERIES_BETA` the product β^{1-d/2} I_{l+d/2-1}(β) is formed
+    in logarithms from I_ν(β) = (β/2)^ν ₀F₁(; ν+1; β²/4) / Γ(ν+1):
+
+        e^{-β} c_l(β) = exp((d/2) log 2π - ν log 2 + l log β - log Γ(ν+1) + log ₀F₁(; ν+1; β²/4) - β),
+
+    which neither overflows (β^{1-d/2} at small β and large d) nor underflows
+    to a spurious 0/0; for larger β the exponentially scaled ``ive`` is exact.
+    """
     ell = np.abs(np.asarray(degrees))
     if beta == 0:
         return np.where(ell == 0, 2 * np.pi ** (d / 2) / np.exp(gammaln(d / 2)), 0.0)
     nu = ell + d / 2 - 1
+    if beta < SERIES_BETA:
+        log_c = (
+            0.5 * d * np.log(2 * np.pi)
+            - nu * np.log(2.0)
+            + ell * np.log(beta)
+            - gammaln(nu + 1)
+            + np.log(hyp0f1(nu + 1, 0.25 * beta * beta))
+            - beta
+        )
+        return np.exp(log_c)
     return (2 * np.pi) ** (d / 2) * beta ** (1 - d / 2) * ive(nu, beta)
 
 

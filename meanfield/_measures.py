@@ -46,7 +46,7 @@ class Density:
     law: dict = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        values = np.asarray(self.values, dtype=float)
+        values = np.array(self.values, dtype=float, copy=True)
         if values.shape != tuple(self.domain.shape):
             raise ValueError(
                 f"density values must have the grid's shape {tuple(self.domain.shape)}, got {values.shape}"

@@ -209,20 +209,18 @@ class Kuramoto:
         u = (np.arange(n_nodes) + 0.5) / n_nodes
         return freq.ppf(u), np.full(n_nodes, 1.0 / n_nodes)
 
+    def interaction_multipliers(self, k: np.ndarray) -> np.ndarray:
+        """Multipliers 2π K conj(ĥ_k) of K g, g(u) = h(-u), at wavenumbers k ≥ 0 (0 beyond K_h)."""
+        k = np.asarray(k)
+        out = np.zeros(k.shape, dtype=complex)
+        inside = k < self.interaction.size
+        out[inside] = 2 * np.pi * self.coupling * np.conj(self.interaction[k[inside]])
+        return out
+
     def velocity_spec(self, n_frequency_nodes: int = 32) -> ConvolutionVelocity:
         """X_m = ω_m + K (g ⋆ ρ̄) with g(u) = h(-u): multiplier 2π K conj(ĥ_k)."""
-        coeffs = self.interaction
-        coupling = self.coupling
-
-        def numerator(k: np.ndarray) -> np.ndarray:
-            k = np.asarray(k)
-            out = np.zeros(k.shape, dtype=complex)
-            inside = k < coeffs.size
-            out[inside] = 2 * np.pi * coupling * np.conj(coeffs[k[inside]])
-            return out
-
         nodes, weights = self.frequency_quadrature(n_frequency_nodes)
-        return ConvolutionVelocity(numerator=numerator, drift=nodes, weights=weights)
+        return ConvolutionVelocity(numerator=self.interaction_multipliers, drift=nodes, weights=weights)
 
     def potential_multipliers(self, k: np.ndarray) -> np.ndarray:
         """Multipliers 2π Ĝ_k of the potential G with X = ω + ∂_θ(G ⋆ ρ̄), for an odd h.
@@ -230,8 +228,10 @@ class Kuramoto:
         h odd ⇒ g(u) = h(-u) = ∂_u G(u) with Ĝ_k = ĝ_k/(ik) for k ≠ 0.
         Used for the energy E = (1/2) ∬ G(θ - φ) dμ dμ (K|m|²/2 for h = sin).
         """
+        if not self.is_gradient:
+            raise ValueError("the Kuramoto interaction h is not odd, so X has no potential")
         k = np.asarray(k)
-        num = self.velocity_spec().numerator(k)
+        num = self.interaction_multipliers(k)
         out = np.zeros(k.shape, dtype=complex)
         nz = k != 0
         out[nz] = num[nz] / (1j * k[nz])

@@ -8,6 +8,7 @@ on the domain of ρ_0, with the scheme named by ``method`` (keys of
 
 from __future__ import annotations
 
+import inspect
 import logging
 import os
 from pathlib import Path
@@ -124,6 +125,7 @@ def solve(
         velocity = model.velocity_spec(frequency_nodes)
     else:
         velocity = model.velocity_spec(domain.dimension)
+    _check_options(SCHEMES[key], method, options)
     scheme = SCHEMES[key](domain.grid, velocity, diffusion=model.noise, **options)
     rho_values = rho0.normalized().values
     y0 = scheme.from_grid(np.repeat(rho_values[None], velocity.n_species, axis=0))
@@ -194,6 +196,19 @@ def solve(
     if not result.success:
         logger.warning("solve stopped early at t=%g: %s", ds.time.values[-1], result.message)
     return ds
+
+
+def _check_options(scheme_cls: type, method: str, options: dict[str, Any]) -> None:
+    """Reject options the scheme does not take, naming the ones it does."""
+    if "diffusion" in options:
+        raise ValueError("diffusion is the model's noise σ: pass noise= to the model, not diffusion= to solve")
+    params = inspect.signature(scheme_cls.__init__).parameters
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()):
+        return
+    accepted = [name for name in params if name not in ("self", "grid", "velocity", "diffusion")]
+    unknown = sorted(set(options) - set(accepted))
+    if unknown:
+        raise ValueError(f"method {method!r} does not take the option(s) {unknown}; it accepts {accepted}")
 
 
 def _attrs(model: Any, domain: Any, method: str, scheme: Any, options: dict[str, Any]) -> dict[str, Any]:

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-__all__ = ["as_times", "check_beta", "check_nonnegative", "check_positive_int", "as_rng"]
+__all__ = ["as_times", "check_beta", "check_nonnegative", "check_order", "check_positive_int", "as_rng"]
 
 
 def check_beta(beta: float) -> float:
@@ -21,6 +21,17 @@ def check_beta(beta: float) -> float:
         raise TypeError(f"beta must be a real number, got {beta!r}") from None
     if not np.isfinite(value) or value < 0:
         raise ValueError(f"beta must be finite and >= 0, got {beta!r}")
+    return value
+
+
+def check_order(p: float) -> float:
+    """Return the order ``p`` of a Wasserstein distance W_p as a float, requiring 1 ≤ p < ∞."""
+    try:
+        value = float(p)
+    except (TypeError, ValueError):
+        raise TypeError(f"p must be a real number >= 1, got {p!r}") from None
+    if not np.isfinite(value) or value < 1:
+        raise ValueError(f"p must be finite and >= 1, got {p!r}")
     return value
 
 

@@ -15,12 +15,15 @@ import numpy as np
 
 from ._measures import Density, EmpiricalMeasure
 from ._models import Kuramoto, SelfAttention
+from .particles._geometry import SPHERE_TOLERANCE, check_on_sphere
+from .particles._velocity import DirectSelfAttention, KuramotoVelocity, check_unnormalized_beta
 
 __all__ = ["velocity_field"]
 
 
 def velocity_field(
-    model: SelfAttention | Kuramoto, measure: Density | EmpiricalMeasure | np.ndarray, frequencies: Any = None
+    model: SelfAttention | Kuramoto, measure: Density | EmpiricalMeasure | np.ndarray, frequencies: Any = None,
+    *, renormalize: bool = False, sphere_tolerance: float = SPHERE_TOLERANCE,
 ) -> np.ndarray:
     """X[μ] at the nodes of a density or at the atoms of an empirical measure.
 
@@ -33,14 +36,25 @@ def velocity_field(
     frequencies : array_like, optional
         Natural frequencies ω_i of Kuramoto particles (default 0); for a
         Kuramoto density the velocity of the oscillators at ω = 0 is returned.
+    renormalize : bool
+        Project particles onto the sphere instead of rejecting points off it.
+    sphere_tolerance : float
+        Allowed | |x_i| - 1 | of particles on S^{d-1}.
 
     Returns
     -------
     ndarray
         On S¹: angular velocities, shaped like the nodes or the angles. On
         S^{d-1}: tangent vectors, shape (*nodes, d) or (…, n, d).
+
+    Raises
+    ------
+    ValueError
+        Particles off the unit sphere (beyond ``sphere_tolerance``) or in R^d for
+        SelfAttention; β > 709.78 for the unnormalized model (e^β overflows).
     """
-    from .particles._velocity import DirectSelfAttention, KuramotoVelocity
+    if isinstance(model, SelfAttention):
+        check_unnormalized_beta(model.beta, model.normalized)
 
     if isinstance(measure, Density):
         domain = measure.domain
@@ -58,6 +72,8 @@ def velocity_field(
         return field.reshape(*domain.shape, -1)
     measure = measure if isinstance(measure, EmpiricalMeasure) else _as_measure(model, measure)
     points, weights = measure.points, measure.weights
+    if measure.kind == "sphere":
+        points = check_on_sphere(points, sphere_tolerance, renormalize, name="measure points")
     batch = weights.ndim == 2
     states = points if batch else points[None]
     weights = weights if batch else weights[None]
@@ -65,6 +81,8 @@ def velocity_field(
         omega = np.broadcast_to(np.zeros(1) if frequencies is None else np.asarray(frequencies, float), states.shape)
         out = KuramotoVelocity(model.coupling, model.interaction, omega, weights)(0.0, states)
     elif isinstance(model, SelfAttention):
+        if measure.kind not in ("circle", "sphere"):
+            raise ValueError(f"SelfAttention particles live on the circle or a sphere, got domain {measure.kind!r}")
         out = DirectSelfAttention(model.beta, model.normalized, weights, measure.kind)(0.0, states)
     else:
         raise TypeError(f"model must be SelfAttention or Kuramoto, got {type(model).__name__}")

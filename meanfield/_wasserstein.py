@@ -29,6 +29,7 @@ from typing import Any
 import numpy as np
 
 from ._measures import Density, EmpiricalMeasure
+from ._validate import check_order
 from ._wasserstein_circle import circle_w1, circle_w1_cells, circle_wp, interval_wp
 
 __all__ = ["WassersteinResult", "wasserstein"]
@@ -77,10 +78,11 @@ class WassersteinResult:
 
 @dataclass(frozen=True)
 class _Atoms:
-    kind: str
-    points: np.ndarray  # (B, n) angles on S¹, (B, n, d) unit vectors on S^{d-1}
+    kind: str  # "circle", "sphere" or "zonal"
+    points: np.ndarray  # (B, n) angles on S¹ or polar angles, (B, n, d) unit vectors on S^{d-1}
     weights: np.ndarray  # (B, n)
     batched: bool
+    dimension: int  # ambient dimension d of S^{d-1} ⊂ R^d (2 on the circle)
 
 
 def wasserstein(
@@ -88,6 +90,7 @@ def wasserstein(
     b: Density | EmpiricalMeasure | np.ndarray,
     p: float = 1,
     *,
+    domain: str | None = None,
     return_info: bool = False,
     density: str = "atoms",
     max_exact_atoms: int = 3000,
@@ -102,13 +105,27 @@ def wasserstein(
     Parameters
     ----------
     a, b : Density, EmpiricalMeasure or ndarray
-        Densities (see ``density``), empirical measures, or plain points: angles of shape (n,) or (systems, n) on S¹,
-        unit vectors (n, d) or (systems, n, d) on S^{d-1}. A plain 2-D array
-        is read as unit vectors when the other argument lives on a sphere or
-        every row has unit norm, else as systems of angles. A single measure
-        against a batch is compared with every system.
+        Densities (see ``density``), empirical measures, or plain arrays of
+        equally weighted points, read by their shape only:
+
+        * (n,): n angles on S¹;
+        * (n, d), d ≥ 2: n unit vectors on S^{d-1}; but when the other
+          argument is a Circle density or an EmpiricalMeasure on the circle
+          and d ≠ 2, a batch of n systems of d angles;
+        * (systems, n, d): a batch of unit vectors.
+
+        Values never decide the reading: unit vectors must satisfy
+        | |x| - 1 | ≤ 1e-8 or a ValueError names the largest deviation. Unit
+        vectors of S¹ ⊂ R² (d = 2) are converted to angles atan2(x₂, x₁)
+        and compared by the exact circle methods. ``domain`` overrides the
+        reading (e.g. ``domain="circle"`` for systems of two angles). A single
+        measure against a batch is compared with every system.
     p : float
         Order, p ≥ 1.
+    domain : {"circle", "sphere"}, optional
+        How plain arrays are read: "circle": angles (n,) or (systems, n);
+        "sphere": unit vectors (n, d) or (systems, n, d). Default: by shape,
+        as above.
     return_info : bool
         Return a :class:`WassersteinResult` (value, method, accuracy) instead
         of the bare value.
@@ -134,8 +151,10 @@ def wasserstein(
     Raises
     ------
     ValueError
-        p < 1, measures on different domains, densities of mass ≠ 1, weights
-        not summing to 1, points off the unit sphere, an unknown ``density``.
+        p < 1, measures on different domains or spheres of different
+        dimension, densities of mass ≠ 1, weights not summing to 1, points
+        off the unit sphere, arrays of the wrong shape, an unknown
+        ``density`` or ``domain``.
 
     Examples
     --------
@@ -143,107 +162,103 @@ def wasserstein(
     >>> round(mf.wasserstein(np.array([0.1]), np.array([2 * np.pi - 0.2])), 12)
     0.3
     """
-    p = _check_p(p)
+    p = check_order(p)
+    if domain is not None and domain not in ("circle", "sphere"):
+        raise ValueError(f"domain must be 'circle' or 'sphere' (how plain arrays are read), got {domain!r}")
     if density not in ("atoms", "cells"):
         raise ValueError(f"density must be 'atoms' or 'cells', got {density!r}")
     cells = density == "cells"
     for name, m in (("a", a), ("b", b)):
         if cells and isinstance(m, Density) and m.domain.kind != "circle":
             raise ValueError(f"density='cells' is available for Circle densities only, got {name} on a {m.domain.kind!r} domain")
-    if cells and p == 1 and isinstance(a, Density) != isinstance(b, Density):
-        return _w1_cells(a, b, return_info)
-    hint = _kind_hint(a, b)
-    atoms_a = _as_atoms(a, "a", hint, cells)
-    atoms_b = _as_atoms(b, "b", hint, cells)
-    if "zonal" in (atoms_a.kind, atoms_b.kind):
-        atoms_a, atoms_b = _polar(atoms_a, "a"), _polar(atoms_b, "b")
-    if atoms_a.kind != atoms_b.kind:
-        raise ValueError(f"a and b must live on the same domain, got a on {atoms_a.kind!r} and b on {atoms_b.kind!r}")
-    if atoms_a.kind == "sphere" and atoms_a.points.shape[-1] != atoms_b.points.shape[-1]:
-        raise ValueError(
-            f"a and b must live on the same sphere, got points in R^{atoms_a.points.shape[-1]} "
-            f"and R^{atoms_b.points.shape[-1]}"
-        )
-    xa, wa, xb, wb = _broadcast_systems(atoms_a, atoms_b)
+    # W₁ of a cell density against atoms has a closed form; otherwise cells become sub-atoms
+    w1_cells = cells and p == 1 and isinstance(a, Density) != isinstance(b, Density)
+    subcells = cells and not w1_cells
+    atoms_a = _as_atoms(a, "a", domain or _domain_of(b), domain is not None, subcells)
+    atoms_b = _as_atoms(b, "b", domain or _domain_of(a), domain is not None, subcells)
+    atoms_a, atoms_b = _same_domain(atoms_a, atoms_b)
     batched = atoms_a.batched or atoms_b.batched
-    n_atoms = (int(wa.shape[-1]), int(wb.shape[-1]))
-    if atoms_a.kind == "zonal":
-        value = interval_wp(xa, wa, xb, wb, p)
-        method, exact, accuracy = "zonal-polar", False, float("nan")
-    elif atoms_a.kind == "circle":
-        if p == 1:
-            value = circle_w1(xa, wa, xb, wb)
-            method, accuracy = "circle-cdf", 0.0
-        else:
-            value, gap = circle_wp(xa, wa, xb, wb, p)
-            method, accuracy = "circle-quantile", float(np.max(gap))
-        exact = True
-        subdivided = [m for m in (a, b) if cells and isinstance(m, Density)]
-        if subdivided:
-            method += "-subcells"
-            exact = False
-            accuracy += sum(np.pi / (m.domain.n * CELL_SUBATOMS) for m in subdivided)
+    n_atoms = (int(atoms_a.weights.shape[-1]), int(atoms_b.weights.shape[-1]))
+    if w1_cells:
+        rho, other = (atoms_a, atoms_b) if isinstance(a, Density) else (atoms_b, atoms_a)
+        value = circle_w1_cells(rho.weights[0], other.points, other.weights)
+        method, exact, accuracy = "circle-cdf-cells", True, 0.0
     else:
-        value, method, exact, accuracy = _sphere(xa, wa, xb, wb, p, max_exact_atoms, n_projections, seed)
+        xa, wa, xb, wb = _broadcast_systems(atoms_a, atoms_b)
+        if atoms_a.kind == "zonal":
+            value = interval_wp(xa, wa, xb, wb, p)
+            method, exact, accuracy = "zonal-polar", False, float("nan")
+        elif atoms_a.kind == "circle":
+            if p == 1:
+                value = circle_w1(xa, wa, xb, wb)
+                method, accuracy = "circle-cdf", 0.0
+            else:
+                value, gap = circle_wp(xa, wa, xb, wb, p)
+                method, accuracy = "circle-quantile", float(np.max(gap))
+            exact = True
+            subdivided = [m for m in (a, b) if subcells and isinstance(m, Density)]
+            if subdivided:
+                method += "-subcells"
+                exact = False
+                accuracy += sum(np.pi / (m.domain.n * CELL_SUBATOMS) for m in subdivided)
+        else:
+            value, method, exact, accuracy = _sphere(xa, wa, xb, wb, p, max_exact_atoms, n_projections, seed)
     out: float | np.ndarray = value if batched else float(value[0])
     if return_info:
         return WassersteinResult(out, p, method, exact, accuracy, n_atoms)
     return out
 
 
-def _polar(atoms: _Atoms, name: str) -> _Atoms:
-    """Polar angles arccos x_d of sphere points (a zonal measure's own atoms pass through)."""
-    if atoms.kind == "zonal":
-        return atoms
-    if atoms.kind != "sphere":
-        raise ValueError(f"a and b must live on the same domain, got {name} on {atoms.kind!r} against a zonal density")
-    angles = np.arccos(np.clip(atoms.points[..., -1], -1.0, 1.0))
-    return _Atoms("zonal", angles, atoms.weights, atoms.batched)
-
-
-def _check_p(p: Any) -> float:
-    try:
-        value = float(p)
-    except (TypeError, ValueError):
-        raise TypeError(f"p must be a real number >= 1, got {p!r}") from None
-    if not np.isfinite(value) or value < 1:
-        raise ValueError(f"p must be finite and >= 1, got {p!r}")
-    return value
-
-
-def _kind_hint(a: Any, b: Any) -> str | None:
-    for m in (a, b):
-        if isinstance(m, Density):
-            return m.domain.kind
-        if isinstance(m, EmpiricalMeasure):
-            return m.kind
+def _domain_of(m: Any) -> str | None:
+    """The domain kind of a Density or EmpiricalMeasure; None for a plain array (it states no domain)."""
+    if isinstance(m, Density):
+        return m.domain.kind
+    if isinstance(m, EmpiricalMeasure):
+        return m.kind
     return None
 
 
-def _w1_cells(a: Any, b: Any, return_info: bool) -> float | np.ndarray | WassersteinResult:
-    """Exact W₁ between a Circle density taken as uniform cells and atoms."""
-    rho, other, rho_name = (a, b, "a") if isinstance(a, Density) else (b, a, "b")
-    dens = _density_atoms(rho, rho_name)
-    atoms = _as_atoms(other, "b" if rho_name == "a" else "a", "circle")
-    if atoms.kind != "circle":
-        raise ValueError(f"a and b must live on the same domain, got a circle density against points on {atoms.kind!r}")
-    value = circle_w1_cells(dens.weights[0], atoms.points, atoms.weights)
-    out: float | np.ndarray = value if atoms.batched else float(value[0])
-    if return_info:
-        n_atoms = (rho.domain.n, atoms.points.shape[1])
-        return WassersteinResult(out, 1.0, "circle-cdf-cells", True, 0.0, n_atoms if rho_name == "a" else n_atoms[::-1])
-    return out
+def _same_domain(a: _Atoms, b: _Atoms) -> tuple[_Atoms, _Atoms]:
+    """Both measures on one domain: unit vectors of R² as angles, sphere points as polar angles against a zonal density."""
+    a, b = _angles_if_planar(a), _angles_if_planar(b)
+    if a.kind != b.kind and "circle" in (a.kind, b.kind):
+        raise ValueError(f"a and b must live on the same domain, got a on {a.kind!r} and b on {b.kind!r}")
+    if a.dimension != b.dimension:
+        raise ValueError(
+            f"a and b must live on the same sphere, got a on S^{a.dimension - 1} (points in R^{a.dimension}) "
+            f"and b on S^{b.dimension - 1} (points in R^{b.dimension})"
+        )
+    if "zonal" in (a.kind, b.kind):
+        a, b = _polar(a), _polar(b)
+    return a, b
 
 
-def _as_atoms(m: Any, name: str, hint: str | None, cells: bool = False) -> _Atoms:
+def _angles_if_planar(atoms: _Atoms) -> _Atoms:
+    """Unit vectors (cos θ, sin θ) of S¹ ⊂ R² as angles θ = atan2(x₂, x₁)."""
+    if atoms.kind != "sphere" or atoms.dimension != 2:
+        return atoms
+    angles = np.arctan2(atoms.points[..., 1], atoms.points[..., 0])
+    return _Atoms("circle", angles, atoms.weights, atoms.batched, 2)
+
+
+def _polar(atoms: _Atoms) -> _Atoms:
+    """Polar angles arccos x_d of sphere points (a zonal measure's own atoms pass through)."""
+    if atoms.kind == "zonal":
+        return atoms
+    angles = np.arccos(np.clip(atoms.points[..., -1], -1.0, 1.0))
+    return _Atoms("zonal", angles, atoms.weights, atoms.batched, atoms.dimension)
+
+
+def _as_atoms(m: Any, name: str, hint: str | None, explicit: bool, subcells: bool) -> _Atoms:
+    """Atoms of a measure; ``hint`` is the domain plain arrays are read on (``explicit``: given as ``domain``)."""
     if isinstance(m, Density):
         atoms = _density_atoms(m, name)
-        if cells:
+        if subcells:
             h = 2 * np.pi / m.domain.n
             offsets = ((np.arange(CELL_SUBATOMS) + 0.5) / CELL_SUBATOMS - 0.5) * h
             points = (atoms.points[..., :, None] + offsets).reshape(1, -1)
             weights = np.repeat(atoms.weights / CELL_SUBATOMS, CELL_SUBATOMS, axis=-1)
-            atoms = _Atoms("circle", points, weights, False)
+            atoms = _Atoms("circle", points, weights, False, 2)
         return atoms
     if isinstance(m, EmpiricalMeasure):
         kind = m.kind
@@ -253,46 +268,59 @@ def _as_atoms(m: Any, name: str, hint: str | None, cells: bool = False) -> _Atom
         points = m.points if batched else m.points[None]
         weights = m.weights if batched else m.weights[None]
         if kind == "sphere":
-            _check_unit(points, name)
-        return _Atoms(kind, points, weights, batched)
+            _check_unit(points, name, read_by_shape=False)
+        return _Atoms(kind, points, weights, batched, 2 if kind == "circle" else points.shape[-1])
     if isinstance(m, (np.ndarray, list, tuple)):
         points = np.asarray(m, dtype=float)
         if not np.all(np.isfinite(points)):
             raise ValueError(f"{name} must contain finite points (found NaN or infinity)")
-        kind = _array_kind(points, hint)
+        kind = _array_kind(points, hint, explicit)
         if kind == "circle":
             if points.ndim not in (1, 2) or points.shape[-1] < 1:
                 raise ValueError(f"{name}: angles must have shape (n,) or (systems, n), got {points.shape}")
             batched = points.ndim == 2
         else:
-            if points.ndim not in (2, 3) or points.shape[-2] < 1:
-                raise ValueError(f"{name}: points on a sphere must have shape (n, d) or (systems, n, d), got {points.shape}")
+            if points.ndim not in (2, 3) or points.shape[-2] < 1 or points.shape[-1] < 2:
+                raise ValueError(
+                    f"{name}: points on a sphere must have shape (n, d) or (systems, n, d) with d >= 2, got {points.shape}"
+                )
             batched = points.ndim == 3
-            _check_unit(points, name)
+            _check_unit(points, name, read_by_shape=not explicit and points.ndim == 2)
         points = points if batched else points[None]
         n = points.shape[1]
-        return _Atoms(kind, points, np.full(points.shape[:2], 1.0 / n), batched)
+        dimension = 2 if kind == "circle" else points.shape[-1]
+        return _Atoms(kind, points, np.full(points.shape[:2], 1.0 / n), batched, dimension)
     raise TypeError(f"{name} must be a Density, an EmpiricalMeasure or an array of points, got {type(m).__name__}")
 
 
-def _array_kind(points: np.ndarray, hint: str | None) -> str:
-    if hint in ("circle", "sphere"):
-        return hint
-    if hint == "zonal":
-        return "sphere"
+def _array_kind(points: np.ndarray, hint: str | None, explicit: bool) -> str:
+    """"circle" (angles) or "sphere" (unit vectors) for a plain array, from its shape and the domain hint."""
+    if explicit:
+        return str(hint)
     if points.ndim == 1:
         return "circle"
-    if points.ndim == 3:
-        return "sphere"
-    if points.ndim == 2 and points.shape[-1] >= 2 and np.allclose(np.linalg.norm(points, axis=-1), 1.0, atol=_UNIT_TOL):
-        return "sphere"
-    return "circle"
+    # (n, d) against the circle: systems of angles, except d = 2 (unit vectors of S¹ ⊂ R²)
+    if points.ndim == 2 and hint == "circle" and points.shape[-1] != 2:
+        return "circle"
+    return "sphere"
 
 
-def _check_unit(points: np.ndarray, name: str) -> None:
+def _check_unit(points: np.ndarray, name: str, read_by_shape: bool) -> None:
+    """Reject points off the unit sphere beyond ``_UNIT_TOL``, naming the largest deviation."""
     err = float(np.max(np.abs(np.linalg.norm(points, axis=-1) - 1.0)))
-    if err > _UNIT_TOL:
-        raise ValueError(f"{name}: points must lie on the unit sphere (|x| = 1 within {_UNIT_TOL}), got max ||x| - 1| = {err:.3g}")
+    if err <= _UNIT_TOL:
+        return
+    d = points.shape[-1]
+    message = (
+        f"{name}: points on S^{d - 1} must have unit norm (| |x| - 1 | <= {_UNIT_TOL:g}), "
+        f"got max | |x| - 1 | = {err:.3g}; normalise them (x / |x|)"
+    )
+    if read_by_shape:
+        message += (
+            f", or, if the plain array of shape {points.shape} holds systems of angles (rows), pass "
+            "domain='circle' or an EmpiricalMeasure(points, domain='circle')"
+        )
+    raise ValueError(message)
 
 
 def _density_atoms(rho: Density, name: str) -> _Atoms:
@@ -305,13 +333,14 @@ def _density_atoms(rho: Density, name: str) -> _Atoms:
     weights = (rho.values * rho.domain.weights).ravel()
     weights = weights / weights.sum()
     kind = rho.domain.kind
+    dimension = int(rho.domain.dimension)
     if kind == "circle":
-        return _Atoms("circle", np.asarray(rho.domain.theta, dtype=float)[None], weights[None], False)
+        return _Atoms("circle", np.asarray(rho.domain.theta, dtype=float)[None], weights[None], False, 2)
     if kind == "sphere":
-        points = np.asarray(rho.domain.points, dtype=float).reshape(-1, rho.domain.dimension)
-        return _Atoms("sphere", points[None], weights[None], False)
+        points = np.asarray(rho.domain.points, dtype=float).reshape(-1, dimension)
+        return _Atoms("sphere", points[None], weights[None], False, dimension)
     if kind == "zonal":
-        return _Atoms("zonal", np.asarray(rho.domain.polar, dtype=float)[None], weights[None], False)
+        return _Atoms("zonal", np.asarray(rho.domain.polar, dtype=float)[None], weights[None], False, dimension)
     raise ValueError(f"{name}: Wasserstein distances of a density on a {kind!r} domain are not available")
 
 

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import logging
 import os
-import pickle
 import threading
 from pathlib import Path
 
@@ -42,13 +41,15 @@ def wisdom_path() -> Path | None:
     """File holding FFTW wisdom between processes, or None when disabled.
 
     ``$MEANFIELD_FFTW_WISDOM`` names the file (``off`` disables the cache);
-    the default is ``$XDG_CACHE_HOME/meanfield/fftw_wisdom.pickle`` (``~/.cache``).
+    the default is ``$XDG_CACHE_HOME/meanfield/fftw_wisdom.bin`` (``~/.cache``). The
+    file holds FFTW's own wisdom strings (plain bytes, length-prefixed), never
+    executable data.
     """
     setting = os.environ.get("MEANFIELD_FFTW_WISDOM")
     if setting is not None:
         return None if setting.lower() in ("", "off", "0", "none") else Path(setting)
     cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-    return cache / "meanfield" / "fftw_wisdom.pickle"
+    return cache / "meanfield" / "fftw_wisdom.bin"
 
 
 def _load_wisdom() -> None:
@@ -60,10 +61,29 @@ def _load_wisdom() -> None:
     if path is None or not path.exists():
         return
     try:
-        wisdom = pickle.loads(path.read_bytes())
-        pyfftw.import_wisdom(wisdom)
-    except (OSError, pickle.UnpicklingError, TypeError, ValueError, EOFError) as err:
+        pyfftw.import_wisdom(_unpack(path.read_bytes()))
+    except (OSError, TypeError, ValueError) as err:
         logger.warning("ignoring unreadable FFTW wisdom file %s: %s", path, err)
+
+
+def _pack(parts: tuple[bytes, ...]) -> bytes:
+    """Wisdom strings (double, single, long double) as length-prefixed bytes."""
+    return b"".join(len(part).to_bytes(8, "little") + part for part in parts)
+
+
+def _unpack(blob: bytes) -> tuple[bytes, ...]:
+    """Inverse of :func:`_pack`; raises ValueError on a truncated file."""
+    parts, offset = [], 0
+    while offset < len(blob):
+        size = int.from_bytes(blob[offset : offset + 8], "little")
+        offset += 8
+        if offset + size > len(blob):
+            raise ValueError("truncated wisdom file")
+        parts.append(blob[offset : offset + size])
+        offset += size
+    if len(parts) != 3:
+        raise ValueError(f"expected 3 wisdom strings, found {len(parts)}")
+    return tuple(parts)
 
 
 def _save_wisdom() -> None:
@@ -74,7 +94,7 @@ def _save_wisdom() -> None:
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
-        tmp.write_bytes(pickle.dumps(pyfftw.export_wisdom()))
+        tmp.write_bytes(_pack(pyfftw.export_wisdom()))
         os.replace(tmp, path)
     except OSError as err:
         logger.debug("could not write FFTW wisdom to %s: %s", path, err)

@@ -79,3 +79,16 @@ def test_unplanned_direction_is_refused():
     plan = RealFFT(8, directions=("forward",))
     with pytest.raises(ValueError, match="without directions='backward'"):
         plan.execute_backward()
+
+
+def test_wisdom_file_round_trip_and_location(tmp_path, monkeypatch):
+    from solvers._fft import _pack, _unpack, wisdom_path
+
+    parts = (b"(fftw-3.3 double wisdom)", b"", b"(long double)")
+    assert _unpack(_pack(parts)) == parts
+    with pytest.raises(ValueError, match="truncated wisdom file"):
+        _unpack(_pack(parts)[:-3])
+    monkeypatch.setenv("MEANFIELD_FFTW_WISDOM", str(tmp_path / "w.bin"))
+    assert wisdom_path() == tmp_path / "w.bin"
+    monkeypatch.setenv("MEANFIELD_FFTW_WISDOM", "off")
+    assert wisdom_path() is None

@@ -29,10 +29,11 @@ def test_funk_hecke_multipliers_on_s2_are_spherical_bessel():
 
 
 def test_funk_hecke_large_beta_keeps_ratios():
-    # ive avoids overflow: c_1/c_0 → 1 - (d-1)/(2β) + O(β⁻²) for β → ∞
+    # ive avoids overflow at β = 800
     beta = 800.0
     ratio = scaled_funk_hecke(1, beta, 3) / scaled_funk_hecke(0, beta, 3)
-    assert np.isfinite(ratio) and ratio == pytest.approx(1 - 1 / beta, rel=1e-5)
+    # i_1/i_0 = coth β - 1/β exactly
+    assert np.isfinite(ratio) and ratio == pytest.approx(1 / np.tanh(beta) - 1 / beta, rel=1e-13)
 
 
 @pytest.mark.parametrize("d", [2, 3, 10])
@@ -74,3 +75,25 @@ def test_bad_model_parameters_are_rejected():
         mf.Kuramoto(frequencies="gaussian")
     with pytest.raises(ValueError, match="interaction must be a 1-D array"):
         mf.Kuramoto(interaction=[0.0])
+
+
+@pytest.mark.parametrize("d", [4, 7, 12])
+@pytest.mark.parametrize("beta", [0.05, 2.0, 30.0, 80.0])
+def test_funk_hecke_multipliers_match_the_funk_hecke_integral(d, beta):
+    # c_l(β) = |S^{d-2}| ∫_{-1}^{1} e^{βt} P_l(t) (1-t²)^{(d-3)/2} dt with the
+    # Gegenbauer polynomial normalised to P_l(1) = 1 (Funk–Hecke). Gauss–Jacobi
+    # with 80 nodes integrates e^{β(t-1)} P_l to round-off for β ≤ 80; at small β
+    # the value ~ β^l carries cancellation of O(1) terms, hence rel = 1e-9.
+    from scipy.special import eval_gegenbauer, roots_jacobi
+
+    alpha = (d - 2) / 2
+    nodes, weights = roots_jacobi(80, (d - 3) / 2, (d - 3) / 2)
+    for ell in range(4):
+        legendre = eval_gegenbauer(ell, alpha, nodes) / eval_gegenbauer(ell, alpha, 1.0)
+        value = mf.sphere_area(d - 1) * np.sum(weights * np.exp(beta * (nodes - 1)) * legendre)
+        assert scaled_funk_hecke(ell, beta, d) == pytest.approx(value, rel=1e-9)
+
+
+def test_multipliers_stay_finite_for_small_beta_in_high_dimension():
+    # β^{1-d/2} I_ν(β) in logarithms: no overflow at d = 100, β = 1e-6 (λ_1 → (d-1)/d)
+    assert mf.SelfAttention(1e-6).growth_rate(1, 100) == pytest.approx(0.99, rel=1e-10)

@@ -68,6 +68,8 @@ def test_kuramoto_with_frequency_law_records_species(rho0):
         ({"model": "SA"}, TypeError, "model must be SelfAttention or Kuramoto"),
         ({"rho0": np.ones(64)}, TypeError, "rho0 must be a Density"),
         ({"resume": True}, ValueError, "resume=True needs a checkpoint path"),
+        ({"method": "finite_volume", "rtol": 1e-6}, ValueError, r"method 'finite_volume' does not take the option\(s\) \['rtol'\]; it accepts \[.*'cfl'"),
+        ({"diffusion": 0.1}, ValueError, "diffusion is the model's noise"),
     ],
 )
 def test_bad_input_is_named(rho0, kwargs, error, match):

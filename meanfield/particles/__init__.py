@@ -16,7 +16,13 @@
   :func:`attention_matrix`, :func:`numerical_rank`,
   :func:`pairwise_inner_products`, :func:`particle_energy`.
 
-Public names are re-exported by :mod:`meanfield`.
+:mod:`meanfield` re-exports :func:`simulate`, :func:`sample`,
+:func:`orthogonal_frame`, :class:`Attention` and the diagnostics
+:func:`number_of_clusters`, :func:`order_parameter`, :func:`attention_matrix`,
+:func:`numerical_rank`, :func:`pairwise_inner_products`; the other names
+(:func:`uniform_sphere`, :func:`von_mises_fisher`, :class:`FeedForward`,
+:func:`particle_energy` — also reached through ``meanfield.energy`` —,
+:func:`plot_pairwise_inner_products`) live in :mod:`meanfield.particles`.
 """
 
 from __future__ import annotations

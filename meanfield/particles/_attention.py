@@ -56,7 +56,7 @@ class FeedForward:
         return _ACTIVATIONS[self.activation](x @ self.A.T + self.b) @ self.W.T
 
 
-def _as_heads(name: str, value: Any, d: int | None, heads: int | None) -> np.ndarray | None:
+def _as_heads(name: str, value: Any) -> np.ndarray | None:
     if value is None:
         return None
     arr = np.asarray(value, dtype=float)
@@ -101,7 +101,7 @@ class Attention:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "beta", check_beta(self.beta))
-        mats = {name: _as_heads(name, getattr(self, name), None, self.heads) for name in ("Q", "K", "V")}
+        mats = {name: _as_heads(name, getattr(self, name)) for name in ("Q", "K", "V")}
         given = {k: v for k, v in mats.items() if v is not None}
         dims = {v.shape[1] for v in given.values()}
         if len(dims) > 1:

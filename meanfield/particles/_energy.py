@@ -8,18 +8,23 @@ with G' = h(-·) (K|m|²/2 for h = sin). A batch of systems gives one energy per
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 import numpy as np
 
 from .._measures import EmpiricalMeasure
 from .._models import Kuramoto, SelfAttention
-from ._velocity import BLOCK_ELEMENTS, _blocks
+from ._geometry import SPHERE_TOLERANCE, check_on_sphere
+from ._velocity import BETA_MAX_UNNORMALIZED, BLOCK_ELEMENTS, _blocks
+
+logger = logging.getLogger(__name__)
 
 __all__ = ["particle_energy", "energy_of_states"]
 
 
-def particle_energy(model: SelfAttention | Kuramoto, measure: EmpiricalMeasure | np.ndarray) -> float | np.ndarray:
+def particle_energy(model: SelfAttention | Kuramoto, measure: EmpiricalMeasure | np.ndarray, *,
+                    renormalize: bool = False, sphere_tolerance: float = SPHERE_TOLERANCE) -> float | np.ndarray:
     """Interaction energy of particles.
 
     Parameters
@@ -29,10 +34,21 @@ def particle_energy(model: SelfAttention | Kuramoto, measure: EmpiricalMeasure |
         Angles (n,) / (systems, n) on S¹, or unit vectors (n, d) / (systems, n, d).
         A plain array is read as angles when 1-D (or for a Kuramoto model),
         as points otherwise; weights are 1/n.
+    renormalize : bool
+        Project points onto the sphere instead of rejecting points off it.
+    sphere_tolerance : float
+        Allowed | |x_i| - 1 | of points on S^{d-1}.
 
     Returns
     -------
-    float, or ndarray of shape (systems,) for a batch.
+    float, or ndarray of shape (systems,) for a batch. For β > 709.78 the
+    prefactor e^β/(2β) is applied in logarithms; an energy beyond the largest
+    double is returned as inf (with a logged warning).
+
+    Raises
+    ------
+    ValueError
+        Points off the unit sphere (beyond ``sphere_tolerance``), wrong shapes.
     """
     if isinstance(measure, EmpiricalMeasure):
         points, weights, kind = measure.points, measure.weights, measure.kind
@@ -46,6 +62,8 @@ def particle_energy(model: SelfAttention | Kuramoto, measure: EmpiricalMeasure |
                          f"or with a leading systems axis, got {points.shape}")
     batch = points.ndim == atom_ndim + 1
     pts = points if batch else points[None]
+    if kind == "sphere":
+        pts = check_on_sphere(pts, sphere_tolerance, renormalize, name="measure points")
     if weights is None:
         n = pts.shape[1]
         w = np.full(pts.shape[:2], 1.0 / n)
@@ -86,4 +104,10 @@ def energy_of_states(model: Any, states: np.ndarray, weights: np.ndarray, kind: 
         gram *= beta
         np.exp(gram, out=gram)
         total[ss] += np.einsum("sij,si,sj->s", gram, weights[ss, rs], weights[ss])
-    return np.exp(beta) / (2 * beta) * total
+    if beta <= BETA_MAX_UNNORMALIZED:
+        return np.exp(beta) / (2 * beta) * total
+    with np.errstate(over="ignore"):
+        out = np.exp(beta + np.log(total) - np.log(2 * beta))
+    if not np.all(np.isfinite(out)):
+        logger.warning("the interaction energy at beta = %g exceeds the largest double: returned as inf", beta)
+    return out

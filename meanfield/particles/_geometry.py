@@ -15,13 +15,16 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["CircleGeometry", "SphereGeometry", "EuclideanGeometry", "geometry_for"]
+__all__ = ["CircleGeometry", "SphereGeometry", "EuclideanGeometry", "geometry_for", "check_on_sphere",
+           "SPHERE_TOLERANCE"]
+
+#: default allowed | |x_i| - 1 | of points given on S^{d-1}
+SPHERE_TOLERANCE = 1e-10
+RENORMALIZE_HINT = "pass renormalize=True to project them onto the sphere"
 
 
-class CircleGeometry:
-    """S¹ in the angle chart: exp_θ(u) = θ + u, dexp = identity."""
-
-    kind = "circle"
+class _FlatChart:
+    """Charts of flat coordinates: exp_p(u) = p + u, dexp = identity, Gaussian noise per coordinate."""
 
     def exp(self, p: np.ndarray, u: np.ndarray) -> np.ndarray:
         return p + u
@@ -30,16 +33,22 @@ class CircleGeometry:
         return f
 
     def tangent_noise(self, p: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-        """A standard Gaussian vector of the tangent space (here: one real per particle)."""
+        """A standard Gaussian vector of the tangent space (one real per coordinate)."""
         return rng.standard_normal(p.shape)
+
+    def deviation(self, x: np.ndarray) -> float:
+        """Distance from the manifold (0: every point of the chart is on it)."""
+        return 0.0
+
+
+class CircleGeometry(_FlatChart):
+    """S¹ in the angle chart: exp_θ(u) = θ + u, dexp = identity."""
+
+    kind = "circle"
 
     def scale(self, p: np.ndarray, q: np.ndarray) -> np.ndarray | float:
         """Size of the state used by relative error control (angles: 1, the radius)."""
         return 1.0
-
-    def deviation(self, x: np.ndarray) -> float:
-        """Distance from the manifold (0 for angles)."""
-        return 0.0
 
 
 class SphereGeometry:
@@ -92,27 +101,38 @@ class SphereGeometry:
         return float(np.max(np.abs(np.linalg.norm(x, axis=-1) - 1.0))) if x.size else 0.0
 
 
-class EuclideanGeometry:
+class EuclideanGeometry(_FlatChart):
     """R^d: exp_p(u) = p + u."""
 
     kind = "euclidean"
 
-    def exp(self, p: np.ndarray, u: np.ndarray) -> np.ndarray:
-        return p + u
-
-    def dexpinv(self, p: np.ndarray, u: np.ndarray, f: np.ndarray) -> np.ndarray:
-        return f
-
-    def tangent_noise(self, p: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-        return rng.standard_normal(p.shape)
-
     def scale(self, p: np.ndarray, q: np.ndarray) -> np.ndarray:
         return np.maximum(np.abs(p), np.abs(q))
-
-    def deviation(self, x: np.ndarray) -> float:
-        return 0.0
 
 
 def geometry_for(kind: str) -> CircleGeometry | SphereGeometry | EuclideanGeometry:
     """The geometry of a domain kind ("circle", "sphere", "euclidean")."""
     return {"circle": CircleGeometry, "sphere": SphereGeometry, "euclidean": EuclideanGeometry}[kind]()
+
+
+def check_on_sphere(points: np.ndarray, tolerance: float = SPHERE_TOLERANCE, renormalize: bool = False,
+                    name: str = "x0 points", hint: str = RENORMALIZE_HINT) -> np.ndarray:
+    """``points`` (…, d) checked to lie on the unit sphere, or projected onto it.
+
+    Raises a ValueError naming max_i | |x_i| - 1 | when it exceeds ``tolerance``
+    (unless ``renormalize``, which returns x_i / |x_i|; the zero vector is rejected).
+    """
+    if not (np.isfinite(tolerance) and tolerance >= 0):
+        raise ValueError(f"sphere_tolerance must be finite and >= 0, got {tolerance!r}")
+    norms = np.linalg.norm(points, axis=-1)
+    if renormalize:
+        if np.any(norms == 0):
+            raise ValueError(f"{name} include the zero vector, which cannot be projected onto the sphere")
+        return points / norms[..., None]
+    dev = float(np.max(np.abs(norms - 1.0))) if norms.size else 0.0
+    if dev > tolerance:
+        raise ValueError(
+            f"{name} must lie on the unit sphere: max | |x_i| - 1 | = {dev:.3g} exceeds "
+            f"sphere_tolerance = {tolerance:.3g}; {hint}"
+        )
+    return points

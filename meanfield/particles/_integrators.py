@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-__all__ = ["METHODS", "IntegrationResult", "integrate"]
+__all__ = ["METHODS", "STABILITY_LIMITS", "IntegrationResult", "integrate", "check_fixed_step", "jacobian_rate"]
 
 logger = logging.getLogger(__name__)
 
@@ -63,6 +63,10 @@ _DP_P = np.array(
 _RK4_A = [[], [0.5], [0.0, 0.5], [0.0, 0.0, 1.0]]
 _RK4_B = np.array([1 / 6, 1 / 3, 1 / 3, 1 / 6])
 _RK4_C = np.array([0.0, 0.5, 0.5, 1.0])
+
+#: extent of the stability region on the negative real axis: |R(z)| ≤ 1 for z ∈ [-limit, 0]
+#: (R(z) = 1 + z for Euler, Σ_{k≤4} z^k/k! for RK4, whose root of |R| = 1 is z ≈ -2.785)
+STABILITY_LIMITS = {"euler": 2.0, "euler-maruyama": 2.0, "rk4": 2.785}
 
 METHODS = {
     "dopri5": "Dormand–Prince 5(4) in exponential charts, adaptive, dense output",
@@ -126,18 +130,83 @@ def integrate(
     """
     if method == "dopri5":
         return _integrate_adaptive(geometry, velocity, x0, t_eval, rtol, atol, max_steps, on_output)
-    return _integrate_fixed(geometry, velocity, x0, t_eval, method, dt, noise, rng, on_output)
+    return _integrate_fixed(geometry, velocity, x0, t_eval, method, dt, noise, rng, max_steps, on_output)
 
 
-def _integrate_fixed(geometry, velocity, x0, t_eval, method, dt, noise, rng, on_output):
+def fixed_steps(t_eval: np.ndarray, dt: float) -> tuple[np.ndarray, np.ndarray]:
+    """Number of equal steps per output interval (each ≤ ``dt``) and their sizes."""
+    lengths = np.diff(t_eval)
+    n_sub = np.maximum(1, np.ceil(lengths / dt * (1 - 1e-12)).astype(int))
+    return n_sub, lengths / n_sub
+
+
+def jacobian_rate(geometry, velocity: Velocity, t: float, x: np.ndarray, iterations: int = 12) -> float:
+    """Estimate of the spectral radius of the chart Jacobian DF(0), F(u) = dexp_x(u)^{-1} X(t, exp_x(u)).
+
+    Power iteration with finite-difference products DF(0) δ ≈ (F(εδ) - F(0))/ε
+    (ε = √eps_mach · √size, so each coordinate moves by ≈ 1.5e-8), started from a
+    fixed pseudo-random tangent vector; the estimate is the geometric mean of the
+    growth ratios |DF δ_k| / |δ_k| of the second half of the iterations (it
+    tends to |λ_max| for a diagonalisable Jacobian). Costs ``iterations`` + 1
+    velocity evaluations.
+    """
+    probe_rng = np.random.default_rng(0)
+    zero = np.zeros_like(x)
+    f0 = geometry.dexpinv(x, zero, velocity(t, x))
+    delta = geometry.tangent_noise(x, probe_rng)
+    eps = np.sqrt(np.finfo(float).eps) * np.sqrt(x.size)
+    log_ratios = []
+    for _ in range(iterations):
+        norm = np.linalg.norm(delta)
+        if norm == 0:
+            return 0.0
+        u = eps * delta / norm
+        jd = (geometry.dexpinv(x, u, velocity(t, geometry.exp(x, u))) - f0) / eps
+        growth = np.linalg.norm(jd)
+        if growth == 0 or not np.isfinite(growth):
+            return float(growth)
+        log_ratios.append(np.log(growth))
+        delta = jd
+    return float(np.exp(np.mean(log_ratios[iterations // 2:])))
+
+
+def check_fixed_step(geometry, velocity: Velocity, method: str, t_eval: np.ndarray, x0: np.ndarray,
+                     dt: float) -> float:
+    """Raise ValueError when the largest step h of a fixed-step method violates its stability bound.
+
+    The bound is h · L ≤ limit, with ``limit`` the extent of the method's
+    stability region on the negative real axis (:data:`STABILITY_LIMITS`: 2 for
+    Euler and Euler–Maruyama's drift, 2.785 for RK4) and L the larger of the
+    estimated spectral radius of the velocity's Jacobian at x0
+    (:func:`jacobian_rate`) and the velocity's ``collapse_rate`` (the rate at a
+    single cluster, which SA/USA dynamics approach). Returns L.
+    """
+    _, sizes = fixed_steps(t_eval, dt)
+    h = float(sizes.max())
+    rate = max(jacobian_rate(geometry, velocity, float(t_eval[0]), x0), getattr(velocity, "collapse_rate", 0.0))
+    limit = STABILITY_LIMITS[method]
+    if not np.isfinite(rate) or h * rate > limit:
+        raise ValueError(
+            f"dt = {dt:g} violates the stability bound of method={method!r}: step h = {h:.3g} times the "
+            f"velocity's rate L = {rate:.3g} (spectral radius of its Jacobian at x0, or its collapse rate) "
+            f"is h·L = {h * rate:.3g} > {limit}; take dt <= {limit / rate:.3g}"
+            + (" or method='dopri5'" if method != "euler-maruyama" else "")
+        )
+    return rate
+
+
+def _integrate_fixed(geometry, velocity, x0, t_eval, method, dt, noise, rng, max_steps, on_output):
     x = np.array(x0, dtype=float)
     out = IntegrationResult(states=[x.copy()])
     if on_output is not None:
         on_output(0, x)
+    n_subs, sizes = fixed_steps(t_eval, dt)
     for i in range(1, t_eval.size):
         t0, t1 = t_eval[i - 1], t_eval[i]
-        n_sub = max(1, int(np.ceil((t1 - t0) / dt * (1 - 1e-12))))
-        h = (t1 - t0) / n_sub
+        n_sub, h = n_subs[i - 1], sizes[i - 1]
+        if out.n_steps + n_sub > max_steps:
+            out.success, out.message = False, f"exceeded max_steps = {max_steps} at t = {t0:.6g}"
+            break
         for s in range(n_sub):
             t = t0 + s * h
             f = velocity(t, x)

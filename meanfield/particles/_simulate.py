@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 import logging
 import os
 import time as _time
@@ -18,8 +20,8 @@ from .._validate import as_times
 from .._version import __version__
 from ._attention import Attention
 from ._energy import energy_of_states
-from ._geometry import geometry_for
-from ._integrators import METHODS, integrate
+from ._geometry import SPHERE_TOLERANCE, check_on_sphere, geometry_for
+from ._integrators import METHODS, check_fixed_step, integrate
 from ._velocity import BLOCK_ELEMENTS, DirectSelfAttention, KuramotoVelocity, NufftSelfAttention
 
 __all__ = ["simulate", "NUFFT_MIN_PARTICLES", "PATHS"]
@@ -48,7 +50,7 @@ def simulate(
     domain: str | None = None,
     frequencies: Any = "quantile",
     renormalize: bool = False,
-    sphere_tolerance: float = 1e-10,
+    sphere_tolerance: float = SPHERE_TOLERANCE,
     max_steps: int = 10_000_000,
     block_elements: int = BLOCK_ELEMENTS,
     progress: bool = False,
@@ -84,9 +86,13 @@ def simulate(
         Local error tolerances of the adaptive method (chart coordinates).
     dt : float, optional
         Step of fixed-step methods (each output interval is split into equal
-        steps ≤ dt).
+        steps h ≤ dt). A step with h·L above the method's stability limit (2
+        for Euler and Euler–Maruyama, 2.785 for RK4), L the estimated rate of
+        the velocity (:func:`._integrators.check_fixed_step`), is an error.
     seed : int, Generator or None
         Randomness of the noise and of "iid" frequencies; recorded in attrs.
+        With noise, the generator's state at the last output is stored in the
+        attr ``rng_state`` (JSON) so that a resumed run continues the stream.
     path : {"auto", "direct", "nufft"}
         Velocity evaluation: direct O(n²) blocked BLAS sums, or (S¹, SA/USA)
         NUFFT. "auto" takes "nufft" for n ≥ ``NUFFT_MIN_PARTICLES`` on S¹.
@@ -105,7 +111,9 @@ def simulate(
     sphere_tolerance : float
         Allowed | |x_i| - 1 | of x0 on S^{d-1}.
     max_steps : int
-        Maximum number of adaptive steps (then ``success = 0``).
+        Maximum number of steps (adaptive: accepted + rejected; fixed-step: a
+        run stops before the output interval that would exceed it), then
+        ``success = 0``.
     block_elements : int
         Largest number of Gram-matrix entries alive at once (memory bound).
     progress : bool
@@ -115,9 +123,11 @@ def simulate(
         ``checkpoint_interval`` seconds of wall time, and at the end).
     resume : bool
         Continue from ``checkpoint`` if it exists and was made with the same
-        model, method and tolerances for a prefix of ``t`` (its last state is
-        the new initial state; with noise, the continued noise stream differs
-        from that of an uninterrupted run).
+        model, method, tolerances, seed and x0 (attr ``x0_sha1``, the SHA-1 of
+        the initial positions and weights) for a prefix of ``t``. Its last state
+        is the new initial state and, with noise, the saved generator state
+        continues the noise stream, so an interrupted and resumed run equals an
+        uninterrupted one. With ``seed=None`` the checkpoint's seed is used.
 
     Returns
     -------
@@ -125,7 +135,8 @@ def simulate(
         ``positions`` (time, particle) on S¹ (angles in [0, 2π)), else (time,
         particle, component), with a leading ``system`` dim for batches;
         ``energy`` (E_β, or Kuramoto's energy when h is odd; absent for
-        ``Attention``), ``order_parameter`` |Σ w_i x_i|, ``weights``; attrs with
+        ``Attention``), ``mass`` Σ_i w_i (= 1), ``order_parameter`` |Σ w_i x_i|,
+        ``weights``; attrs with
         the model's parameters, method, tolerances, path, integrator, seed,
         steps, nfev, ``max_sphere_deviation`` (max_i,t | |x_i(t)| - 1 |),
         ``success``/``message`` and wall time.
@@ -134,7 +145,9 @@ def simulate(
     ------
     ValueError, TypeError
         Unknown model/method/path, x0 of the wrong shape or off the sphere,
-        t not increasing, missing or non-positive dt, non-positive tolerances.
+        t not increasing, missing or non-positive dt, a dt beyond the stability
+        bound, non-positive tolerances, β > 709.78 for USA (e^β overflows), a
+        checkpoint made by a different run.
 
     Examples
     --------
@@ -166,6 +179,14 @@ def simulate(
         raise ValueError(f"accuracy must lie in [1e-15, 1), got {accuracy!r}")
 
     seed_value = _seed_record(seed)
+    saved_run = None
+    if resume:
+        if checkpoint is None:
+            raise ValueError("resume=True needs a checkpoint path")
+        saved_run = _open_checkpoint(Path(checkpoint))
+        saved_seed = None if saved_run is None else str(saved_run.attrs.get("seed", ""))
+        if seed is None and saved_seed is not None and saved_seed.lstrip("-").isdigit():
+            seed_value = int(saved_seed)
     rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed_value)
     omega = None
     if isinstance(model, Kuramoto):
@@ -193,24 +214,34 @@ def simulate(
         "noise_convention": "dX = X dt + sqrt(2 sigma) dB on the manifold (generator sigma*Laplacian), "
                             "geodesic Euler-Maruyama",
         "renormalize": int(renormalize),
+        "x0_sha1": _fingerprint(states, weights),
     }
     done = None
-    if resume:
-        if checkpoint is None:
-            raise ValueError("resume=True needs a checkpoint path")
-        done = _load_checkpoint(Path(checkpoint), {**model.attrs, **run_attrs}, times, states.shape)
+    if saved_run is not None:
+        done = _check_checkpoint(saved_run, Path(checkpoint), {**model.attrs, **run_attrs}, times, states.shape,
+                                 omega)
     previous: list[np.ndarray] = []
     if done is not None:
-        saved = _states_of(done, kind, batch)
+        saved = _states_of(done, batch)
         previous = list(np.moveaxis(saved, 1, 0)[:-1])
         states = saved[:, -1]
+        if noise > 0:
+            if "rng_state" not in done.attrs:
+                raise ValueError(f"checkpoint {str(checkpoint)!r} holds no noise generator state (attr rng_state); "
+                                 f"remove it or pass resume=False")
+            rng.bit_generator.state = json.loads(done.attrs["rng_state"])
         logger.info("resuming from %s at t=%g", checkpoint, times[len(previous)])
     remaining = times[len(previous):]
+    if method != "dopri5" and remaining.size > 1:
+        run_attrs["stability_rate"] = check_fixed_step(geometry, velocity, method, remaining, states, dt)
     reached: list[np.ndarray] = []
+    rng_states: list[str] = []
 
     def build(n_reached: int, facts: dict[str, Any] | None = None) -> xr.Dataset:
         traj = np.stack(previous + reached[:n_reached], axis=1)  # (systems, time, n[, d])
         run = facts or {"success": 1, "message": "checkpoint", "max_sphere_deviation": geometry.deviation(traj)}
+        if noise > 0:
+            run = {**run, "rng_state": rng_states[n_reached - 1]}
         return _dataset(model, traj, weights, kind, batch, times[: traj.shape[1]], omega, {**run_attrs, **run})
 
     keeper = Checkpoint(checkpoint, build, checkpoint_interval) if checkpoint is not None else None
@@ -222,6 +253,8 @@ def simulate(
 
     def on_output(i: int, x: np.ndarray) -> None:
         reached.append(x.copy())
+        if noise > 0:
+            rng_states.append(json.dumps(rng.bit_generator.state))
         if bar is not None and i > 0:
             bar.update(1)
         if keeper is not None:
@@ -254,15 +287,31 @@ def simulate(
     return ds
 
 
-def _load_checkpoint(path: Path, attrs: dict[str, Any], times: np.ndarray, shape: tuple[int, ...]
-                     ) -> xr.Dataset | None:
-    """The saved run at ``path`` (None if absent), checked against this run's parameters and times."""
+def _open_checkpoint(path: Path) -> xr.Dataset | None:
+    """The saved run at ``path`` loaded into memory (None if absent)."""
     if not path.exists():
         return None
     with xr.open_dataset(path) as opened:
-        done = opened.load()
+        return opened.load()
+
+
+def _fingerprint(states: np.ndarray, weights: np.ndarray) -> str:
+    """SHA-1 of the float64 bytes of the initial states and weights."""
+    digest = hashlib.sha1(np.ascontiguousarray(states, dtype=float).tobytes())
+    digest.update(np.ascontiguousarray(weights, dtype=float).tobytes())
+    return digest.hexdigest()
+
+
+def _check_checkpoint(done: xr.Dataset, path: Path, attrs: dict[str, Any], times: np.ndarray,
+                      shape: tuple[int, ...], omega: np.ndarray | None) -> xr.Dataset:
+    """The saved run ``done``, checked against this run's parameters, x0, seed and times."""
+    if "x0_sha1" in attrs and str(done.attrs.get("x0_sha1")) != attrs["x0_sha1"]:
+        raise ValueError(
+            f"checkpoint {str(path)!r} was made from a different x0 (SHA-1 of initial positions and weights "
+            f"{done.attrs.get('x0_sha1')}, this run has {attrs['x0_sha1']}); remove it or pass resume=False"
+        )
     names = ("model", "beta", "noise", "coupling", "frequencies", "method", "rtol", "atol", "dt", "path",
-             "domain", "Q", "K", "V", "heads", "ffn", "projection", "rescaled")
+             "domain", "Q", "K", "V", "heads", "ffn", "projection", "rescaled", "seed")
     for name in names:
         if name in attrs and str(done.attrs.get(name)) != str(attrs[name]):
             raise ValueError(
@@ -274,10 +323,15 @@ def _load_checkpoint(path: Path, attrs: dict[str, Any], times: np.ndarray, shape
         raise ValueError(f"checkpoint {str(path)!r} holds times that are not a prefix of t")
     if int(done.attrs.get("n_particles", -1)) != shape[1] or int(done.attrs.get("n_systems", -1)) != shape[0]:
         raise ValueError(f"checkpoint {str(path)!r} holds a different number of particles or systems")
+    if omega is not None and "frequency" in done:
+        saved_omega = np.asarray(done["frequency"].values, dtype=float).reshape(omega.shape)
+        if not np.array_equal(saved_omega, omega):
+            raise ValueError(f"checkpoint {str(path)!r} was made with different natural frequencies; "
+                             f"remove it or pass resume=False")
     return done
 
 
-def _states_of(ds: xr.Dataset, kind: str, batch: bool) -> np.ndarray:
+def _states_of(ds: xr.Dataset, batch: bool) -> np.ndarray:
     """Saved positions as integrator states (systems, time, n[, d])."""
     values = np.asarray(ds["positions"].values, dtype=float)
     return values if batch else values[None]
@@ -329,17 +383,7 @@ def _read_initial(model, x0, domain, renormalize, tol):
     else:
         weights = np.array(weights if batch else np.asarray(weights)[None], dtype=float)
     if kind == "sphere":
-        norms = np.linalg.norm(states, axis=-1)
-        dev = float(np.max(np.abs(norms - 1.0)))
-        if renormalize:
-            if np.any(norms == 0):
-                raise ValueError("x0 contains the zero vector, which cannot be projected onto the sphere")
-            states /= norms[..., None]
-        elif dev > tol:
-            raise ValueError(
-                f"x0 points must lie on the unit sphere: max | |x_i| - 1 | = {dev:.3g} exceeds "
-                f"sphere_tolerance = {tol:.3g}; pass renormalize=True to project them onto the sphere"
-            )
+        states = check_on_sphere(states, tol, renormalize, name="x0 points")
     return states, weights, kind, batch
 
 
@@ -393,6 +437,8 @@ def _dataset(model, traj, weights, kind, batch, times, omega, run_attrs) -> xr.D
             "long_name": "angle" if kind == "circle" else "position",
             "units": "rad" if kind == "circle" else "1"}),
         "weights": ((*sys_dims, "particle"), weights[sel], {"long_name": "particle weight"}),
+        "mass": ((*sys_dims, "time"), np.broadcast_to(weights.sum(axis=-1)[:, None], (n_sys, n_t))[sel],
+                 {"long_name": "total weight sum_i w_i", "units": "1"}),
     }
     flat = traj.reshape(n_sys * n_t, *traj.shape[2:])
     flat_w = np.repeat(weights, n_t, axis=0)
@@ -413,7 +459,7 @@ def _dataset(model, traj, weights, kind, batch, times, omega, run_attrs) -> xr.D
     if batch:
         coords["system"] = ("system", np.arange(n_sys), {"long_name": "independent system"})
     if kind != "circle":
-        coords["component"] = ("component", np.arange(traj.shape[-1]), {"long_name": "coordinate in R^d"})
+        coords["component"] = ("component", np.arange(traj.shape[-1]), {"long_name": "coordinate in R^d", "units": "1"})
     attrs = {**model.attrs, **run_attrs, "domain": kind, "n_particles": n, "n_systems": n_sys,
              "dimension": 2 if kind == "circle" else int(traj.shape[-1]), "meanfield_version": __version__}
     return xr.Dataset(data, coords=coords, attrs=attrs)

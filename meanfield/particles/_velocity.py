@@ -39,22 +39,43 @@ __all__ = [
     "attention_sums",
     "circle_attention_sums",
     "fourier_truncation",
+    "check_unnormalized_beta",
+    "BETA_MAX_UNNORMALIZED",
 ]
 
 logger = logging.getLogger(__name__)
 
 BLOCK_ELEMENTS = 1 << 16  # 64 Ki float64 Gram entries = 512 KiB per block (cache-sized; fastest measured)
+#: fewest rows per Gram block: above n = block_elements / MIN_BLOCK_ROWS particles a block holds
+#: MIN_BLOCK_ROWS · n > block_elements entries (memory 8 · 64 · n bytes, e.g. 51 MB at n = 10⁵)
+#: so that the Python loop over blocks has at most n / 64 iterations
+MIN_BLOCK_ROWS = 64
+#: largest β with e^β finite in float64 (log of the largest double, ≈ 709.78)
+BETA_MAX_UNNORMALIZED = float(np.log(np.finfo(float).max))
+
+
+def check_unnormalized_beta(beta: float, normalized: bool) -> None:
+    """Reject β whose factor e^β of the unnormalized (USA) velocity overflows float64."""
+    if not normalized and beta > BETA_MAX_UNNORMALIZED:
+        raise ValueError(
+            f"beta = {beta:g} is too large for the unnormalized model (USA): its velocity carries the "
+            f"factor e^beta, which overflows float64 for beta > {BETA_MAX_UNNORMALIZED:.2f}; use "
+            f"normalized=True (SA) or a smaller beta"
+        )
 
 
 def _blocks(n_systems: int, n_rows: int, n_cols: int, block_elements: int):
-    """Yield (system slice, row slice) covering all systems × rows in bounded blocks."""
+    """Yield (system slice, row slice) covering all systems × rows in bounded blocks.
+
+    A block holds at most max(block_elements, MIN_BLOCK_ROWS · n_cols) entries.
+    """
     per_system = n_rows * n_cols
     if per_system <= block_elements:
         step = max(1, block_elements // per_system)
         for s0 in range(0, n_systems, step):
             yield slice(s0, min(n_systems, s0 + step)), slice(0, n_rows)
     else:
-        rows = max(1, block_elements // n_cols)
+        rows = max(MIN_BLOCK_ROWS, block_elements // n_cols)
         for s in range(n_systems):
             for r0 in range(0, n_rows, rows):
                 yield slice(s, s + 1), slice(r0, min(n_rows, r0 + rows))
@@ -116,18 +137,25 @@ def _project(x: np.ndarray, y: np.ndarray) -> np.ndarray:
 
 
 class DirectSelfAttention:
-    """SA/USA velocities by direct (blocked BLAS) summation on S¹ or S^{d-1}."""
+    """SA/USA velocities by direct (blocked BLAS) summation on S¹ or S^{d-1}.
+
+    ``collapse_rate`` is the decay rate of the velocity's linearisation at a
+    single cluster (all x_i equal): there X_i ≈ s (x̄ - x_i) in the tangent
+    space with s = 1 (SA) or e^β (USA), so the Jacobian has eigenvalue -s.
+    """
 
     path = "direct"
 
     def __init__(self, beta: float, normalized: bool, weights: np.ndarray, kind: str,
                  block_elements: int = BLOCK_ELEMENTS) -> None:
+        check_unnormalized_beta(beta, normalized)
         self.beta = beta
         self.normalized = normalized
         self.weights = weights
         self.kind = kind
         self.block_elements = block_elements
         self.scale = 1.0 if normalized else float(np.exp(beta))
+        self.collapse_rate = self.scale
 
     def __call__(self, t: float, x: np.ndarray) -> np.ndarray:
         if self.kind == "circle":
@@ -162,13 +190,15 @@ class NufftSelfAttention:
     Plans (``finufft.Plan``) are built once per system with ``nthreads`` threads
     and reused (only ``setpts`` per evaluation). ``accuracy`` is the relative
     accuracy requested for the kernel sums (Fourier truncation and NUFFT
-    tolerance each get half).
+    tolerance each get half). ``collapse_rate`` as in :class:`DirectSelfAttention`.
     """
 
     path = "nufft"
 
     def __init__(self, beta: float, normalized: bool, weights: np.ndarray, accuracy: float,
                  nthreads: int = 1) -> None:
+        check_unnormalized_beta(beta, normalized)
+        self.collapse_rate = 1.0 if normalized else float(np.exp(beta))
         self.beta = beta
         self.normalized = normalized
         self.weights = np.ascontiguousarray(weights, dtype=complex)
