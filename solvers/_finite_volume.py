@@ -23,6 +23,20 @@ forward-Euler step of size Δt keeps ρ ≥ 0 provided
 λ|u|ρ^E_j + λ|u|ρ^W_j, λ = Δt/h). SSP-RK3 is a convex combination of
 forward-Euler steps with SSP coefficient 1, so the same bound holds when it is
 met at each of its three stages.
+
+Step-size policy shared by the finite-volume schemes. A stage operator
+returns the *true* bound Δt* of its forward-Euler stage (positivity and, with
+σ > 0, diffusive stability); :func:`ssp_rk3_step` rejects a step only when
+``dt > Δt*``. The adaptive step the schemes propose is
+
+    Δt = min( cfl · Δt*,  cfl_growth / Λ ),
+
+``cfl`` ∈ (0, 1] a safety fraction applied outside the bound (so steps in
+(cfl Δt*, Δt*] that the first stage admits are accepted, and a rejection
+retries with cfl times the smaller bound found), and Λ the largest linear
+growth rate of the interaction (:func:`linear_growth_bound`), which limits
+the step where the velocity, hence Δt*, gives no limit: near the uniform
+state.
 """
 
 from __future__ import annotations
@@ -31,7 +45,14 @@ from collections.abc import Callable
 
 import numpy as np
 
+from ._scheme import NegativeDensityError
+
 __all__ = [
+    "CFL_GROWTH",
+    "NEGATIVE_ROUND_OFF",
+    "check_nonnegative",
+    "growth_step",
+    "linear_growth_bound",
     "LIMITERS",
     "limited_difference",
     "periodic_face_values",
@@ -171,3 +192,69 @@ def ssp_rk3_step(y: np.ndarray, dt: float, operator: StageOperator) -> tuple[np.
     if dt > bound:
         return None, bound
     return y / 3.0 + (2.0 / 3.0) * (y2 + dt * rate), bound
+
+
+CFL_GROWTH = 0.1
+"""Default ``cfl_growth``: the adaptive step satisfies Λ Δt ≤ 0.1 (:func:`linear_growth_bound`).
+
+SSP-RK3 applied to a linear mode δ' = λδ multiplies it by the cubic Taylor
+polynomial T₃(z) of e^z, z = λΔt, and log T₃(z) = z - z⁴/24 + O(z⁵): the
+growth rate comes out as λ (1 - z³/24). With |z| ≤ 0.1 the relative error of
+every rate is ≤ 4.2e-5 (cfl_growth = 0.5 gave 5.2e-3), below the O(h²) space
+error of the schemes on the grids they are used with."""
+
+NEGATIVE_ROUND_OFF = 100 * np.finfo(float).eps
+"""Relative floor of the positivity check: a value below -NEGATIVE_ROUND_OFF · max|ρ|
+is a negative density, anything above is round-off of the flux sums."""
+
+
+def check_nonnegative(name: str, y: np.ndarray) -> None:
+    """Raise :class:`NegativeDensityError` if min ρ < -NEGATIVE_ROUND_OFF · max|ρ| (``name``: the scheme)."""
+    y = np.asarray(y)
+    floor = -NEGATIVE_ROUND_OFF * float(np.max(np.abs(y)))
+    low = float(np.min(y))
+    if low < floor:
+        raise NegativeDensityError(f"{name}: negative density {low:.3g} beyond round-off (floor {floor:.3g})")
+
+
+def linear_growth_bound(rates: np.ndarray, mean_density: float, denominator_zero: complex | None = None) -> float:
+    """Λ, the largest linear growth rate of the interaction about the uniform state.
+
+    Linearise ∂_t ρ + div(ρ X[ρ]) = 0 about the uniform density ρ̄ (the mean
+    of the marginal, mass/|domain|), with X = ∇(A ⋆ ρ)/(B ⋆ ρ) on S^{d-1}, or
+    X = ω + (A ⋆ ρ)/(B ⋆ ρ) on S¹ (A_k containing the ik of ∂_θ). For
+    ρ = ρ̄ + δ: A ⋆ ρ̄ is constant and B ⋆ ρ̄ = B_0 ρ̄, so to first order in δ
+
+        ∂_t δ = -ρ̄ div X = -Δ(A ⋆ δ) / B_0          (S^{d-1}),
+        ∂_t δ̂_k = -(ik A_k / B_0) δ̂_k - ik ω δ̂_k     (S¹),
+
+    and mode l (degree on S^{d-1}, Δ Y_l = -l(l+d-2) Y_l) or k grows at
+
+        λ_l = l(l+d-2) A_l / B_0,    |λ_k| ≤ |k A_k| / B_0,
+
+    with ρ̄ B_0 replaced by 1 when B ≡ 1 (then λ_l = l(l+d-2) A_l ρ̄). So
+
+        Λ = max_l r_l · ρ̄ / (B_0 ρ̄),   r_l = l(l+d-2)|A_l| (S^{d-1}) or |k A_k| (S¹).
+
+    The drift -ikω is a rotation at speed |ω|, limited by the CFL bound, and
+    the diffusion -σ l(l+d-2) only damps and has its own bound
+    (:func:`stable_step`); neither enters Λ.
+
+    Parameters
+    ----------
+    rates : ndarray
+        r_l for every degree or wavenumber the scheme resolves.
+    mean_density : float
+        ρ̄ = mass / |domain| of the marginal.
+    denominator_zero : complex or None
+        B_0, the multiplier of B at l = 0 (None when B ≡ 1).
+    """
+    top = float(np.max(np.abs(rates))) if np.size(rates) else 0.0
+    if denominator_zero is None:
+        return top * abs(float(mean_density))
+    return top / abs(complex(denominator_zero))
+
+
+def growth_step(rate_bound: float, cfl_growth: float) -> float:
+    """cfl_growth / Λ (``inf`` when Λ = 0): the step cap from :func:`linear_growth_bound`."""
+    return cfl_growth / rate_bound if rate_bound > 0 else np.inf

@@ -149,7 +149,8 @@ def test_identity_symmetry_rotation_and_emd_on_fixed_cases(case, p):
     assert wasserstein(y, x, p) == pytest.approx(d_xy, abs=1e-12)
     assert 0 <= d_xy <= np.pi + 1e-12
     assert wasserstein(x + 1.7, y + 1.7, p) == pytest.approx(d_xy, abs=1e-12)  # rotation invariance
-    assert wasserstein(x[::-1], -(-y[::-1]), p) == pytest.approx(d_xy, abs=1e-12)  # order of atoms is irrelevant
+    assert wasserstein(x[::-1], y[::-1], p) == pytest.approx(d_xy, abs=1e-12)  # order of atoms is irrelevant
+    assert wasserstein(-x, -y, p) == pytest.approx(d_xy, abs=1e-12)  # reflection invariance
     assert d_xy == pytest.approx(emd_circle(x, np.full(x.size, 1 / x.size), y, np.full(y.size, 1 / y.size), p), abs=1e-10)
 
 
@@ -287,3 +288,119 @@ def test_sphere_and_zonal_densities(rng):
     mass = mf.uniform(zonal).values * zonal.weights
     assert info.method == "zonal-polar" and not info.exact
     assert info.value == pytest.approx(np.sum(mass * polar) / mass.sum(), abs=1e-13)
+
+
+def test_unit_vectors_in_the_plane_against_the_circle_are_angles(rng):
+    # (n, 2) unit vectors are points of S¹ ⊂ R²: the same measure as their angles, to rounding
+    circle = mf.Circle(64)
+    rho = mf.von_mises(circle, 0.3, 2.0)
+    theta = rng.uniform(0, TWO_PI, 30)
+    u = np.stack([np.cos(theta), np.sin(theta)], axis=-1)
+    for p in (1, 2):
+        expected = wasserstein(rho, theta, p)
+        assert wasserstein(rho, u, p) == pytest.approx(expected, abs=1e-13)
+        assert wasserstein(u, rho, p) == pytest.approx(expected, abs=1e-13)
+        assert wasserstein(rho, mf.EmpiricalMeasure(u, domain="sphere"), p) == pytest.approx(expected, abs=1e-13)
+        assert wasserstein(u, theta + 0.2, p) == pytest.approx(wasserstein(theta, theta + 0.2, p), abs=1e-13)
+    assert wasserstein(rho, u, 1, density="cells") == pytest.approx(wasserstein(rho, theta, 1, density="cells"), abs=1e-13)
+    info = wasserstein(rho, u, 2, return_info=True)
+    assert info.method == "circle-quantile" and info.n_atoms == (64, 30)
+    batch = np.stack([u, u[::-1]])  # (systems, n, 2)
+    np.testing.assert_allclose(wasserstein(rho, batch, 1), wasserstein(rho, theta, 1), rtol=0, atol=1e-13)
+
+
+def test_points_slightly_off_the_circle_are_rejected_not_read_as_angles(rng):
+    # norms 1 + 2e-5: within np.allclose's default rtol, far beyond the stated 1e-8
+    theta = rng.uniform(0, TWO_PI, 30)
+    u = (1 + 2e-5) * np.stack([np.cos(theta), np.sin(theta)], axis=-1)
+    rho = mf.von_mises(mf.Circle(64), 0.3, 2.0)
+    with pytest.raises(ValueError, match=r"^a: points on S\^1 must have unit norm \(\| \|x\| - 1 \| <= 1e-08\), got max "
+                                         r"\| \|x\| - 1 \| = 2e-05; normalise them \(x / \|x\|\), or, if the plain array "
+                                         r"of shape \(30, 2\) holds systems of angles \(rows\), pass domain='circle' or an "
+                                         r"EmpiricalMeasure\(points, domain='circle'\)$"):
+        wasserstein(u, rho)
+    # the same off the sphere S²; an EmpiricalMeasure on a sphere gets no advice about angles
+    x = rng.normal(size=(10, 3))
+    x *= (1 + 3e-6) / np.linalg.norm(x, axis=1, keepdims=True)
+    with pytest.raises(ValueError, match=r"^b: points on S\^2 must have unit norm .* = 3e-06; normalise them \(x / \|x\|\)$"):
+        wasserstein(mf.uniform(mf.Sphere(4)), mf.EmpiricalMeasure(x, domain="sphere"))
+
+
+def test_systems_of_angles_need_a_circle_on_the_other_side_or_domain(rng):
+    rho = mf.von_mises(mf.Circle(32), 1.0, 1.0)
+    x = rng.uniform(0, TWO_PI, (4, 5))
+    single = [wasserstein(rho, row, 1) for row in x]
+    # against a Circle density, (systems, n) with n != 2 is a batch of angles
+    np.testing.assert_allclose(wasserstein(rho, x, 1), single, rtol=0, atol=1e-13)
+    np.testing.assert_allclose(wasserstein(mf.EmpiricalMeasure(rho.domain.theta, rho.values * rho.domain.weights / rho.mass),
+                                           x, 1), single, rtol=0, atol=1e-13)
+    # two plain 2-D arrays state no domain: read as points, and angles are not unit vectors
+    with pytest.raises(ValueError, match=r"a: points on S\^4 must have unit norm .*; normalise them \(x / \|x\|\), or, if "
+                                         r"the plain array of shape \(4, 5\) holds systems of angles \(rows\), pass "
+                                         r"domain='circle' or an EmpiricalMeasure\(points, domain='circle'\)"):
+        wasserstein(x, x[::-1])
+    with pytest.raises(ValueError, match=r"b: points on S\^4 must have unit norm .* shape \(4, 5\) holds systems of angles"):
+        wasserstein(x[0], x)
+    np.testing.assert_allclose(wasserstein(x[0], x, 1, domain="circle"), [wasserstein(x[0], r, 1) for r in x], atol=1e-13)
+    # systems of two angles against the circle: shape (n, 2) means unit vectors unless domain='circle'
+    pairs = rng.uniform(0, TWO_PI, (6, 2))
+    with pytest.raises(ValueError, match=r"b: points on S\^1 must have unit norm .* shape \(6, 2\) holds systems of angles"):
+        wasserstein(rho, pairs)
+    np.testing.assert_allclose(wasserstein(rho, pairs, 2, domain="circle"), [wasserstein(rho, r, 2) for r in pairs], atol=1e-13)
+
+
+def test_domain_argument_bad_input(rng):
+    theta = rng.uniform(0, TWO_PI, 5)
+    with pytest.raises(ValueError, match=r"domain must be 'circle' or 'sphere' \(how plain arrays are read\), got 'torus'"):
+        wasserstein(theta, theta, domain="torus")
+    with pytest.raises(ValueError, match=r"a: points on a sphere must have shape \(n, d\) or \(systems, n, d\) with d >= 2, "
+                                         r"got \(5,\)"):
+        wasserstein(theta, theta, domain="sphere")
+    with pytest.raises(ValueError, match=r"b: angles must have shape \(n,\) or \(systems, n\), got \(2, 5, 3\)"):
+        wasserstein(theta, np.zeros((2, 5, 3)), domain="circle")
+    x = rng.normal(size=(5, 3))
+    x /= np.linalg.norm(x, axis=1, keepdims=True)
+    with pytest.raises(ValueError, match="a and b must live on the same domain, got a on 'circle' and b on 'sphere'"):
+        wasserstein(theta, x)
+
+
+def test_zonal_density_needs_points_of_its_dimension(rng):
+    zonal = mf.uniform(mf.ZonalSphere(16, 32))
+    x = rng.normal(size=(20, 3))
+    x /= np.linalg.norm(x, axis=1, keepdims=True)
+    with pytest.raises(ValueError, match=r"a and b must live on the same sphere, got a on S\^15 \(points in R\^16\) "
+                                         r"and b on S\^2 \(points in R\^3\)"):
+        wasserstein(zonal, x)
+    with pytest.raises(ValueError, match=r"got a on S\^2 \(points in R\^3\) and b on S\^15 \(points in R\^16\)"):
+        wasserstein(x, zonal)
+    with pytest.raises(ValueError, match=r"got a on S\^15 \(points in R\^16\) and b on S\^4 \(points in R\^5\)"):
+        wasserstein(zonal, mf.uniform(mf.ZonalSphere(5, 8)))
+
+
+@pytest.mark.parametrize("p", [1, 2])
+def test_sliced_spherical_value_against_pot_and_direct_projections(p, rng):
+    # the sliced distance in radians is 2π x POT's value (POT measures on the unit-period circle):
+    # (1/K Σ_k W_p^p(P_k#μ, P_k#ν))^{1/p}, P_k(x) = angle of (x·U_k1, x·U_k2), U_k the QR-orthonormal
+    # d x 2 frames drawn from the seed; same seed and K, so only rounding separates them (1e-12)
+    x = rng.normal(size=(60, 3))
+    x /= np.linalg.norm(x, axis=1, keepdims=True)
+    y = rng.normal(size=(50, 3)) + [0.0, 0.0, 1.0]
+    y /= np.linalg.norm(y, axis=1, keepdims=True)
+    wy = rng.random(50) + 0.1
+    wy /= wy.sum()
+    info = wasserstein(x, mf.EmpiricalMeasure(y, wy, domain="sphere"), p, return_info=True, max_exact_atoms=10,
+                       n_projections=64, seed=3)
+    assert info.method == "sliced-spherical" and not info.exact
+    pot, log = ot.sliced_wasserstein_sphere(x, y, np.full(60, 1 / 60), wy, n_projections=64, p=p, seed=3, log=True)
+    assert info.value == pytest.approx(TWO_PI * pot, abs=1e-12)
+    # direct: project with POT's frames, exact circle W_p of every projection (our circle solver, batched)
+    frames = log["projections"]  # (K, 3, 2)
+    xa, yb = np.einsum("nd,kdc->knc", x, frames), np.einsum("nd,kdc->knc", y, frames)
+    za, zb = np.arctan2(xa[..., 1], xa[..., 0]), np.arctan2(yb[..., 1], yb[..., 0])
+    per_projection = wasserstein(za, mf.EmpiricalMeasure(zb, np.broadcast_to(wy, zb.shape)), p, domain="circle")
+    direct = np.mean(per_projection**p) ** (1 / p)
+    # POT's circle solver and ours agree to ~1e-10 per projection (test_agrees_with_pot_on_weighted_samples)
+    assert info.value == pytest.approx(direct, abs=1e-10)
+    # the stated accuracy is the Monte Carlo standard error of the mean over projections (delta method)
+    se = np.std(per_projection**p, ddof=1) / np.sqrt(64) * direct ** (1 - p) / p
+    assert info.accuracy == pytest.approx(se, rel=1e-8)

@@ -1,0 +1,404 @@
+"""Dormand–Prince 5(4): tableau, Lawson integrating factor, step-size control, first step.
+
+One copy of the explicit pair used by every adaptive scheme of :mod:`solvers`
+(and by the particle integrators of ``meanfield``).
+
+Tableau. Dormand & Prince's RK5(4)7M (J. R. Dormand, P. J. Prince, "A family
+of embedded Runge–Kutta formulae", J. Comput. Appl. Math. 6 (1980) 19–26):
+for y' = f(t, y) a step of size h from y_n is
+
+    K_i = f(t_n + c_i h, y_n + h Σ_{j<i} a_ij K_j),      i = 1, …, 7,
+    y_{n+1} = y_n + h Σ_j b_j K_j                         (order 5),
+    ŷ_{n+1} = y_n + h Σ_j b̂_j K_j                         (order 4, embedded),
+
+with a_7j = b_j and c_7 = 1, so K_7 = f(t_{n+1}, y_{n+1}) is the first stage
+of the next step ("first same as last", FSAL: six evaluations per step). The
+local error estimate is
+
+    ŷ_{n+1} - y_{n+1} = h Σ_j E_j K_j,     E = b̂ - b,
+
+which is O(h⁵) (the error of the order-4 solution); its sign is irrelevant
+to the norm. Dense output (L. F. Shampine, "Some practical Runge–Kutta
+formulas", Math. Comp. 46 (1986) 135–150; the matrix P of scipy's ``RK45``):
+
+    y(t_n + θh) ≈ y_n + h Σ_j b_j(θ) K_j,     b_j(θ) = Σ_{q=1}^{4} P_jq θ^q,
+
+a continuous extension of order 4 with b(1) = b.
+
+Array layout: ``A`` is the 7 × 7 strictly lower triangular stage matrix (its
+last row is b), ``B``, ``B_HAT``, ``C``, ``E`` have 7 entries, ``P`` is 7 × 4.
+All are read-only.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import NamedTuple
+
+import numpy as np
+
+from ._validate import positive
+
+__all__ = [
+    "A",
+    "B",
+    "B_HAT",
+    "C",
+    "E",
+    "P",
+    "ORDER",
+    "ERROR_ORDER",
+    "N_STAGES",
+    "dense_weights",
+    "LawsonStep",
+    "LawsonTables",
+    "lawson_step",
+    "StepController",
+    "StepDecision",
+    "initial_step",
+]
+
+logger = logging.getLogger(__name__)
+
+ORDER = 5
+"""Order of the propagated solution y_{n+1}."""
+ERROR_ORDER = 4
+"""Order of the embedded solution ŷ_{n+1}; the estimate ŷ - y is O(h^{ERROR_ORDER + 1})."""
+N_STAGES = 7
+
+
+def _frozen(values) -> np.ndarray:
+    array = np.array(values, dtype=float)
+    array.flags.writeable = False
+    return array
+
+
+C = _frozen([0.0, 1 / 5, 3 / 10, 4 / 5, 8 / 9, 1.0, 1.0])
+A = _frozen(
+    [
+        [0, 0, 0, 0, 0, 0, 0],
+        [1 / 5, 0, 0, 0, 0, 0, 0],
+        [3 / 40, 9 / 40, 0, 0, 0, 0, 0],
+        [44 / 45, -56 / 15, 32 / 9, 0, 0, 0, 0],
+        [19372 / 6561, -25360 / 2187, 64448 / 6561, -212 / 729, 0, 0, 0],
+        [9017 / 3168, -355 / 33, 46732 / 5247, 49 / 176, -5103 / 18656, 0, 0],
+        [35 / 384, 0, 500 / 1113, 125 / 192, -2187 / 6784, 11 / 84, 0],
+    ]
+)
+B = _frozen(A[6])
+B_HAT = _frozen([5179 / 57600, 0, 7571 / 16695, 393 / 640, -92097 / 339200, 187 / 2100, 1 / 40])
+E = _frozen([-71 / 57600, 0, 71 / 16695, -71 / 1920, 17253 / 339200, -22 / 525, 1 / 40])
+"""Error weights E = b̂ - b (the exact rationals; ``B_HAT - B`` up to round-off)."""
+P = _frozen(
+    [
+        [1, -8048581381 / 2820520608, 8663915743 / 2820520608, -12715105075 / 11282082432],
+        [0, 0, 0, 0],
+        [0, 131558114200 / 32700410799, -68118460800 / 10900136933, 87487479700 / 32700410799],
+        [0, -1754552775 / 470086768, 14199869525 / 1410260304, -10690763975 / 1880347072],
+        [0, 127303824393 / 49829197408, -318862633887 / 49829197408, 701980252875 / 199316789632],
+        [0, -282668133 / 205662961, 2019193451 / 616988883, -1453857185 / 822651844],
+        [0, 40617522 / 29380423, -110615467 / 29380423, 69997945 / 29380423],
+    ]
+)
+
+
+def dense_weights(theta: float) -> np.ndarray:
+    """Weights b_j(θ) = Σ_q P_jq θ^q of the dense output, shape (7,).
+
+    y(t_n + θh) ≈ y_n + h Σ_j b_j(θ) K_j for 0 ≤ θ ≤ 1 (order 4; b(1) = b).
+    """
+    return P @ (float(theta) ** np.arange(1, 5))
+
+
+# ---------------------------------------------------------------------------- Lawson form
+# every factor e^{d h λ} needed has d = c_i - c_j ≥ 0 (stage rows) or 1 - c_j (error, c_7 = 1)
+# (rounded keys identify equal differences; the factors use the unrounded values)
+_KEYS, _FIRST = np.unique(np.round([ci - cj for ci in C for cj in C if ci >= cj], 14), return_index=True)
+_DIFFS = np.array([ci - cj for ci in C for cj in C if ci >= cj])[_FIRST]
+_ROW_INDEX = tuple(np.searchsorted(_KEYS, np.round(C[i] - C[:i], 14)) for i in range(N_STAGES))
+_GROWTH_INDEX = np.searchsorted(_KEYS, np.round(C, 14))
+_ERROR_INDEX = np.searchsorted(_KEYS, np.round(1.0 - C, 14))
+
+
+class LawsonStep(NamedTuple):
+    """Weights of one Lawson step of size h (see :class:`LawsonTables`).
+
+    Attributes
+    ----------
+    h : float
+    growth : ndarray, shape (7, K), or None
+        e^{c_i h λ}; None when λ ≡ 0 (every factor is 1).
+    rows : tuple of ndarray
+        rows[i] = h a_ij e^{(c_i - c_j) h λ}, shape (i, K) (shape (i,) when λ ≡ 0).
+    error : ndarray, shape (7, K) or (7,)
+        h E_j e^{(1 - c_j) h λ}.
+    """
+
+    h: float
+    growth: np.ndarray | None
+    rows: tuple[np.ndarray, ...]
+    error: np.ndarray
+
+    @property
+    def propagator(self) -> np.ndarray | float:
+        """e^{hλ} (the exact solution operator of y' = λy over the step); 1.0 when λ ≡ 0."""
+        return 1.0 if self.growth is None else self.growth[N_STAGES - 1]
+
+
+class LawsonTables:
+    r"""Dormand–Prince 5(4) in Lawson's integrating-factor form for y' = λ ⊙ y + N(y).
+
+    The linear part is diagonal: λ is one rate per trailing index of the state
+    (e.g. -σk² for Fourier modes, -σl(l+1) for spherical harmonics). Lawson's
+    method (J. D. Lawson, "Generalized Runge–Kutta processes for stable systems
+    with large Lipschitz constants", SIAM J. Numer. Anal. 4 (1967) 372–380)
+    applies the explicit pair to v(t) = e^{-λ(t - t_n)} y(t), v' = e^{-λ(t-t_n)}
+    N(e^{λ(t-t_n)} v), and transforms back: stage i of a step h is
+
+        Y_i = e^{c_i hλ} y_n + h Σ_{j<i} a_ij e^{(c_i - c_j) hλ} N(Y_j),
+        y_{n+1} = Y_7 = e^{hλ} y_n + h Σ_j b_j e^{(1 - c_j) hλ} N(Y_j),
+        error estimate  h Σ_j E_j e^{(1 - c_j) hλ} N(Y_j),
+
+    so y' = λy is integrated exactly (N ≡ 0 gives y_{n+1} = e^{hλ} y_n to
+    round-off), the order 5 is kept for the transformed system, and for
+    Re λ ≤ 0 every factor is bounded by 1 (c is non-decreasing): stiff decay
+    does not limit the step. FSAL holds as for the plain pair (c_1 = 0).
+
+    Calling the tables with a step size h returns the :class:`LawsonStep`
+    weights: the exponentials e^{dhλ} are evaluated once per distinct node
+    difference d (14 of them) and cached for the last ``cache_size`` step
+    sizes, so steps of a repeated size (a step-size cap, a fixed output
+    spacing) cost no exponentials.
+
+    Parameters
+    ----------
+    rates : array_like, shape (K,), or None
+        λ; None, or all zero, for the plain Dormand–Prince pair.
+    cache_size : int
+        Number of step sizes whose tables are kept.
+    """
+
+    def __init__(self, rates: np.ndarray | None, cache_size: int = 4) -> None:
+        if rates is not None:
+            rates = np.asarray(rates)
+            if rates.ndim != 1 or not np.all(np.isfinite(rates)):
+                raise ValueError(f"rates must be a finite 1-D array, got shape {rates.shape}")
+            if not np.any(rates != 0):
+                rates = None
+        if isinstance(cache_size, bool) or not isinstance(cache_size, (int, np.integer)) or cache_size < 1:
+            raise ValueError(f"cache_size must be a positive integer, got {cache_size!r}")
+        self.rates = rates
+        self.cache_size = int(cache_size)
+        self._cache: OrderedDict[float, LawsonStep] = OrderedDict()
+
+    def __call__(self, h: float) -> LawsonStep:
+        h = float(h)
+        step = self._cache.get(h)
+        if step is not None:
+            self._cache.move_to_end(h)
+            return step
+        if self.rates is None:
+            step = LawsonStep(h, None, tuple(h * A[i, :i] for i in range(N_STAGES)), h * E)
+        else:
+            factors = np.exp(np.outer(_DIFFS, h * self.rates))
+            rows = tuple(h * A[i, :i, None] * factors[_ROW_INDEX[i]] for i in range(N_STAGES))
+            step = LawsonStep(h, factors[_GROWTH_INDEX], rows, h * E[:, None] * factors[_ERROR_INDEX])
+        self._cache[h] = step
+        if len(self._cache) > self.cache_size:
+            self._cache.popitem(last=False)
+        return step
+
+
+def _combine(weights: np.ndarray, stages: np.ndarray) -> np.ndarray:
+    """Σ_j weights_j ⊙ stages_j over the leading axis; weights (j,) or (j, K), stages (j, ..., K)."""
+    if weights.ndim == 1:
+        return (weights @ stages.reshape(weights.size, -1)).reshape(stages.shape[1:])
+    return np.einsum("jk,j...k->...k", weights, stages)
+
+
+def lawson_step(
+    nonlinear: Callable[[np.ndarray, np.ndarray], object],
+    y0: np.ndarray,
+    k0: np.ndarray,
+    step: LawsonStep,
+    stages: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray]:
+    """One Dormand–Prince 5(4) step in Lawson form (formulas in :class:`LawsonTables`).
+
+    Parameters
+    ----------
+    nonlinear : callable
+        ``nonlinear(y, out)`` writes N(y) into ``out`` (shape of y).
+    y0 : ndarray, shape (..., K)
+        State at the start of the step.
+    k0 : ndarray
+        N(y0) (the last stage of the previous step, FSAL).
+    step : LawsonStep
+        Weights for the step size, ``tables(h)``.
+    stages : ndarray, shape (7, ..., K)
+        Work array; on return ``stages[6]`` = N(y_{n+1}) (the next step's ``k0``).
+
+    Returns
+    -------
+    y1, error : ndarray
+        The order-5 solution y_{n+1} and the local error estimate h Σ_j E_j e^{(1-c_j)hλ} K_j.
+    """
+    stages[0] = k0
+    acc = y0
+    for i in range(1, N_STAGES):
+        acc = _combine(step.rows[i], stages[:i])
+        acc += y0 if step.growth is None else step.growth[i] * y0
+        nonlinear(acc, stages[i])
+    return acc, _combine(step.error, stages)
+
+
+# ---------------------------------------------------------------------------- step-size control
+class StepDecision(NamedTuple):
+    """Outcome of :meth:`StepController.decide`: accept the step?, and h_next / h."""
+
+    accepted: bool
+    factor: float
+
+
+@dataclass
+class StepController:
+    r"""Standard (integral) step-size controller of an embedded pair.
+
+    For the error norm err of a step h (the estimate divided by its tolerance,
+    err ≤ 1 accepts; E. Hairer, S. P. Nørsett, G. Wanner, *Solving Ordinary
+    Differential Equations I*, 2nd ed., Springer 1993, §II.4, eq. (4.13)), the
+    next step is h_new = factor · h with
+
+        factor = min(max_factor, max(min_factor, safety · err^{-1/(q+1)})),
+
+    q = ``ERROR_ORDER`` = 4 (exponent -1/5), and
+
+    * err = 0: factor = max_factor;
+    * err > 1: the step is rejected (factor ≤ safety < 1);
+    * the step after a rejection may not grow: factor ≤ 1 (as scipy's RK45,
+      which avoids alternating rejections);
+    * err NaN or infinite (an overflowing trial step): rejected, factor = min_factor.
+
+    The defaults safety = 0.9, min_factor = 0.2, max_factor = 10 are those of
+    scipy's RK45 and of Hairer–Wanner's DOPRI5 (whose facmin, facmax are 0.2, 10).
+    The controller remembers whether the last attempt was rejected;
+    :meth:`reset` forgets it (call it at the start of a run).
+
+    Parameters
+    ----------
+    safety : float
+        In (0, 1].
+    min_factor, max_factor : float
+        0 < min_factor < 1 < max_factor.
+    error_order : int
+        q: the error estimate is O(h^{q+1}).
+    """
+
+    safety: float = 0.9
+    min_factor: float = 0.2
+    max_factor: float = 10.0
+    error_order: int = ERROR_ORDER
+
+    def __post_init__(self) -> None:
+        self.safety = positive("safety", self.safety)
+        self.min_factor = positive("min_factor", self.min_factor)
+        self.max_factor = positive("max_factor", self.max_factor)
+        if self.safety > 1:
+            raise ValueError(f"safety must lie in (0, 1], got {self.safety!r}")
+        if not self.min_factor < 1 < self.max_factor:
+            raise ValueError(
+                f"min_factor and max_factor must satisfy 0 < min_factor < 1 < max_factor, "
+                f"got {self.min_factor!r} and {self.max_factor!r}"
+            )
+        if isinstance(self.error_order, bool) or not isinstance(self.error_order, (int, np.integer)) or self.error_order < 1:
+            raise ValueError(f"error_order must be a positive integer, got {self.error_order!r}")
+        self._exponent = -1.0 / (int(self.error_order) + 1)
+        self.rejected_last = False
+
+    def reset(self) -> None:
+        """Forget the last rejection."""
+        self.rejected_last = False
+
+    def decide(self, error: float) -> StepDecision:
+        """Accept or reject a step of error norm ``error`` and give h_new / h."""
+        if not np.isfinite(error):
+            self.rejected_last = True
+            return StepDecision(False, self.min_factor)
+        if error == 0:
+            factor = self.max_factor
+        else:
+            factor = min(self.max_factor, max(self.min_factor, self.safety * error**self._exponent))
+        if error > 1:
+            self.rejected_last = True
+            return StepDecision(False, factor)
+        if self.rejected_last:
+            factor = min(1.0, factor)
+        self.rejected_last = False
+        return StepDecision(True, factor)
+
+
+# ---------------------------------------------------------------------------- first step
+def initial_step(
+    f0: np.ndarray,
+    euler_derivative: Callable[[float], np.ndarray],
+    norm: Callable[[np.ndarray], float],
+    *,
+    y0_norm: float,
+    error_order: int = ERROR_ORDER,
+    max_step: float = np.inf,
+) -> float:
+    r"""First step size by Hairer, Nørsett & Wanner's algorithm (*Solving ODEs I*, §II.4).
+
+    As scipy's ``select_initial_step``: with ‖·‖ the tolerance-weighted norm
+    (‖v‖ = RMS of v/(atol + rtol|y_0|), or any norm with the same scaling),
+
+        d0 = ‖y_0‖, d1 = ‖f(y_0)‖,
+        h0 = 0.01 d0/d1   (h0 = 1e-6 if d0 < 1e-5 or d1 < 1e-5),
+        d2 = ‖f(y_0 + h0 f(y_0)) - f(y_0)‖ / h0      (an estimate of ‖y''‖),
+        h1 = (0.01 / max(d1, d2))^{1/(q+1)}          (h1 = max(1e-6, 1e-3 h0) if max(d1, d2) ≤ 1e-15),
+        h = min(100 h0, h1, max_step),
+
+    q = ``error_order`` (scipy passes the error estimator's order, 4 for RK45).
+    A non-finite d1 or d2 (an overflowing probe) gives h = min(h0, max_step), with
+    h0 = 1e-6 when d1 is not finite.
+
+    Parameters
+    ----------
+    f0 : ndarray
+        f(y_0).
+    euler_derivative : callable
+        h ↦ f(y_0 + h f(y_0)) (or the same probe in a chart of a manifold).
+    norm : callable
+        The weighted norm ‖·‖.
+    y0_norm : float
+        d0 = ‖y_0‖ (passed separately: on a manifold chart y_0 itself may have
+        no meaningful size).
+    error_order : int
+        q.
+    max_step : float
+        Upper bound of the result.
+
+    Returns
+    -------
+    float
+        h > 0.
+    """
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        d0 = float(y0_norm)
+        d1 = float(norm(f0))
+        if not (np.isfinite(d0) and np.isfinite(d1)) or d0 < 1e-5 or d1 < 1e-5 or not 0.01 * d0 / d1 > 0:
+            h0 = 1e-6
+        else:
+            h0 = 0.01 * d0 / d1
+        h0 = min(h0, max_step)
+        d2 = float(norm(euler_derivative(h0) - f0)) / h0
+        if not (np.isfinite(d1) and np.isfinite(d2)):
+            return h0
+        if max(d1, d2) <= 1e-15:
+            h1 = max(1e-6, 1e-3 * h0)
+        else:
+            h1 = (0.01 / max(d1, d2)) ** (1.0 / (error_order + 1))
+    return float(min(100 * h0, h1, max_step))
