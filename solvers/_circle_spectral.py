@@ -9,35 +9,16 @@ from typing import ClassVar
 import numpy as np
 import scipy.fft
 
+from . import _validate as check_arg
 from ._circle_grid import CircleGrid
 from ._fft import RealFFT
+from ._runge_kutta import N_STAGES, LawsonTables, StepController, initial_step, lawson_step
 from ._scheme import NegativeDensityError, Scheme, StepResult, UnderResolvedError
 from ._velocity import CallableVelocity, ConvolutionVelocity
 
 __all__ = ["CircleSpectral"]
 
 logger = logging.getLogger(__name__)
-
-# Dormand & Prince (1980), RK5(4)7M: nodes c, stage matrix A, 5th-order weights b
-# (also the last stage row: first same as last), embedded 4th-order weights b̂.
-_C = (0.0, 1 / 5, 3 / 10, 4 / 5, 8 / 9, 1.0, 1.0)
-_A = (
-    (),
-    (1 / 5,),
-    (3 / 40, 9 / 40),
-    (44 / 45, -56 / 15, 32 / 9),
-    (19372 / 6561, -25360 / 2187, 64448 / 6561, -212 / 729),
-    (9017 / 3168, -355 / 33, 46732 / 5247, 49 / 176, -5103 / 18656),
-    (35 / 384, 0.0, 500 / 1113, 125 / 192, -2187 / 6784, 11 / 84),
-)
-_B_HAT = (5179 / 57600, 0.0, 7571 / 16695, 393 / 640, -92097 / 339200, 187 / 2100, 1 / 40)
-_ERR = tuple(b - bh for b, bh in zip((*_A[6], 0.0), _B_HAT))
-_ERROR_EXPONENT = -1 / 5  # the embedded estimate is O(h⁵): h_new ∝ err^{-1/5}
-# integrating factor: every e^{-σk² d h} needed, d in the node differences c_i - c_j ≥ 0
-_DIFFS = np.unique(np.round([c_i - c_j for c_i in _C for c_j in _C if c_i >= c_j], 14))
-_ROW_INDEX = [np.searchsorted(_DIFFS, np.round([_C[i] - c_j for c_j in _C[:i]], 14)) for i in range(7)]
-_GROW_INDEX = np.searchsorted(_DIFFS, np.round(_C, 14))
-_ERR_INDEX = np.searchsorted(_DIFFS, np.round([1.0 - c for c in _C], 14))
 
 
 class CircleSpectral(Scheme):
@@ -83,11 +64,13 @@ class CircleSpectral(Scheme):
 
     which treats the diffusion exactly (every factor decays since c is
     non-decreasing), keeps order 5 for the transformed system, and leaves
-    the step limited by the transport N only. The error
-    err = max_m ‖e_m‖ / (atol + rtol max(‖ρ_m^n‖, ‖ρ_m^{n+1}‖)), ‖·‖ the
-    root mean square of node values (by Parseval, in Fourier space), drives
-    the standard controller h_new = h min(10, max(0.2, 0.9 err^{-1/5}))
-    (no growth right after a rejection); err > 1 rejects the step. Steps
+    the step limited by the transport N only (tableau, Lawson tables cached
+    per step size, controller and first step: :mod:`solvers._runge_kutta`).
+    The error err = max_m ‖e_m‖ / (atol + rtol max(‖ρ_m^n‖, ‖ρ_m^{n+1}‖)),
+    ‖·‖ the root mean square of node values (by Parseval, in Fourier space),
+    drives the standard controller h_new = h min(10, max(0.2, 0.9 err^{-1/5}))
+    (no growth right after a rejection; a non-finite err retries with 0.2 h);
+    err > 1 rejects the step. Steps
     run on the coefficients; the states handed to and returned by
     :meth:`step` are node values (returned read-only, which lets the next
     step reuse their coefficients and last stage).
@@ -178,37 +161,23 @@ class CircleSpectral(Scheme):
             raise TypeError(
                 f"velocity must be a ConvolutionVelocity or CallableVelocity, got {type(velocity).__name__}"
             )
-        _check_real("diffusion", diffusion, "a finite number >= 0", lambda v: v >= 0)
-        _check_real("rtol", rtol, "a finite number > 0", lambda v: v > 0)
-        _check_real("atol", atol, "a finite number >= 0", lambda v: v >= 0)
-        _check_real("underresolved_tol", underresolved_tol, "a finite number > 0", lambda v: v > 0)
-        if negative_tol is not None:
-            _check_real("negative_tol", negative_tol, "None or a finite number >= 0", lambda v: v >= 0)
-        if not isinstance(dealias, (bool, np.bool_)):
-            raise ValueError(f"dealias must be True or False, got {dealias!r}")
-        if on_underresolved not in ("raise", "warn"):
-            raise ValueError(f"on_underresolved must be 'raise' or 'warn', got {on_underresolved!r}")
-        if isinstance(threads, bool) or not isinstance(threads, (int, np.integer)) or threads < 1:
-            raise ValueError(f"threads must be a positive integer, got {threads!r}")
+        self.diffusion = check_arg.nonnegative("diffusion", diffusion)
+        self.rtol = check_arg.positive("rtol", rtol)
+        self.atol = check_arg.nonnegative("atol", atol)
+        self.underresolved_tol = check_arg.positive("underresolved_tol", underresolved_tol)
+        self.negative_tol = None if negative_tol is None else check_arg.nonnegative("negative_tol", negative_tol)
+        self.dealias = check_arg.boolean("dealias", dealias)
+        self.on_underresolved = check_arg.choice("on_underresolved", on_underresolved, ("raise", "warn"))
+        self.threads = check_arg.positive_int("threads", threads)
         if isinstance(velocity, ConvolutionVelocity):
             m = velocity.n_species
             if n_species is not None and n_species != m:
                 raise ValueError(f"n_species must equal velocity.n_species={m} for a ConvolutionVelocity, got {n_species!r}")
         else:
-            m = 1 if n_species is None else n_species
-            if isinstance(m, bool) or not isinstance(m, (int, np.integer)) or m < 1:
-                raise ValueError(f"n_species must be a positive integer, got {n_species!r}")
+            m = 1 if n_species is None else check_arg.positive_int("n_species", n_species)
         self.grid = grid
         self.velocity = velocity
-        self.diffusion = float(diffusion)
-        self.rtol = float(rtol)
-        self.atol = float(atol)
-        self.dealias = bool(dealias)
-        self.underresolved_tol = float(underresolved_tol)
-        self.on_underresolved = on_underresolved
-        self.negative_tol = None if negative_tol is None else float(negative_tol)
         self.n_species = int(m)
-        self.threads = int(threads)
 
         n = grid.n
         k = grid.wavenumbers
@@ -268,10 +237,10 @@ class CircleSpectral(Scheme):
             fields = [self._num] if self._den is None else [self._num, self._den]
             self._field_multipliers = np.array(([split] if self._single else []) + fields)
             self._marginal_in = coeffs[(0 if self._single else m) :, :n_modes]
-        self._tables_cache: tuple[float, tuple] = (np.nan, ())
-        self._stages = np.empty((7, m, n_modes), dtype=complex)
+        self._tables = LawsonTables(-self._decay)
+        self._controller = StepController()
+        self._stages = np.empty((N_STAGES, m, n_modes), dtype=complex)
         self._cache: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
-        self._rejected_last = False
         logger.debug(
             "%s: N=%d nodes, products on M=%d, %d species, σ=%g, rtol=%g, FFT backend %s",
             self.name, n, self.n_padded, m, self.diffusion, self.rtol, self._flux.backend,
@@ -279,13 +248,7 @@ class CircleSpectral(Scheme):
 
     # ------------------------------------------------------------------ set-up helpers
     def _multipliers(self, func, k: np.ndarray, label: str) -> np.ndarray:
-        values = np.asarray(func(k), dtype=complex)
-        if values.shape != k.shape or not np.all(np.isfinite(values)):
-            raise ValueError(
-                f"velocity.{label} must return finite multipliers of shape {k.shape} for wavenumbers 0..{k[-1]}, "
-                f"got shape {values.shape}"
-            )
-        values = values.copy()
+        values = check_arg.multipliers(func, k, f"velocity.{label}", real=False)
         if self._nyquist_split:
             values[-1] *= 0.5
         return values
@@ -437,72 +400,37 @@ class CircleSpectral(Scheme):
         return rho_hat, derivative
 
     def initial_step(self, y: np.ndarray) -> float:
-        """First step by Hairer, Nørsett & Wanner's heuristic (Solving ODEs I, II.4) on the transport part."""
+        """First step by Hairer, Nørsett & Wanner's algorithm (Solving ODEs I, II.4) on the transport part.
+
+        The weighted norm is max_m ‖v_m‖ / (atol + rtol ‖ρ_m‖) (see
+        :func:`solvers._runge_kutta.initial_step`). Also starts a new run of
+        the step-size controller.
+        """
+        self._controller.reset()
         with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
             rho_hat, f0 = self._start(y)
             scale = self.atol + self.rtol * self._norms(rho_hat)
-            d0 = float(np.max(self._norms(rho_hat) / scale))
-            d1 = float(np.max(self._norms(f0) / scale))
-            h0 = 1e-6 if d0 < 1e-5 or d1 < 1e-5 else 0.01 * d0 / d1
-            f1 = self.nonlinear(rho_hat + h0 * f0)
-            d2 = float(np.max(self._norms(f1 - f0) / scale)) / h0
-            h1 = max(1e-6, 1e-3 * h0) if max(d1, d2) <= 1e-15 else (0.01 / max(d1, d2)) ** (1 / 5)
-        step = min(100 * h0, h1)
-        return step if np.isfinite(step) and step > 0 else 1e-6
 
-    def _tables(self, h: float) -> tuple[np.ndarray | None, list[np.ndarray], np.ndarray]:
-        """Stage weights for step h: (e^{-σk² c_i h}, [h a_ij e^{-σk²(c_i-c_j)h}]_i, h e_j e^{-σk²(1-c_j)h}).
+            def norm(v: np.ndarray) -> float:
+                return float(np.max(self._norms(v) / scale))
 
-        Without diffusion the factors are 1 and the weights are the vectors h a_i, h e.
-        """
-        if self._tables_cache[0] == h:
-            return self._tables_cache[1]
-        if self.diffusion == 0:
-            rows = [h * np.array(_A[i]) for i in range(7)]
-            tables = (None, rows, h * np.array(_ERR))
-        else:
-            factors = np.exp(np.outer(_DIFFS, -h * self._decay))
-            rows = [h * np.array(_A[i])[:, None] * factors[_ROW_INDEX[i]] for i in range(7)]
-            err = h * np.array(_ERR)[:, None] * factors[_ERR_INDEX]
-            tables = (factors[_GROW_INDEX], rows, err)
-        self._tables_cache = (h, tables)
-        return tables
-
-    def _combine(self, weights: np.ndarray, stages: np.ndarray) -> np.ndarray:
-        """Σ_j weights_j ⊙ stages_j over the leading axis (weights (j,) or (j, K))."""
-        if weights.ndim == 1:
-            return (weights @ stages.reshape(weights.size, -1)).reshape(stages.shape[1:])
-        return np.einsum("jk,jmk->mk", weights, stages)
+            return initial_step(f0, lambda h: self.nonlinear(rho_hat + h * f0), norm, y0_norm=norm(rho_hat))
 
     def _step_impl(self, t: float, y: np.ndarray, dt: float) -> StepResult:
         h = float(dt)
         with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
             rho_hat, k1 = self._start(y)
-            grow, rows, err_weights = self._tables(h)
-            stages = self._stages
-            stages[0] = k1
-            for i in range(1, 7):
-                acc = self._combine(rows[i], stages[:i])
-                acc += rho_hat if grow is None else grow[i] * rho_hat
-                self.nonlinear(acc, out=stages[i])
-            new_hat = acc
-            error = self._combine(err_weights, stages)
+            new_hat, error = lawson_step(self.nonlinear, rho_hat, k1, self._tables(h), self._stages)
             scale = self.atol + self.rtol * np.maximum(self._norms(rho_hat), self._norms(new_hat))
             err = float(np.max(self._norms(error) / scale))
-        if not np.isfinite(err) or not np.all(np.isfinite(new_hat)):
-            self._rejected_last = True
-            return StepResult(False, None, 0.2 * h, float("inf"))
-        factor = 0.9 * err**_ERROR_EXPONENT if err > 0 else 10.0
-        if err > 1.0:
-            self._rejected_last = True
-            return StepResult(False, None, h * max(0.2, factor), err)
-        factor = min(10.0, factor)
-        if self._rejected_last:
-            factor = min(1.0, factor)
-        self._rejected_last = False
+        if not (np.isfinite(err) and np.all(np.isfinite(new_hat))):
+            err = float("inf")
+        accepted, factor = self._controller.decide(err)
+        if not accepted:
+            return StepResult(False, None, h * factor, err)
         y_new = self._to_grid(new_hat)
         y_new.flags.writeable = False
-        self._cache = (y_new, new_hat, stages[6].copy())
+        self._cache = (y_new, new_hat, self._stages[N_STAGES - 1].copy())
         return StepResult(True, y_new, h * factor, err)
 
 
@@ -511,9 +439,3 @@ def _padded_size(n: int) -> int:
     need = 3 * n // 2 if n % 2 == 0 else (3 * n - 1) // 2
     return int(scipy.fft.next_fast_len(need, real=True))
 
-
-def _check_real(name: str, value, allowed: str, ok) -> None:
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
-        raise ValueError(f"{name} must be {allowed}, got {value!r}")
-    if not (np.isfinite(value) and ok(value)):
-        raise ValueError(f"{name} must be {allowed}, got {value!r}")

@@ -28,3 +28,19 @@ def test_spectral_and_finite_volume_agree_to_second_order(model):
     assert errors[0] / errors[1] > 3.0
     # energies agree too (E_β is a quadratic functional: same order)
     assert abs(float(fv.energy[-1] - reference.energy[-1])) < 3e-4 * float(reference.energy[-1])
+
+
+@pytest.mark.parametrize("normalized", [True, False], ids=["SA", "USA"])
+def test_solutions_are_continuous_as_beta_goes_to_zero(normalized):
+    # X_β = X_0 + O(β) (DESIGN §2: c_1/β → |S¹|/2, c_l/β → 0 for l ≥ 2), so the
+    # solutions at t = 1 differ by O(β): the difference must shrink ~10× per decade.
+    rho0 = perturbed_uniform(mf.Circle(64), 0.3, seed=2)
+    t = [0.0, 1.0]
+    at_zero = mf.solve(mf.SelfAttention(0.0, normalized), rho0, t, rtol=1e-11, atol=1e-14).density.values[-1]
+    gaps = [
+        np.max(np.abs(mf.solve(mf.SelfAttention(beta, normalized), rho0, t, rtol=1e-11, atol=1e-14).density.values[-1]
+                      - at_zero))
+        for beta in (1e-2, 1e-3)
+    ]
+    assert gaps[1] < 1e-3
+    assert 7 < gaps[0] / gaps[1] < 13

@@ -241,23 +241,26 @@ def test_stiff_diffusion_does_not_limit_the_step():
 
 
 @pytest.mark.parametrize(
-    "kwargs, match",
+    "kwargs, error, match",
     [
-        ({"diffusion": -0.1}, r"diffusion must be a finite number >= 0, got -0.1"),
-        ({"diffusion": np.nan}, r"diffusion must be a finite number >= 0, got nan"),
-        ({"rtol": 0.0}, r"rtol must be a finite number > 0, got 0.0"),
-        ({"rtol": -1e-6}, r"rtol must be a finite number > 0"),
-        ({"atol": -1.0}, r"atol must be a finite number >= 0, got -1.0"),
-        ({"underresolved_tol": 0}, r"underresolved_tol must be a finite number > 0, got 0"),
-        ({"on_underresolved": "ignore"}, r"on_underresolved must be 'raise' or 'warn', got 'ignore'"),
-        ({"threads": 0}, r"threads must be a positive integer, got 0"),
-        ({"dealias": "yes"}, r"dealias must be True or False"),
-        ({"n_species": 3}, r"n_species must equal velocity.n_species=1"),
-        ({"negative_tol": -1.0}, r"negative_tol must be None or a finite number >= 0"),
+        ({"diffusion": -0.1}, ValueError, r"diffusion must be finite and >= 0, got -0.1"),
+        ({"diffusion": np.nan}, ValueError, r"diffusion must be finite and >= 0, got nan"),
+        ({"diffusion": "0.1"}, TypeError, r"diffusion must be a real number, got '0.1'"),
+        ({"rtol": 0.0}, ValueError, r"rtol must be finite and > 0, got 0.0"),
+        ({"rtol": -1e-6}, ValueError, r"rtol must be finite and > 0"),
+        ({"rtol": None}, TypeError, r"rtol must be a real number, got None"),
+        ({"atol": -1.0}, ValueError, r"atol must be finite and >= 0, got -1.0"),
+        ({"underresolved_tol": 0}, ValueError, r"underresolved_tol must be finite and > 0, got 0"),
+        ({"on_underresolved": "ignore"}, ValueError, r"on_underresolved must be 'raise' or 'warn', got 'ignore'"),
+        ({"threads": 0}, ValueError, r"threads must be a positive integer, got 0"),
+        ({"threads": 1.5}, TypeError, r"threads must be a positive integer, got 1.5"),
+        ({"dealias": "yes"}, TypeError, r"dealias must be True or False, got 'yes'"),
+        ({"n_species": 3}, ValueError, r"n_species must equal velocity.n_species=1"),
+        ({"negative_tol": -1.0}, ValueError, r"negative_tol must be finite and >= 0, got -1.0"),
     ],
 )
-def test_bad_options_are_named(kwargs, match):
-    with pytest.raises(ValueError, match=match):
+def test_bad_options_are_named(kwargs, error, match):
+    with pytest.raises(error, match=match):
         CircleSpectral(CircleGrid(16), mf.SelfAttention(1.0).velocity_spec(2), **kwargs)
 
 

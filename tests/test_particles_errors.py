@@ -105,3 +105,94 @@ def test_checkpoint_and_resume(tmp_path):
         mf.simulate(mf.SelfAttention(3.0), x0, times, checkpoint=path, resume=True)
     with pytest.raises(ValueError, match="resume=True needs a checkpoint path"):
         mf.simulate(model, x0, times, resume=True)
+
+
+def test_noisy_run_interrupted_and_resumed_equals_uninterrupted(tmp_path):
+    # the generator state at the last saved output is stored (attr rng_state) and restored: the
+    # resumed run draws the same increments as the uninterrupted one, so the states agree exactly
+    path = tmp_path / "noisy.nc"
+    x0 = np.stack([mf.particles.uniform_sphere(6, 3, seed=s) for s in range(3)])
+    model = mf.SelfAttention(1.0, noise=0.2)
+    times = np.linspace(0, 2, 5)
+    full = mf.simulate(model, x0, times, dt=0.05, seed=3)
+    cut = mf.simulate(model, x0, times, dt=0.05, seed=3, max_steps=25, checkpoint=path, checkpoint_interval=0.0)
+    assert cut.attrs["success"] == 0 and "max_steps = 25" in cut.attrs["message"] and cut.sizes["time"] == 3
+    resumed = mf.simulate(model, x0, times, dt=0.05, seed=3, checkpoint=path, resume=True)
+    assert resumed.attrs["success"] == 1 and resumed.attrs["resumed_at"] == 1.0
+    np.testing.assert_array_equal(resumed["positions"].values, full["positions"].values)
+    assert resumed.attrs["rng_state"] == full.attrs["rng_state"]
+
+
+def test_resume_refuses_another_x0_or_seed(tmp_path):
+    path = tmp_path / "run.nc"
+    x0 = mf.particles.uniform_sphere(6, 3, seed=1)
+    model = mf.SelfAttention(1.0, noise=0.1)
+    mf.simulate(model, x0, [0, 1, 2], dt=0.1, seed=4, max_steps=10, checkpoint=path, checkpoint_interval=0.0)
+    with pytest.raises(ValueError, match=r"was made from a different x0 \(SHA-1 of initial positions and weights"):
+        mf.simulate(model, x0[::-1], [0, 1, 2], dt=0.1, seed=4, checkpoint=path, resume=True)
+    with pytest.raises(ValueError, match="was made with seed=4, but this run has seed=5"):
+        mf.simulate(model, x0, [0, 1, 2], dt=0.1, seed=5, checkpoint=path, resume=True)
+    # seed=None continues with the checkpoint's seed
+    resumed = mf.simulate(model, x0, [0, 1, 2], dt=0.1, checkpoint=path, resume=True)
+    full = mf.simulate(model, x0, [0, 1, 2], dt=0.1, seed=4)
+    assert resumed.attrs["seed"] == "4"
+    np.testing.assert_array_equal(resumed["positions"].values, full["positions"].values)
+
+
+def test_points_off_the_sphere_rejected_by_energy_velocity_and_diagnostics(x_sphere):
+    off = x_sphere * 1.01
+    model = mf.SelfAttention(1.0)
+    deviation = r"must lie on the unit sphere: max \| \|x_i\| - 1 \| = 0.01 exceeds sphere_tolerance = 1e-10"
+    with pytest.raises(ValueError, match="measure points " + deviation + "; pass renormalize=True"):
+        mf.energy(model, off)
+    with pytest.raises(ValueError, match="measure points " + deviation + "; pass renormalize=True"):
+        model.velocity(off)
+    with pytest.raises(ValueError, match="measure points " + deviation):
+        model.velocity(mf.EmpiricalMeasure(off, domain="sphere"))
+    for diagnostic in (mf.order_parameter, mf.number_of_clusters, mf.pairwise_inner_products,
+                       lambda x: mf.attention_matrix(model, x)):
+        with pytest.raises(ValueError, match="positions " + deviation + "; pass renormalize=True .* kind='euclidean'"):
+            diagnostic(off)
+    # renormalize=True projects, and gives the values of the projected points
+    assert mf.particles.particle_energy(model, off, renormalize=True) == mf.energy(model, x_sphere)
+    np.testing.assert_array_equal(model.velocity(off, renormalize=True), model.velocity(x_sphere))
+    assert mf.order_parameter(off, renormalize=True) == mf.order_parameter(x_sphere)
+    np.testing.assert_allclose(mf.order_parameter(off, kind="euclidean"), 1.01 * mf.order_parameter(x_sphere),
+                               rtol=1e-14)
+    with pytest.raises(ValueError, match="kind must be one of"):
+        mf.order_parameter(x_sphere, kind="plane")
+
+
+def test_unnormalized_beta_beyond_float64_range_is_rejected():
+    x = np.linspace(0, 3, 5)
+    message = r"beta = 800 is too large for the unnormalized model \(USA\): .* overflows float64 for beta > 709.78"
+    with pytest.raises(ValueError, match=message):
+        mf.simulate(mf.SelfAttention(800.0, normalized=False), x, [0, 1])
+    with pytest.raises(ValueError, match=message):
+        mf.simulate(mf.SelfAttention(800.0, normalized=False), x, [0, 1], path="nufft")
+    with pytest.raises(ValueError, match=message):
+        mf.SelfAttention(800.0, normalized=False).velocity(x)
+    # SA needs no e^β: it runs, and its energy e^β/(2β) Σ w_i w_j e^{β(<x_i,x_j>-1)} is evaluated in logs
+    # (here the diagonal alone gives e^800/(1600·5) > max double: inf)
+    ds = mf.simulate(mf.SelfAttention(800.0), x, [0, 1])
+    assert ds.attrs["success"] == 1 and np.all(np.isinf(ds["energy"].values))
+    # at β = 709 (prefactor finite) the log-space branch is not used; at 710 it is: both match the
+    # exact energy of one cluster of mass 1, e^β/(2β), to round-off of exp(log)
+    for beta in (709.0, 710.0):
+        exact_log = beta - np.log(2 * beta)
+        energy = mf.energy(mf.SelfAttention(beta), np.zeros(3)) if beta < 709.5 else None
+        if energy is not None:
+            assert abs(np.log(energy) - exact_log) < 1e-13 * beta
+    cluster = np.zeros(10**6 // 10**4 * 100)
+    assert cluster.size == 10**4
+    energy = mf.particles.particle_energy(mf.SelfAttention(715.0), cluster[:2])
+    assert np.isinf(energy)
+
+
+def test_dataset_has_mass_and_units(x_sphere):
+    ds = mf.simulate(mf.SelfAttention(1.0), x_sphere, [0, 0.5, 1])
+    np.testing.assert_allclose(ds["mass"].values, 1.0, rtol=0, atol=1e-15)
+    assert ds["mass"].dims == ("time",) and ds["mass"].attrs["units"] == "1"
+    assert ds["component"].attrs == {"long_name": "coordinate in R^d", "units": "1"}
+    batch = mf.simulate(mf.SelfAttention(1.0), np.stack([x_sphere, x_sphere]), [0, 1])
+    assert batch["mass"].dims == ("system", "time")
