@@ -6,7 +6,10 @@ For n = 10³ … 10⁶ atoms per measure (two von Mises samples), times
 back to radians for the agreement column), and a bare ``np.sort`` of the
 atoms as the floor. Prints best-of-``repeat`` wall times, the ratio POT/ours
 and the difference of the two results. Then times ``mf.compare`` of a PDE
-result against an ensemble of particle systems, per output time.
+result against an ensemble of particle systems, per output time, with its
+ratios to two baselines measured in the same run at one output time: ``np.sort``
+of the particles (the floor) and POT's ``ot.wasserstein_circle`` of the density's
+node atoms against every system.
 
 Run:  OMP_NUM_THREADS=1 python benchmarks/bench_wasserstein.py [--max-exponent 6] [--repeat 3]
 """
@@ -47,23 +50,40 @@ def bench_circle(max_exponent: int, repeat: int) -> None:
             reps = repeat if n <= 10**5 else 1
             t_pot, pot = best_time(lambda: ot.wasserstein_circle(x / TWO_PI, y / TWO_PI, p=p), reps)
             pot_rad = TWO_PI * float(np.ravel(pot)[0]) ** (1 / p)
-            print(f"{n:8d} {p:2d} {1e3 * t_sort:10.2f} {1e3 * t_ours:10.2f} {1e3 * t_pot:10.1f} "
+            print(f"{n:8d} {p:2d} {1e3 * t_sort:10.3f} {1e3 * t_ours:10.2f} {1e3 * t_pot:10.1f} "
                   f"{t_pot / t_ours:9.1f} {abs(ours - pot_rad):13.2e}")
 
 
 def bench_compare(repeat: int) -> None:
+    """``mf.compare`` per output time against two baselines on the same particles.
+
+    sort: ``np.sort`` of every system's angles at one output time, the floor of any
+    exact W_p on S¹; POT: ``ot.wasserstein_circle`` of the node-atom density against
+    every system at one output time (W_p only, atoms instead of cells).
+    """
     circle = mf.Circle(512)
     rho = mf.von_mises(circle, 0.0, 1.0)
     model = mf.SelfAttention(2.0)
     times = np.linspace(0.0, 1.0, 11)
     pde = mf.solve(model, rho, times)
+    masses = np.asarray(pde["density"].values[-1] * circle.weights)
+    masses /= masses.sum()
+    print(f"{'systems x n':>13} {'p':>2} {'sort [ms]':>10} {'POT [ms]':>9} {'compare [ms]':>13} "
+          f"{'compare/sort':>13} {'compare/POT':>12}")
     for n, systems in ((1000, 8), (10000, 8)):
         x0 = np.stack([mf.sample(rho, n, seed=s).points for s in range(systems)])
         particles = mf.simulate(model, x0, times, domain="circle")
+        last = particles["positions"].values[:, -1]  # (systems, n) at the last output time
+        u = np.repeat(circle.theta[:, None] / TWO_PI, systems, axis=1)
+        wu = np.repeat(masses[:, None], systems, axis=1)
+        t_sort, _ = best_time(lambda: np.sort(last, axis=-1), repeat)
         for p in (1, 2):
+            t_pot, _ = best_time(lambda: ot.wasserstein_circle(u, last.T / TWO_PI, wu, p=p), repeat)
             t, _ = best_time(lambda: mf.compare(pde, particles, p), repeat)
-            print(f"compare: grid 512, {systems} systems x {n} particles, p={p}: "
-                  f"{1e3 * t / times.size:.2f} ms per output time ({times.size} times)")
+            per_time = t / times.size
+            print(f"{systems:5d} x {n:5d} {p:2d} {1e3 * t_sort:10.3f} {1e3 * t_pot:9.2f} {1e3 * per_time:13.2f} "
+                  f"{per_time / t_sort:13.1f} {per_time / t_pot:12.2f}")
+    print("compare per output time (grid 512, cells, W_p + moments); baselines at one output time, same run")
 
 
 def main() -> None:

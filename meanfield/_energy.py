@@ -46,7 +46,7 @@ def energy_multipliers(model: Any, d: int) -> Callable[[np.ndarray], np.ndarray]
     raise TypeError(f"model must be SelfAttention or Kuramoto, got {type(model).__name__}")
 
 
-def energy(model: Any, measure: Density | EmpiricalMeasure | np.ndarray) -> float | np.ndarray:
+def energy(model: Any, measure: Density | EmpiricalMeasure | np.ndarray, **particle_options: Any) -> float | np.ndarray:
     """Interaction energy E_β of a density or of particles.
 
     Parameters
@@ -56,6 +56,9 @@ def energy(model: Any, measure: Density | EmpiricalMeasure | np.ndarray) -> floa
         Densities are integrated by their domain's quadrature (spectrally
         accurate for smooth densities); particles give
         E_β = (1/2β) Σ_ij w_i w_j e^{β<x_i,x_j>}.
+    **particle_options
+        For particles: ``renormalize``, ``sphere_tolerance`` (points off the
+        sphere beyond the tolerance are an error unless renormalised).
 
     Returns
     -------
@@ -74,4 +77,4 @@ def energy(model: Any, measure: Density | EmpiricalMeasure | np.ndarray) -> floa
         return 0.5 * float(np.sum(measure.values * potential * domain.weights))
     from .particles import particle_energy
 
-    return particle_energy(model, measure)
+    return particle_energy(model, measure, **particle_options)

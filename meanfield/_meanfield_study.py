@@ -24,10 +24,15 @@ import xarray as xr
 
 from ._compare import compare
 from ._measures import Density
-from ._validate import as_times, check_positive_int
+from ._validate import as_times, check_order, check_positive_int
 from ._version import __version__
 
-__all__ = ["meanfield_study", "fit_exponent", "plot_study"]
+__all__ = ["meanfield_study", "fit_exponent", "plot_study", "system_seed_sequences"]
+
+SEED_RULE = (
+    "system (n, seed): SeedSequence((seed, n)).spawn(2) = (initial sample, noise) seed sequences, "
+    "each used as numpy.random.default_rng(child); one particle run per system"
+)
 
 logger = logging.getLogger(__name__)
 
@@ -59,8 +64,11 @@ def meanfield_study(
     n_values : sequence of int
         Particle numbers, at least two distinct values.
     seeds : sequence of int
-        One independent particle system per seed and n; the initial sample of
-        (n, seed) uses the seed sequence (seed, n), and so does the noise.
+        One independent particle system per seed and n, run on its own: the
+        system (n, seed) draws its initial sample and its noise from the two
+        children of ``SeedSequence((seed, n))`` (:func:`system_seed_sequences`),
+        so it does not depend on the other seeds or particle numbers and can
+        be rerun alone. Non-negative integers.
     p : float
         Order of W_p.
     sampler : {"iid", "quantile"}
@@ -80,21 +88,24 @@ def meanfield_study(
         ``wasserstein`` (n, seed, time); ``exponent``, ``exponent_stderr``,
         ``prefactor`` (time; NaN at times where some W_p = 0); ``energy_gap``
         (n, seed, time); the PDE ``energy`` (time); attrs with the model,
-        sampler, method, p and the Wasserstein method.
+        sampler, method, p, the Wasserstein method, ``seeds`` and
+        ``seed_rule`` (how each system's generators are made) and the scalar
+        ``simulate_options`` as ``simulate_<name>``.
 
     Raises
     ------
     ValueError
-        Fewer than two distinct n, no seeds, an unknown sampler, p < 1.
+        Fewer than two distinct n, no seeds, a negative seed, an unknown sampler, p < 1.
     """
     from .particles import sample, simulate
     from ._solve import solve
 
     times = as_times(t)
+    p = check_order(p)
     ns = np.array([check_positive_int("n_values entry", int(n)) for n in n_values])
     if np.unique(ns).size < 2:
         raise ValueError(f"n_values must hold at least two distinct particle numbers, got {list(n_values)!r}")
-    seed_list = [int(s) for s in seeds]
+    seed_list = [check_positive_int("seeds entry", s, minimum=0) for s in seeds]
     if not seed_list:
         raise ValueError("seeds must hold at least one seed, got an empty sequence")
     if sampler not in ("iid", "quantile"):
@@ -107,15 +118,16 @@ def meanfield_study(
     w = np.empty((ns.size, len(seed_list), times.size))
     energy_gap = np.full_like(w, np.nan)
     methods: set[str] = set()
-    for i, n in enumerate(ns):  # one batched particle run per n (systems = seeds)
-        x0 = np.stack([sample(rho0, int(n), seed=np.random.default_rng([s, int(n)]), method=sampler).points
-                       for s in seed_list])
-        particles = simulate(model, x0, times, seed=np.random.default_rng([int(n)] + seed_list),
-                             domain="circle" if kind == "circle" else None, **(simulate_options or {}))
-        gaps = compare(pde, particles, p, density=density)
-        w[i] = gaps["wasserstein"].values
-        energy_gap[i] = gaps["energy_gap"].values
-        methods.add(gaps.attrs["wasserstein_method"])
+    for i, n in enumerate(ns):
+        for j, s in enumerate(seed_list):  # one run per system: adaptive steps and noise are its own
+            sample_seq, noise_seq = system_seed_sequences(s, int(n))
+            x0 = sample(rho0, int(n), seed=np.random.default_rng(sample_seq), method=sampler).points
+            particles = simulate(model, x0, times, seed=np.random.default_rng(noise_seq),
+                                 domain="circle" if kind == "circle" else None, **(simulate_options or {}))
+            gaps = compare(pde, particles, p, density=density)
+            w[i, j] = gaps["wasserstein"].values[0]
+            energy_gap[i, j] = gaps["energy_gap"].values[0]
+            methods.add(gaps.attrs["wasserstein_method"])
         logger.info("n = %d: mean W_%g at the last time %.4g", n, p, w[i, :, -1].mean())
     exponent, stderr, prefactor = fit_exponent(ns, w)
     coords = {
@@ -137,10 +149,24 @@ def meanfield_study(
         "sampler": sampler,
         "pde_method": str(pde.attrs.get("method", method)),
         "wasserstein_method": ",".join(sorted(methods)),
+        "seeds": np.array(seed_list, dtype=np.int64),
+        "seed_rule": SEED_RULE,
+        **{f"simulate_{k}": int(v) if isinstance(v, bool) else v
+           for k, v in (simulate_options or {}).items() if isinstance(v, (str, int, float))},
         "fit": "least squares of log W on log n per seed; mean and standard error over seeds",
         "meanfield_version": __version__,
     }
     return xr.Dataset(data, coords=coords, attrs=attrs)
+
+
+def system_seed_sequences(seed: int, n: int) -> tuple[np.random.SeedSequence, np.random.SeedSequence]:
+    """Seed sequences (initial sample, noise) of the particle system (n, seed) of :func:`meanfield_study`.
+
+    The two children spawned by ``np.random.SeedSequence((seed, n))``; each is
+    used as ``np.random.default_rng(child)``.
+    """
+    sample_seq, noise_seq = np.random.SeedSequence((int(seed), int(n))).spawn(2)
+    return sample_seq, noise_seq
 
 
 def fit_exponent(ns: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -15,34 +15,26 @@ __all__ = ["as_times", "check_beta", "check_nonnegative", "check_order", "check_
 
 def check_beta(beta: float) -> float:
     """Return ``beta`` as a float, requiring 0 ≤ β < ∞."""
-    try:
-        value = float(beta)
-    except (TypeError, ValueError):
-        raise TypeError(f"beta must be a real number, got {beta!r}") from None
-    if not np.isfinite(value) or value < 0:
-        raise ValueError(f"beta must be finite and >= 0, got {beta!r}")
-    return value
+    return _finite_at_least("beta", beta, 0.0)
 
 
 def check_order(p: float) -> float:
     """Return the order ``p`` of a Wasserstein distance W_p as a float, requiring 1 ≤ p < ∞."""
-    try:
-        value = float(p)
-    except (TypeError, ValueError):
-        raise TypeError(f"p must be a real number >= 1, got {p!r}") from None
-    if not np.isfinite(value) or value < 1:
-        raise ValueError(f"p must be finite and >= 1, got {p!r}")
-    return value
+    return _finite_at_least("p", p, 1.0, "a real number >= 1")
 
 
 def check_nonnegative(name: str, value: float) -> float:
     """Return ``value`` as a float, requiring it finite and ≥ 0."""
+    return _finite_at_least(name, value, 0.0)
+
+
+def _finite_at_least(name: str, value: float, minimum: float, expected: str = "a real number") -> float:
     try:
         out = float(value)
     except (TypeError, ValueError):
-        raise TypeError(f"{name} must be a real number, got {value!r}") from None
-    if not np.isfinite(out) or out < 0:
-        raise ValueError(f"{name} must be finite and >= 0, got {value!r}")
+        raise TypeError(f"{name} must be {expected}, got {value!r}") from None
+    if not np.isfinite(out) or out < minimum:
+        raise ValueError(f"{name} must be finite and >= {minimum:g}, got {value!r}")
     return out
 
 

@@ -17,7 +17,11 @@ the cell measure.
   sliced Wasserstein distance (Bonet et al., ICLR 2023; ``ot.sliced_wasserstein_sphere``),
   a different metric, reported as such with its Monte Carlo standard error.
 * A density on a ZonalSphere: W_p between polar-angle marginals (exact on
-  [0, π]); a lower bound, equal to W_p when both measures are zonal.
+  [0, π]); a lower bound, equal to W_p when both measures are zonal. Points
+  must live in the ZonalSphere's R^d.
+
+Plain arrays are read by their shape and the other argument's domain (or
+``domain=``), never by their values; see :func:`wasserstein`.
 """
 
 from __future__ import annotations

@@ -8,6 +8,7 @@ from typing import Any
 import numba
 import numpy as np
 
+from . import _validate as check_arg
 from ._circle_grid import CircleGrid
 from ._fft import RealFFT
 from ._finite_volume import (
@@ -18,6 +19,7 @@ from ._finite_volume import (
     linear_growth_bound,
     ssp_rk3_step,
     stable_step,
+    step_fraction,
 )
 from ._scheme import Scheme, StepResult, StepSizeError, UnderResolvedError
 from ._velocity import CallableVelocity, ConvolutionVelocity
@@ -209,25 +211,11 @@ class CircleFiniteVolume(Scheme):
             )
         self.grid = grid
         self.velocity = velocity
-        self.diffusion = _nonnegative_float("diffusion", diffusion)
-        cfl_value = _float("cfl", cfl)
-        if not 0 < cfl_value <= 1:
-            raise ValueError(f"cfl must satisfy 0 < cfl <= 1, got {cfl!r}")
-        self.cfl = cfl_value
-        cfl_growth_value = _float("cfl_growth", cfl_growth)
-        if not 0 < cfl_growth_value <= 1:
-            raise ValueError(f"cfl_growth must satisfy 0 < cfl_growth <= 1, got {cfl_growth!r}")
-        self.cfl_growth = cfl_growth_value
-        if dt is None:
-            self.dt = None
-        else:
-            dt_value = _float("dt", dt)
-            if not dt_value > 0:
-                raise ValueError(f"dt must be a positive finite step size or None, got {dt!r}")
-            self.dt = dt_value
-        if limiter not in LIMITERS:
-            raise ValueError(f"limiter must be one of {LIMITERS}, got {limiter!r}")
-        self.limiter = limiter
+        self.diffusion = check_arg.nonnegative("diffusion", diffusion)
+        self.cfl = step_fraction("cfl", cfl)
+        self.cfl_growth = step_fraction("cfl_growth", cfl_growth)
+        self.dt = None if dt is None else check_arg.positive("dt", dt)
+        self.limiter = check_arg.choice("limiter", limiter, LIMITERS)
         self._limiter_code = _LIMITER_CODES[limiter]
         self.spacing = grid.spacing
         if isinstance(velocity, ConvolutionVelocity):
@@ -244,14 +232,14 @@ class CircleFiniteVolume(Scheme):
     def _setup_multipliers(self, velocity: ConvolutionVelocity) -> None:
         k = self.grid.wavenumbers
         h = self.spacing
-        numerator = _multipliers("velocity.numerator", velocity.numerator, k)
+        numerator = check_arg.multipliers(velocity.numerator, k, "velocity.numerator", real=False)
         shift = np.exp(0.5j * k * h)
         sinc = np.sinc(k * h / (2 * np.pi))  # np.sinc(x) = sin(πx)/(πx)
         rows_centre = [numerator]
         rows_face = [numerator * sinc * shift]
         self._has_denominator = velocity.denominator is not None
         if self._has_denominator:
-            denominator = _multipliers("velocity.denominator", velocity.denominator, k)
+            denominator = check_arg.multipliers(velocity.denominator, k, "velocity.denominator", real=False)
             rows_centre.append(denominator)
             rows_face.append(denominator * shift)
         self._centre_multipliers = np.stack(rows_centre) / self.grid.n
@@ -384,26 +372,3 @@ class CircleFiniteVolume(Scheme):
             species = "m" if self.n_species is None else str(self.n_species)
             raise ValueError(f"state must have shape ({species}, {n}) (species, cells), got {y.shape}")
         return y
-
-
-def _float(name: str, value: Any) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
-        raise TypeError(f"{name} must be a real number, got {value!r}")
-    value = float(value)
-    if not np.isfinite(value):
-        raise ValueError(f"{name} must be finite, got {value!r}")
-    return value
-
-
-def _nonnegative_float(name: str, value: Any) -> float:
-    value = _float(name, value)
-    if value < 0:
-        raise ValueError(f"{name} must be >= 0, got {value!r}")
-    return value
-
-
-def _multipliers(name: str, func: Any, k: np.ndarray) -> np.ndarray:
-    values = np.broadcast_to(np.asarray(func(k), dtype=complex), k.shape).copy()
-    if not np.all(np.isfinite(values)):
-        raise ValueError(f"{name} returned non-finite multipliers")
-    return values

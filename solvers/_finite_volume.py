@@ -45,6 +45,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from . import _validate as check_arg
 from ._scheme import NegativeDensityError
 
 __all__ = [
@@ -53,6 +54,7 @@ __all__ = [
     "check_nonnegative",
     "growth_step",
     "linear_growth_bound",
+    "step_fraction",
     "LIMITERS",
     "limited_difference",
     "periodic_face_values",
@@ -206,6 +208,14 @@ error of the schemes on the grids they are used with."""
 NEGATIVE_ROUND_OFF = 100 * np.finfo(float).eps
 """Relative floor of the positivity check: a value below -NEGATIVE_ROUND_OFF · max|ρ|
 is a negative density, anything above is round-off of the flux sums."""
+
+
+def step_fraction(name: str, value: object) -> float:
+    """``value`` as a float in (0, 1] (``cfl``, ``cfl_growth``); TypeError/ValueError naming ``name``."""
+    out = check_arg.real_number(name, value)
+    if not 0 < out <= 1:
+        raise ValueError(f"{name} must satisfy 0 < {name} <= 1, got {value!r}")
+    return out
 
 
 def check_nonnegative(name: str, y: np.ndarray) -> None:

@@ -17,14 +17,27 @@ pseudo-spectral products):
 * diffusion exactly by the integrating factor e^{-σ l(l+1) t}; the remaining
   non-stiff part by the Dormand–Prince 5(4) pair with error control
   (Lawson's integrating-factor Runge–Kutta: stage i uses
-  a_i = e^{-σΛ c_i h} a_0 + h Σ_j a_ij e^{-σΛ(c_i - c_j)h} N(a_j), Λ = l(l+1)).
+  a_i = e^{-σΛ c_i h} a_0 + h Σ_j a_ij e^{-σΛ(c_i - c_j)h} N(a_j), Λ = l(l+1);
+  the exponentials are tabulated once per step size). Tableau, Lawson tables,
+  controller (h_new = h min(10, max(0.2, 0.9 err^{-1/5})), no growth right
+  after a rejection, 0.2 h after a non-finite error) and first step are those
+  of :mod:`solvers._runge_kutta`.
 
 The state handed to and returned by the scheme is node values on the
-Gauss–Legendre grid, shape (1, nlat, nlon); coefficients are cached between
-steps so each step costs one analysis and one synthesis beyond the six
-right-hand sides. After every accepted step the spectrum tail
-(√ of the power in degrees above ``tail_start``·lmax over the total) is
-compared with ``tail_tol``; a larger tail raises :class:`UnderResolvedError`.
+Gauss–Legendre grid, shape (1, nlat, nlon) (returned read-only); coefficients
+are cached between steps so each step costs one analysis and one synthesis
+beyond the six right-hand sides.
+
+Resolution. :meth:`SphereSpectral.check` (the initial state and every
+accepted one) measures the tail τ = ‖ρ_{l > tail_start·lmax}‖_{L²} / ‖ρ‖_{L²}
+and raises :class:`UnderResolvedError` when τ > max(``tail_tol``, 100 ``rtol``).
+The floor 100 rtol is the rule of the circle scheme: the step-size control
+admits errors of relative size ≈ rtol in every degree, so a tail at a small
+multiple of rtol is time-integration error, not lack of resolution. With a
+normaliser B, B ⋆ ρ ≤ 0 somewhere on the product grid means the same thing:
+at an accepted state it raises :class:`UnderResolvedError`; inside the stages
+of a trial step it only rejects the step (a step too large for the transport
+overshoots there first), which is retried with 0.2 h.
 """
 
 from __future__ import annotations
@@ -33,7 +46,9 @@ import logging
 
 import numpy as np
 
-from ._scheme import Scheme, StepResult, UnderResolvedError, NonFiniteError
+from . import _validate as check_arg
+from ._runge_kutta import N_STAGES, LawsonTables, StepController, initial_step, lawson_step
+from ._scheme import Scheme, StepResult, UnderResolvedError
 from ._sphere_grid import SphereGrid, padded_lmax
 from ._velocity import ConvolutionVelocity
 
@@ -41,20 +56,13 @@ logger = logging.getLogger(__name__)
 
 __all__ = ["SphereSpectral"]
 
-# Dormand–Prince 5(4) tableau (Dormand & Prince 1980), FSAL.
-_C = np.array([0.0, 1 / 5, 3 / 10, 4 / 5, 8 / 9, 1.0, 1.0])
-_A = [
-    [],
-    [1 / 5],
-    [3 / 40, 9 / 40],
-    [44 / 45, -56 / 15, 32 / 9],
-    [19372 / 6561, -25360 / 2187, 64448 / 6561, -212 / 729],
-    [9017 / 3168, -355 / 33, 46732 / 5247, 49 / 176, -5103 / 18656],
-    [35 / 384, 0.0, 500 / 1113, 125 / 192, -2187 / 6784, 11 / 84],
-]
-_B = np.array([35 / 384, 0.0, 500 / 1113, 125 / 192, -2187 / 6784, 11 / 84, 0.0])
-_B_LOW = np.array([5179 / 57600, 0.0, 7571 / 16695, 393 / 640, -92097 / 339200, 187 / 2100, 1 / 40])
-_E = _B - _B_LOW
+
+class _NonPositiveNormaliser(ArithmeticError):
+    """B ⋆ ρ ≤ 0 at a product node (carries the minimum)."""
+
+    def __init__(self, minimum: float) -> None:
+        super().__init__(minimum)
+        self.minimum = minimum
 
 
 class SphereSpectral(Scheme):
@@ -70,10 +78,12 @@ class SphereSpectral(Scheme):
     diffusion : float
         σ ≥ 0.
     rtol, atol : float
-        Error control of the embedded pair: the L²(S²) norm of the local
-        error estimate must stay below atol + rtol ‖ρ‖_{L²}.
+        Error control of the embedded pair (both ≥ 0, not both 0): the L²(S²)
+        norm of the local error estimate must stay below
+        atol + rtol max(‖ρ^n‖_{L²}, ‖ρ^{n+1}‖_{L²}).
     tail_tol : float
-        Largest admitted relative L² norm of the degrees l > tail_start·lmax.
+        Largest admitted relative L² norm of the degrees l > tail_start·lmax
+        (> 0); the test uses max(tail_tol, 100 rtol) (module docstring).
     tail_start : float
         Fraction of lmax where the monitored tail begins (0 < tail_start < 1).
     dealias : bool
@@ -82,9 +92,12 @@ class SphereSpectral(Scheme):
     Raises
     ------
     TypeError
-        ``grid`` not a SphereGrid or ``velocity`` not a ConvolutionVelocity.
+        ``grid`` not a SphereGrid, ``velocity`` not a ConvolutionVelocity, an
+        option not a number (a bool for ``dealias``).
     ValueError
-        An option out of range or more than one species.
+        An option out of range, more than one species, a non-zero drift, or
+        multipliers that are not real, finite, one per degree 0..lmax (the
+        complex ones of the circle, for instance).
     """
 
     name = "sphere-spectral"
@@ -111,26 +124,32 @@ class SphereSpectral(Scheme):
             )
         if velocity.n_species != 1:
             raise ValueError(f"velocity must describe one species on S², got {velocity.n_species}")
-        for name, value in (("diffusion", diffusion), ("rtol", rtol), ("atol", atol), ("tail_tol", tail_tol)):
-            if not (np.isfinite(value) and value >= 0):
-                raise ValueError(f"{name} must be finite and >= 0, got {value!r}")
-        if rtol == 0 and atol == 0:
+        if np.any(velocity.drift != 0):
+            raise ValueError(f"velocity.drift must be zero on spheres, got {velocity.drift!r}")
+        self.diffusion = check_arg.nonnegative("diffusion", diffusion)
+        self.rtol = check_arg.nonnegative("rtol", rtol)
+        self.atol = check_arg.nonnegative("atol", atol)
+        if self.rtol == 0 and self.atol == 0:
             raise ValueError("rtol and atol must not both be 0")
-        if not 0 < tail_start < 1:
-            raise ValueError(f"tail_start must lie in (0, 1), got {tail_start!r}")
+        self.tail_tol = check_arg.positive("tail_tol", tail_tol)
+        self.tail_start = check_arg.open_interval("tail_start", tail_start, 0, 1)
+        dealias = check_arg.boolean("dealias", dealias)
         self.grid = grid
-        self.diffusion = float(diffusion)
-        self.rtol, self.atol = float(rtol), float(atol)
-        self.tail_tol = float(tail_tol)
-        self.tail_start = float(tail_start)
         ell = grid.degrees
-        self._num = np.asarray(velocity.numerator(ell), dtype=float)
-        self._den = None if velocity.denominator is None else np.asarray(velocity.denominator(ell), dtype=float)
+        self._num = check_arg.multipliers(velocity.numerator, ell, "velocity.numerator", real=True, index_name="degrees")
+        self._den = (
+            None
+            if velocity.denominator is None
+            else check_arg.multipliers(velocity.denominator, ell, "velocity.denominator", real=True, index_name="degrees")
+        )
         self._lam = ell * (ell + 1.0)
         self._pw = grid.parseval_weights
         self._shape_pad = grid.padded_shape(padded_lmax(grid.lmax)) if dealias else grid.shape
         self._tail_mask = ell > int(np.floor(self.tail_start * grid.lmax))
-        self._cache: tuple[np.ndarray, np.ndarray, np.ndarray | None] | None = None
+        self._tables = LawsonTables(-self.diffusion * self._lam)
+        self._controller = StepController()
+        self._stages = np.empty((N_STAGES, grid.nalm), dtype=complex)
+        self._cache: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
 
     def _validate(self, y: np.ndarray) -> None:
         if y.shape != (1, *self.grid.shape):
@@ -146,8 +165,8 @@ class SphereSpectral(Scheme):
         return float(np.sqrt(np.sum(self._pw * (alm.real**2 + alm.imag**2))))
 
     # ------------------------------------------------------------------ right-hand side
-    def nonlinear(self, alm: np.ndarray) -> np.ndarray:
-        """Coefficients of -div(ρ X[ρ]) for coefficients ``alm`` of ρ."""
+    def _transport(self, alm: np.ndarray) -> np.ndarray:
+        """-div(ρX) coefficients; raises _NonPositiveNormaliser when B ⋆ ρ ≤ 0 at a node."""
         self.nfev += 1
         g = self.grid
         flux = g.gradient(self._num * alm, self._shape_pad)
@@ -155,13 +174,27 @@ class SphereSpectral(Scheme):
         if self._den is not None:
             z = g.synthesis(self._den * alm, self._shape_pad)
             if not np.all(z > 0):
-                raise NonFiniteError(
-                    f"{self.name}: the normaliser B ⋆ ρ became non-positive (min {z.min():.3g}); "
-                    "the density is under-resolved — increase lmax"
-                )
+                raise _NonPositiveNormaliser(float(np.min(z)))
             rho = rho / z
         flux *= rho
         return -g.divergence(flux)
+
+    def _stage(self, alm: np.ndarray, out: np.ndarray) -> None:
+        out[...] = self._transport(alm)
+
+    def nonlinear(self, alm: np.ndarray) -> np.ndarray:
+        """Coefficients of -div(ρ X[ρ]) for coefficients ``alm`` of ρ.
+
+        Raises :class:`UnderResolvedError` when B ⋆ ρ ≤ 0 at a node of the
+        product grid (the density is not resolved).
+        """
+        try:
+            return self._transport(alm)
+        except _NonPositiveNormaliser as exc:
+            raise UnderResolvedError(
+                f"{self.name}: under-resolved — the normaliser B ⋆ ρ became non-positive (min {exc.minimum:.3g}); "
+                f"increase lmax (now {self.grid.lmax})"
+            ) from None
 
     def velocity(self, y: np.ndarray) -> np.ndarray:
         """X = ∇(A ⋆ ρ)/(B ⋆ ρ) at the nodes, components (X_ϑ, X_φ), shape (2, nlat, nlon)."""
@@ -182,47 +215,67 @@ class SphereSpectral(Scheme):
         return np.sum(np.asarray(y) * self.grid.weights, axis=(-2, -1))
 
     # ------------------------------------------------------------------ stepping
-    def initial_step(self, y: np.ndarray) -> float:
-        """Hairer–Nørsett–Wanner's first-step heuristic on the non-stiff part."""
-        y = np.asarray(y, dtype=float)
-        alm = self._coeffs(y)
-        n0 = self.nonlinear(alm)
-        scale = self.atol + self.rtol * self._norm(alm)
-        d0, d1 = self._norm(alm) / scale, self._norm(n0) / scale
-        h = 1e-6 if d0 < 1e-5 or d1 < 1e-5 else 0.01 * d0 / d1
-        return float(min(h, 1.0))
+    def _start(self, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(a, N(a)) of an accepted state ``y``, reusing the last stage of the previous step (FSAL).
 
-    def _decay(self, tau: float) -> np.ndarray | float:
-        if self.diffusion == 0 or tau == 0:
-            return 1.0
-        return np.exp(-self.diffusion * self._lam * tau)
+        Only read-only states (those returned by :meth:`step`) are cached, so
+        a state changed in place is never mistaken for a cached one.
+        """
+        cache = self._cache
+        if cache is not None and cache[0] is y:
+            return cache[1], cache[2]
+        alm = self._coeffs(y)
+        derivative = self.nonlinear(alm)
+        if isinstance(y, np.ndarray) and not y.flags.writeable:
+            self._cache = (y, alm, derivative)
+        return alm, derivative
+
+    def initial_step(self, y: np.ndarray) -> float:
+        """First step by Hairer, Nørsett & Wanner's algorithm (Solving ODEs I, II.4) on the transport part.
+
+        The weighted norm is ‖v‖_{L²} / (atol + rtol ‖ρ‖_{L²}) (see
+        :func:`solvers._runge_kutta.initial_step`). Also starts a new run of
+        the step-size controller.
+        """
+        self._controller.reset()
+        y = np.asarray(y, dtype=float)
+        alm, f0 = self._start(y)
+        scale = self.atol + self.rtol * self._norm(alm)
+
+        def norm(v: np.ndarray) -> float:
+            return self._norm(v) / scale
+
+        def probe(h: float) -> np.ndarray:
+            try:
+                return self._transport(alm + h * f0)
+            except _NonPositiveNormaliser:
+                return np.full_like(f0, np.nan)
+
+        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+            return initial_step(f0, probe, norm, y0_norm=norm(alm))
 
     def _step_impl(self, t: float, y: np.ndarray, dt: float) -> StepResult:
-        a0 = self._coeffs(y)
-        cached = self._cache
-        k = [cached[2] if cached is not None and cached[0] is y and cached[2] is not None else self.nonlinear(a0)]
-        self._cache = (y, a0, k[0])
-        for i in range(1, 7):
-            ai = self._decay(_C[i] * dt) * a0
-            for j, aij in enumerate(_A[i]):
-                if aij != 0:
-                    ai = ai + (dt * aij) * (self._decay((_C[i] - _C[j]) * dt) * k[j])
-            if i == 6:
-                a_new = ai
-            k.append(self.nonlinear(ai))
-        err = dt * sum(_E[j] * (self._decay((1 - _C[j]) * dt) * k[j]) for j in range(7) if _E[j] != 0)
-        scale = self.atol + self.rtol * max(self._norm(a0), self._norm(a_new))
-        ratio = self._norm(err) / scale
-        if not np.isfinite(ratio):
-            return StepResult(False, None, 0.25 * dt, np.inf)
-        factor = 0.9 * ratio ** (-0.2) if ratio > 0 else 5.0
-        if ratio > 1:
-            return StepResult(False, None, dt * max(0.2, factor), ratio)
-        self._check_tail(a_new)
+        h = float(dt)
+        a0, k0 = self._start(y)
+        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+            try:
+                a_new, error = lawson_step(self._stage, a0, k0, self._tables(h), self._stages)
+            except _NonPositiveNormaliser:
+                err = np.inf
+            else:
+                scale = self.atol + self.rtol * max(self._norm(a0), self._norm(a_new))
+                err = self._norm(error) / scale
+        if not (np.isfinite(err) and np.all(np.isfinite(a_new))):
+            err = np.inf
+        accepted, factor = self._controller.decide(err)
+        if not accepted:
+            return StepResult(False, None, h * factor, err)
         y_new = self.grid.synthesis(a_new)[None]
-        self._cache = (y_new, a_new, k[6])
-        return StepResult(True, y_new, dt * min(5.0, max(0.2, factor)), ratio)
+        y_new.flags.writeable = False
+        self._cache = (y_new, a_new, self._stages[N_STAGES - 1].copy())
+        return StepResult(True, y_new, h * factor, err)
 
+    # ------------------------------------------------------------------ diagnostics
     def tail(self, y: np.ndarray) -> float:
         """Relative L² norm of the degrees l > tail_start·lmax of ρ."""
         return self._tail_of(self._coeffs(np.asarray(y, dtype=float)))
@@ -231,11 +284,18 @@ class SphereSpectral(Scheme):
         total = self._norm(alm)
         return self._norm(np.where(self._tail_mask, alm, 0)) / total if total > 0 else 0.0
 
-    def _check_tail(self, alm: np.ndarray) -> None:
-        tail = self._tail_of(alm)
-        if tail > self.tail_tol:
+    def check(self, y: np.ndarray) -> None:
+        """Raise on non-finite values or an under-resolved spectrum (tail > max(tail_tol, 100 rtol))."""
+        y = np.asarray(y, dtype=float)
+        self._validate(y)
+        super().check(y)
+        tail = self.tail(y)
+        tolerance = max(self.tail_tol, 100 * self.rtol)
+        if tail > tolerance:
             lstart = int(np.floor(self.tail_start * self.grid.lmax)) + 1
             raise UnderResolvedError(
                 f"{self.name}: under-resolved — degrees l >= {lstart} hold a relative L2 norm {tail:.2e} "
-                f"> tail_tol={self.tail_tol:.1e}; increase lmax (now {self.grid.lmax}) or stop earlier"
+                f"> tail_tol={self.tail_tol:.1e}"
+                + ("" if tolerance == self.tail_tol else f" (raised to 100·rtol={tolerance:.1e})")
+                + f"; increase lmax (now {self.grid.lmax}) or stop earlier"
             )

@@ -25,8 +25,10 @@ exactly, so no aliasing (the 3/2 rule). All transforms are matrix products.
 Time stepping. Dormand–Prince 5(4) with FSAL, applied through the integrating
 factor e^{-σ l(l+d-2) t} (the diffusion is integrated exactly; its stiffness
 never limits the step): stages Y_i = E(c_i h) ρ_0 + h Σ_j a_ij E((c_i-c_j)h) K_j,
-K_j = N(Y_j), with E(s) = diag(e^{-σ l(l+d-2) s}). The embedded solution gives
-the error e = h Σ_j (b_j - b̂_j) E((1-c_j)h) K_j; a step is accepted when
+K_j = N(Y_j), with E(s) = diag(e^{-σ l(l+d-2) s}) (Lawson's form; tableau,
+tables cached per step size, controller and first step from
+:mod:`solvers._runge_kutta`). The embedded solution gives
+the error e = h Σ_j (b̂_j - b_j) E((1-c_j)h) K_j; a step is accepted when
 ‖e‖₂ ≤ atol + rtol ‖ρ‖₂ (coefficient norms = L²(σ̄) norms) and the part of e
 in the top ⌈n/8⌉ degrees is below 0.1 · tail_tol · ‖ρ‖₂, so that time-stepping
 errors (which an explicit step puts mostly into the fastest, highest modes)
@@ -35,7 +37,9 @@ a mode that is unstable but still at round-off level, so steps are also
 bounded by h ≤ cfl / (n max|u|), u the polar speed at the quadrature nodes:
 the fastest transport modes (wavenumber ≈ n in ϑ) then stay inside the
 stability region of the explicit stages (cfl = 1 by default; Dormand–Prince
-is stable on the imaginary axis up to |hλ| ≈ 3.3).
+is stable on the imaginary axis up to |hλ| ≈ 3.3). The next step is
+h min(10, max(0.2, 0.9 err^{-1/5})) (no growth right after a rejection, 0.2 h
+after a non-finite error), capped by that bound.
 
 Resolution. After each accepted step the relative L²-weight of the top
 ⌈n/8⌉ degrees is compared with ``tail_tol``; above it the scheme raises
@@ -49,25 +53,13 @@ from typing import ClassVar
 
 import numpy as np
 
+from . import _validate as check_arg
+from ._runge_kutta import N_STAGES, LawsonTables, StepController, initial_step, lawson_step
 from ._scheme import Scheme, StepResult, UnderResolvedError
 from ._velocity import ConvolutionVelocity
 from ._zonal_grid import ZonalGaussGrid, gegenbauer_table
 
 __all__ = ["ZonalSpectralScheme"]
-
-_C = np.array([0.0, 1 / 5, 3 / 10, 4 / 5, 8 / 9, 1.0, 1.0])
-_A = [
-    [],
-    [1 / 5],
-    [3 / 40, 9 / 40],
-    [44 / 45, -56 / 15, 32 / 9],
-    [19372 / 6561, -25360 / 2187, 64448 / 6561, -212 / 729],
-    [9017 / 3168, -355 / 33, 46732 / 5247, 49 / 176, -5103 / 18656],
-    [35 / 384, 0.0, 500 / 1113, 125 / 192, -2187 / 6784, 11 / 84],
-]
-_B = np.array([35 / 384, 0.0, 500 / 1113, 125 / 192, -2187 / 6784, 11 / 84, 0.0])
-_B_HAT = np.array([5179 / 57600, 0.0, 7571 / 16695, 393 / 640, -92097 / 339200, 187 / 2100, 1 / 40])
-_E = _B - _B_HAT
 
 
 class ZonalSpectralScheme(Scheme):
@@ -87,7 +79,15 @@ class ZonalSpectralScheme(Scheme):
     tail_tol : float
         Largest admissible relative L² weight of the top ⌈n/8⌉ degrees.
     cfl : float
-        Steps are at most cfl / (n max|u|) (see the module docstring).
+        Steps are at most cfl / (n max|u|) (see the module docstring), cfl > 0.
+
+    Raises
+    ------
+    TypeError
+        ``velocity`` not a ConvolutionVelocity, an option not a real number.
+    ValueError
+        ``grid`` not a ZonalGaussGrid, an option out of range, a non-zero
+        drift, or multipliers that are not real, finite, one per degree.
     """
 
     name: ClassVar[str] = "zonal-spectral"
@@ -114,25 +114,21 @@ class ZonalSpectralScheme(Scheme):
             raise TypeError(f"velocity must be a ConvolutionVelocity, got {type(velocity).__name__}")
         if np.any(velocity.drift != 0):
             raise ValueError(f"velocity.drift must be zero on spheres, got {velocity.drift!r}")
-        checks = (("rtol", rtol, True), ("atol", atol, False), ("tail_tol", tail_tol, True), ("cfl", cfl, True))
-        for name, value, positive in checks:
-            if not (np.isfinite(value) and (value > 0 if positive else value >= 0)):
-                raise ValueError(f"{name} must be finite and {'> 0' if positive else '>= 0'}, got {value!r}")
-        if not (np.isfinite(diffusion) and diffusion >= 0):
-            raise ValueError(f"diffusion must be finite and >= 0, got {diffusion!r}")
+        self.rtol = check_arg.positive("rtol", rtol)
+        self.atol = check_arg.nonnegative("atol", atol)
+        self.tail_tol = check_arg.positive("tail_tol", tail_tol)
+        self.cfl = check_arg.positive("cfl", cfl)
+        self.diffusion = check_arg.nonnegative("diffusion", diffusion)
         self.grid = grid
         self.velocity = velocity
-        self.diffusion = float(diffusion)
-        self.rtol = float(rtol)
-        self.atol = float(atol)
-        self.tail_tol = float(tail_tol)
-        self.cfl = float(cfl)
         n, d = grid.n, grid.d
         ell = grid.degrees
         self._decay = -self.diffusion * ell * (ell + d - 2.0)
-        self._num = np.real(np.asarray(velocity.numerator(ell), dtype=complex))
+        self._num = check_arg.multipliers(velocity.numerator, ell, "velocity.numerator", real=True, index_name="degrees")
         self._den = (
-            None if velocity.denominator is None else np.real(np.asarray(velocity.denominator(ell), dtype=complex))
+            None
+            if velocity.denominator is None
+            else check_arg.multipliers(velocity.denominator, ell, "velocity.denominator", real=True, index_name="degrees")
         )
         fine = ZonalGaussGrid(d, math.ceil(1.5 * n))
         self._q_fine, self._dq_fine = gegenbauer_table(n, d, fine.t, derivative=True)
@@ -141,6 +137,9 @@ class ZonalSpectralScheme(Scheme):
         self._speed = 0.0
         self._n_tail = max(2, math.ceil(n / 8))
         self._fsal: tuple[np.ndarray, np.ndarray, np.ndarray, float] | None = None
+        self._tables = LawsonTables(self._decay)
+        self._controller = StepController()
+        self._stages = np.empty((N_STAGES, velocity.n_species, n))
 
     # --- transforms -------------------------------------------------------
     def _coeffs(self, y: np.ndarray) -> np.ndarray:
@@ -174,18 +173,32 @@ class ZonalSpectralScheme(Scheme):
         rho_fine = coeffs @ self._q_fine.T
         return (rho_fine * factor) @ self._dq_fine
 
+    def _stage(self, coeffs: np.ndarray, out: np.ndarray) -> None:
+        out[...] = self._transport(coeffs)
+
     def rhs(self, y: np.ndarray) -> np.ndarray:
         """dρ/dt at the nodes: synthesis of N(ρ) - σ l(l+d-2) ρ_l."""
         coeffs = self._coeffs(y)
         return self._values(self._transport(coeffs) + self._decay * coeffs)
 
     def initial_step(self, y: np.ndarray) -> float:
+        """First step by Hairer, Nørsett & Wanner's algorithm (Solving ODEs I, II.4) on the transport part.
+
+        The weighted norm is ‖v‖₂ / (atol + rtol ‖ρ‖₂) over the coefficients
+        (see :func:`solvers._runge_kutta.initial_step`); the step is at most
+        cfl / (n max|u|). Also starts a new run of the step-size controller.
+        """
+        self._controller.reset()
         coeffs = self._coeffs(y)
-        size = np.linalg.norm(coeffs)
-        rate = np.linalg.norm(self._transport(coeffs)) + np.max(np.abs(self._decay)) * 1e-3 * size
-        if rate == 0:
-            return 1.0
-        return float(min(1.0, 0.1 * self.rtol**0.2 * size / rate))
+        f0 = self._transport(coeffs)
+        bound = self._speed_bound(self._speed)
+        scale = self.atol + self.rtol * np.linalg.norm(coeffs)
+
+        def norm(v: np.ndarray) -> float:
+            return float(np.linalg.norm(v)) / scale
+
+        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+            return initial_step(f0, lambda h: self._transport(coeffs + h * f0), norm, y0_norm=norm(coeffs), max_step=bound)
 
     # --- stepping ---------------------------------------------------------
     def _step_impl(self, t: float, y: np.ndarray, dt: float) -> StepResult:
@@ -198,32 +211,21 @@ class ZonalSpectralScheme(Scheme):
         bound = self._speed_bound(speed)
         if dt > bound * (1 + 1e-12):
             return StepResult(False, None, bound)
-        stages = [k0]
-        for i in range(1, 7):
-            acc = np.exp(self._decay * (_C[i] * dt)) * a0
-            for j, aij in enumerate(_A[i]):
-                if aij != 0.0:
-                    acc = acc + (dt * aij) * np.exp(self._decay * ((_C[i] - _C[j]) * dt)) * stages[j]
-            if i == 6:
-                a1 = acc
-            stages.append(self._transport(acc))
-        err_vec = np.zeros_like(a0)
-        for j in range(7):
-            if _E[j] != 0.0:
-                err_vec += (dt * _E[j]) * np.exp(self._decay * ((1.0 - _C[j]) * dt)) * stages[j]
-        size = max(np.linalg.norm(a0), np.linalg.norm(a1))
-        scale = self.atol + self.rtol * size
-        err = float(np.linalg.norm(err_vec) / scale) if scale > 0 else 0.0
-        if size > 0:
-            tail_err = np.linalg.norm(err_vec[..., -self._n_tail :]) / (0.1 * self.tail_tol * size)
-            err = max(err, float(tail_err))
-        if not np.isfinite(err):
-            return StepResult(False, None, 0.2 * dt, np.inf)
-        factor = 5.0 if err == 0 else min(5.0, max(0.2, 0.9 * err**-0.2))
-        if err > 1.0:
-            return StepResult(False, None, dt * min(factor, 0.9), err)
+        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+            a1, err_vec = lawson_step(self._stage, a0, k0, self._tables(dt), self._stages)
+            size = max(np.linalg.norm(a0), np.linalg.norm(a1))
+            scale = self.atol + self.rtol * size
+            err = float(np.linalg.norm(err_vec) / scale) if scale > 0 else 0.0
+            if size > 0:
+                tail_err = np.linalg.norm(err_vec[..., -self._n_tail :]) / (0.1 * self.tail_tol * size)
+                err = max(err, float(tail_err))
+        if not (np.isfinite(err) and np.all(np.isfinite(a1))):
+            err = np.inf
+        accepted, factor = self._controller.decide(err)
+        if not accepted:
+            return StepResult(False, None, dt * factor, err)
         y1 = self._values(a1)
-        self._fsal = (y1, a1, stages[6], self._speed)
+        self._fsal = (y1, a1, self._stages[N_STAGES - 1].copy(), self._speed)
         return StepResult(True, y1, min(dt * factor, self._speed_bound(self._speed)), err)
 
     def _speed_bound(self, speed: float) -> float:

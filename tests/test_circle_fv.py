@@ -114,6 +114,42 @@ def test_linear_growth_rate(model, k):
         assert 3.8 < ratio < 4.2, ratio  # second order: halving h quarters the error
 
 
+@pytest.mark.parametrize(
+    "model", [mf.SelfAttention(2.0, normalized=False), mf.SelfAttention(4.0), mf.SelfAttention(9.0)], ids=["USA", "SA", "SA9"]
+)
+def test_default_step_resolves_linear_growth(model):
+    # Without max_step the step near the uniform state is cfl_growth/Λ = 0.1/Λ (Λ = max_k λ_k, the
+    # positivity bound ~1/ε does not bind). SSP-RK3 turns λ into λ(1 - (λΔt)³/24 + …), so the
+    # measured rate may differ from the semi-discrete λ_k sinc²(kh/2) by ≤ (0.1)³/24 ≈ 4.2e-5
+    # relative (cfl_growth = 0.5 gave 3e-3, measured), plus the O(ε) nonlinearity.
+    n, eps = 64, 1e-6
+    theta = CircleGrid(n).theta
+    for k in (1, 2, 3):
+        exact = float(model.growth_rate(k, 2))
+        final = min(1.0, np.log(100.0) / exact)
+        scheme = CircleFiniteVolume(CircleGrid(n), model.velocity_spec(2))
+        y0 = ((1 + eps * np.cos(k * theta)) / (2 * np.pi))[None]
+        result = evolve(scheme, y0, [0.0, final], raise_on_error=True)
+        assert result.dt_max <= scheme.growth_step(y0) * (1 + 1e-12)
+        amplitude = [abs(np.fft.rfft(y[0])[k]) for y in result.y]
+        observed = np.log(amplitude[1] / amplitude[0]) / final
+        predicted = exact * np.sinc(k / n) ** 2
+        assert abs(observed - predicted) < 4.5e-5 * exact + 1e-6, (k, observed, predicted)
+
+
+@pytest.mark.parametrize("model", [mf.SelfAttention(4.0, normalized=False), mf.SelfAttention(4.0, noise=0.5)])
+def test_growth_bound_is_the_largest_linear_rate(model):
+    # Λ = max_k |k A_k| ρ̂_0 (USA) or max_k |k A_k|/B_0 (SA) is the largest exact rate
+    # λ_k = k² I_k/β (/I_0) at σ = 0 over the grid's wavenumbers (DESIGN §2; diffusion excluded).
+    grid = CircleGrid(64)
+    scheme = CircleFiniteVolume(grid, model.velocity_spec(2), diffusion=model.noise)
+    uniform = np.full((1, 64), 1 / (2 * np.pi))
+    rates = mf.SelfAttention(model.beta, normalized=model.normalized).growth_rate(grid.wavenumbers, 2)
+    assert scheme.growth_step(uniform) == pytest.approx(0.1 / rates.max(), rel=1e-12)
+    ratio = scheme.growth_step(2 * uniform) / scheme.growth_step(uniform)
+    assert ratio == pytest.approx(1.0 if model.normalized else 0.5, rel=1e-12)  # USA: Λ ∝ mass
+
+
 def two_clusters_with_vacuum(n: int) -> np.ndarray:
     """A von Mises κ = 200 spike at 0 (cut to zero beyond |θ| = 1, where it is < e^{-90}) plus a
     compactly supported cos⁴ bump at 2: exact zeros elsewhere."""
@@ -289,6 +325,7 @@ def test_fixed_step_above_the_bound_raises():
         ({"diffusion": float("nan")}, ValueError, "diffusion must be finite"),
         ({"cfl": 0.0}, ValueError, r"cfl must satisfy 0 < cfl <= 1, got 0.0"),
         ({"cfl": 1.5}, ValueError, r"cfl must satisfy 0 < cfl <= 1, got 1.5"),
+        ({"cfl_growth": 0.0}, ValueError, r"cfl_growth must satisfy 0 < cfl_growth <= 1, got 0.0"),
         ({"dt": -0.1}, ValueError, "dt must be a positive finite step size or None, got -0.1"),
         ({"dt": "big"}, TypeError, "dt must be a real number"),
         ({"limiter": "superbee"}, ValueError, r"limiter must be one of \('minmod', 'mc', 'none'\), got 'superbee'"),

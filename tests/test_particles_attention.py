@@ -116,3 +116,24 @@ def test_mismatched_weights_are_rejected():
         mf.Attention(1.0, rescaled=True)
     with pytest.raises(ValueError, match="ffn needs W of shape"):
         mf.Attention(1.0, ffn=(np.ones((2, 3)), np.ones((2, 2)), np.ones(3)))
+
+
+def test_gram_blocks_cover_all_rows_with_at_least_64_rows():
+    from meanfield.particles._velocity import MIN_BLOCK_ROWS, _blocks, attention_sums
+
+    # n = 10⁵ > 65536: block_elements // n = 0 rows would loop per particle; 64 rows per block instead
+    blocks = list(_blocks(2, 100_000, 100_000, 1 << 16))
+    rows = [r.stop - r.start for _, r in blocks]
+    assert MIN_BLOCK_ROWS == 64 and len(blocks) == 2 * -(-100_000 // 64)  # 1563 blocks per system
+    assert rows.count(64) == 2 * (100_000 // 64) and rows.count(100_000 % 64) == 2
+    covered = np.zeros((2, 100_000), dtype=int)
+    for s, r in blocks:
+        covered[s, r] += 1
+    assert np.all(covered == 1)
+    # the blocked sums do not depend on the block size (same products, reassociated: round-off)
+    x = mf.particles.uniform_sphere(150, 3, seed=4)[None]
+    w = np.full((1, 150), 1 / 150)
+    small = attention_sums(x, w, 2.0, block_elements=10)
+    whole = attention_sums(x, w, 2.0, block_elements=150 * 150)
+    for a, b in zip(small, whole):
+        np.testing.assert_allclose(a, b, rtol=1e-14, atol=1e-16)

@@ -89,3 +89,42 @@ def test_noise_convention_generator_sigma_laplacian(d):
     assert abs(values.std(ddof=1) - std) < 0.02
     assert abs(mean - exact) < 4 * std / np.sqrt(systems) + 2e-3
     assert ds.attrs["method"] == "euler-maruyama" and ds.attrs["seed"] == "11"
+
+
+def test_fixed_step_beyond_the_stability_bound_is_an_error():
+    # USA at β = 50: near a cluster the velocity's Jacobian has the eigenvalue -e^β ≈ -5.2e21
+    with pytest.raises(ValueError, match=r"dt = 0.5 violates the stability bound of method='euler': .* "
+                                         r"L = 5.18e\+21 .* h·L = 2.59e\+21 > 2.0; take dt <= 3.86e-22"):
+        mf.simulate(mf.SelfAttention(50.0, normalized=False), np.linspace(0, 6, 8), [0, 5], method="euler", dt=0.5)
+    # SA collapses at rate 1: Euler is stable for h ≤ 2, RK4 for h ≤ 2.785
+    x = np.linspace(0, 0.3, 6)
+    with pytest.raises(ValueError, match=r"dt = 2.1 violates the stability bound of method='euler'"):
+        mf.simulate(mf.SelfAttention(1.0), x, [0, 4.2], method="euler", dt=2.1)
+    with pytest.raises(ValueError, match=r"method='rk4': .* > 2.785"):
+        mf.simulate(mf.SelfAttention(1.0), x, [0, 2.9], method="rk4", dt=2.9)
+    ds = mf.simulate(mf.SelfAttention(1.0), x, [0, 2.7], method="rk4", dt=2.7)
+    assert ds.attrs["success"] == 1 and 1.0 <= ds.attrs["stability_rate"] < 1.01
+    with pytest.raises(ValueError, match="method='euler-maruyama': .*; take dt <= "):
+        mf.simulate(mf.SelfAttention(4.0, normalized=False, noise=0.1), x, [0, 1], dt=0.1, seed=1)
+
+
+@pytest.mark.parametrize("normalized,beta", [(True, 3.0), (False, 3.0), (False, 0.5)])
+def test_jacobian_rate_at_a_cluster_is_the_collapse_rate(normalized, beta):
+    # at x_i = x̄ + O(ε) the chart Jacobian is s (1 w^T - I) ⊗ I on tangent vectors, s = 1 (SA) or e^β (USA):
+    # spectral radius s up to O(β ε) = O(1e-5) (power iteration converges in one step: one repeated eigenvalue)
+    from meanfield.particles._geometry import geometry_for
+    from meanfield.particles._integrators import jacobian_rate
+    from meanfield.particles._velocity import DirectSelfAttention
+
+    x = mf.particles.von_mises_fisher(8, np.array([0.0, 0.0, 1.0]), 1e10, seed=2)[None]
+    velocity = DirectSelfAttention(beta, normalized, np.full((1, 8), 1 / 8), "sphere")
+    rate = jacobian_rate(geometry_for("sphere"), velocity, 0.0, x)
+    np.testing.assert_allclose(rate, 1.0 if normalized else np.exp(beta), rtol=1e-4)
+
+
+def test_fixed_step_runs_honour_max_steps():
+    x = np.linspace(0, 3, 5)
+    ds = mf.simulate(mf.SelfAttention(1.0), x, [0, 1, 2, 3], method="rk4", dt=0.25, max_steps=9)
+    # 4 steps per output interval: the third interval would take steps 9..12
+    assert ds.attrs["success"] == 0 and ds.attrs["message"] == "exceeded max_steps = 9 at t = 2"
+    assert ds.sizes["time"] == 3 and ds.attrs["n_steps"] == 8

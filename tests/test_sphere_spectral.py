@@ -7,7 +7,15 @@ import pytest
 
 import meanfield as mf
 from meanfield._kernels import scaled_funk_hecke
-from solvers import SCHEMES, CallableVelocity, SphereGrid, SphereSpectral, UnderResolvedError, evolve
+from solvers import (
+    SCHEMES,
+    CallableVelocity,
+    ConvolutionVelocity,
+    SphereGrid,
+    SphereSpectral,
+    UnderResolvedError,
+    evolve,
+)
 
 
 def perturbed_uniform(grid: SphereGrid, ell: int, m: int, eps: float) -> tuple[np.ndarray, int]:
@@ -180,3 +188,90 @@ def test_solve_on_the_sphere() -> None:
     assert np.allclose(ds.mass, 1.0, atol=1e-13)
     # σ = 0, SA: the energy is non-decreasing ((3.6): dE/dt = ∫|X|² Z dμ ≥ 0)
     assert np.all(np.diff(ds.energy.values) > 0)
+
+
+def test_non_positive_normaliser_rejects_a_trial_step_but_not_the_run() -> None:
+    """SA, β = 4: a first step of 2 overshoots so far that B ⋆ ρ ≤ 0 inside its stages."""
+    s = mf.Sphere(24)
+    model = mf.SelfAttention(4.0)
+    y0 = mf.von_mises(s, [0.48, 0.6, 0.64], 2.0).values[None]
+    scheme = SphereSpectral(s.grid, model.velocity_spec(3))
+    result = scheme.step(0.0, y0, 2.0)
+    # rejected like a non-finite error estimate: retry with min_factor · h = 0.4 …
+    assert not result.accepted and result.error == np.inf and result.dt_next == pytest.approx(0.4)
+    # … and stopped inside its stages (N(y0) plus fewer than the six stage evaluations)
+    assert scheme.nfev < 7
+    run = evolve(scheme, y0, [0.0, 1.0], first_step=2.0)
+    assert run.success and run.n_rejected >= 1, run.message
+    reference = evolve(SphereSpectral(s.grid, model.velocity_spec(3)), y0, [0.0, 1.0], raise_on_error=True)
+    # both runs meet rtol = 1e-6 per step: global difference a small multiple of it
+    np.testing.assert_allclose(run.y[-1], reference.y[-1], rtol=0, atol=1e-5 * reference.y[-1].max())
+
+
+def test_non_positive_normaliser_at_an_accepted_state_is_under_resolution() -> None:
+    s = mf.Sphere(8)
+    scheme = SphereSpectral(s.grid, mf.SelfAttention(1.0).velocity_spec(3))
+    y = -mf.uniform(s).values[None]  # B ⋆ ρ < 0 everywhere
+    with pytest.raises(UnderResolvedError, match=r"under-resolved — the normaliser B ⋆ ρ became non-positive .*increase lmax"):
+        scheme.rhs(y)
+    with pytest.raises(UnderResolvedError, match="normaliser"):
+        evolve(scheme, y, [0.0, 1.0])
+
+
+def _mode_state(grid: SphereGrid, ell: int, amplitude: float) -> np.ndarray:
+    alm = np.zeros(grid.nalm, complex)
+    alm[grid.degrees == 0] = 1 / np.sqrt(4 * np.pi)
+    alm[(grid.degrees == ell) & (grid.orders == 0)] = amplitude / np.sqrt(4 * np.pi)
+    return grid.synthesis(alm)[None]
+
+
+def test_tail_is_checked_on_the_initial_state_with_the_time_integration_floor() -> None:
+    grid = SphereGrid(12)
+    # a degree-10 (> 2/3 · 12) mode of relative amplitude 5e-4: tail 5e-4/√(1 + 2.5e-7)
+    y = _mode_state(grid, 10, 5e-4)
+    velocity = mf.SelfAttention(1.0).velocity_spec(3)
+    assert SphereSpectral(grid, velocity).tail(y) == pytest.approx(5e-4 / np.sqrt(1 + 25e-8), rel=1e-12)
+    # defaults tail_tol = 1e-5, rtol = 1e-6: threshold max(1e-5, 100·1e-6) = 1e-4
+    with pytest.raises(UnderResolvedError, match=r"5\.00e-04 > tail_tol=1\.0e-05 \(raised to 100·rtol=1\.0e-04\)"):
+        SphereSpectral(grid, velocity).check(y)
+    # the initial state is checked before any step is taken
+    scheme = SphereSpectral(grid, velocity)
+    with pytest.raises(UnderResolvedError, match="increase lmax"):
+        evolve(scheme, y, [0.0, 0.1])
+    assert scheme.nfev == 0
+    # rtol = 1e-5 admits tails of ≈ 10–30 rtol from the step control alone: threshold 1e-3
+    SphereSpectral(grid, velocity, rtol=1e-5).check(y)
+    SphereSpectral(grid, velocity, tail_tol=1e-3).check(y)
+    with pytest.raises(UnderResolvedError, match=r"> tail_tol=1\.0e-04;"):
+        SphereSpectral(grid, velocity, tail_tol=1e-4, rtol=1e-8).check(y)
+
+
+def test_kernel_multipliers_are_validated() -> None:
+    g = SphereGrid(8)
+    # the circle's multipliers carry the ik of a derivative: refused, not cast to zero velocity
+    with pytest.raises(ValueError, match=r"velocity.numerator must return real multipliers .* degrees 0..8"):
+        SphereSpectral(g, mf.SelfAttention(1.0).velocity_spec(2))
+    with pytest.raises(ValueError, match=r"velocity.numerator must return finite multipliers of shape \(45,\)"):
+        SphereSpectral(g, ConvolutionVelocity(numerator=lambda ell: np.ones(3)))
+    with pytest.raises(ValueError, match=r"velocity.denominator must return finite multipliers"):
+        SphereSpectral(g, ConvolutionVelocity(numerator=np.ones_like, denominator=lambda ell: np.full(ell.shape, np.inf)))
+    with pytest.raises(TypeError, match=r"velocity.numerator must return numeric multipliers"):
+        SphereSpectral(g, ConvolutionVelocity(numerator=lambda ell: np.array(["a"] * ell.size)))
+    # complex dtype with zero imaginary part is accepted as real
+    SphereSpectral(g, ConvolutionVelocity(numerator=lambda ell: np.ones(ell.shape, complex)))
+
+
+@pytest.mark.parametrize(
+    "kwargs, error, match",
+    [
+        ({"rtol": "1e-6"}, TypeError, "rtol must be a real number, got '1e-6'"),
+        ({"tail_tol": 0.0}, ValueError, "tail_tol must be finite and > 0, got 0.0"),
+        ({"atol": np.nan}, ValueError, "atol must be finite and >= 0, got nan"),
+        ({"rtol": 0.0, "atol": 0.0}, ValueError, "rtol and atol must not both be 0"),
+        ({"dealias": 1}, TypeError, "dealias must be True or False, got 1"),
+        ({"tail_start": None}, TypeError, "tail_start must be a real number, got None"),
+    ],
+)
+def test_bad_options_are_named(kwargs, error, match) -> None:
+    with pytest.raises(error, match=match):
+        SphereSpectral(SphereGrid(8), mf.SelfAttention(1.0).velocity_spec(3), **kwargs)

@@ -32,33 +32,18 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from solvers._runge_kutta import A as _DP_A
+from solvers._runge_kutta import B as _DP_B
+from solvers._runge_kutta import C as _DP_C
+from solvers._runge_kutta import E as _DP_E
+from solvers._runge_kutta import StepController, dense_weights, initial_step
+
 __all__ = ["METHODS", "STABILITY_LIMITS", "IntegrationResult", "integrate", "check_fixed_step", "jacobian_rate"]
 
 logger = logging.getLogger(__name__)
 
-# Dormand–Prince 5(4): A, B, C, error weights E = b - b̂ (7 stages, FSAL), dense output P.
-_DP_A = [
-    [],
-    [1 / 5],
-    [3 / 40, 9 / 40],
-    [44 / 45, -56 / 15, 32 / 9],
-    [19372 / 6561, -25360 / 2187, 64448 / 6561, -212 / 729],
-    [9017 / 3168, -355 / 33, 46732 / 5247, 49 / 176, -5103 / 18656],
-]
-_DP_B = np.array([35 / 384, 0.0, 500 / 1113, 125 / 192, -2187 / 6784, 11 / 84])
-_DP_C = np.array([0.0, 1 / 5, 3 / 10, 4 / 5, 8 / 9, 1.0])
-_DP_E = np.array([-71 / 57600, 0.0, 71 / 16695, -71 / 1920, 17253 / 339200, -22 / 525, 1 / 40])
-_DP_P = np.array(
-    [
-        [1.0, -8048581381 / 2820520608, 8663915743 / 2820520608, -12715105075 / 11282082432],
-        [0.0, 0.0, 0.0, 0.0],
-        [0.0, 131558114200 / 32700410799, -68118460800 / 10900136933, 87487479700 / 32700410799],
-        [0.0, -1754552775 / 470086768, 14199869525 / 1410260304, -10690763975 / 1880347072],
-        [0.0, 127303824393 / 49829197408, -318862633887 / 49829197408, 701980252875 / 199316789632],
-        [0.0, -282668133 / 205662961, 2019193451 / 616988883, -1453857185 / 822651844],
-        [0.0, 40617522 / 29380423, -110615467 / 29380423, 69997945 / 29380423],
-    ]
-)
+# Dormand–Prince 5(4) (solvers._runge_kutta): stage matrix A (7 × 7, last row b),
+# weights B, nodes C, error weights E = b̂ - b (FSAL), dense output b(θ) = P θ.
 
 _RK4_A = [[], [0.5], [0.0, 0.5], [0.0, 0.0, 1.0]]
 _RK4_B = np.array([1 / 6, 1 / 3, 1 / 3, 1 / 6])
@@ -234,19 +219,22 @@ def _integrate_fixed(geometry, velocity, x0, t_eval, method, dt, noise, rng, max
 
 
 def _initial_step(geometry, velocity, t0, x0, f0, rtol, atol):
-    """Hairer–Nørsett–Wanner starting step (as in scipy's select_initial_step), order 5."""
+    """Hairer–Nørsett–Wanner starting step (:func:`solvers._runge_kutta.initial_step`).
+
+    Norm: RMS of v/(atol + rtol·scale) over all entries; the Euler probe
+    moves along the geodesic, f(exp_{x0}(h dexp^{-1} f0)); on the circle the
+    size of x0 (an angle) means nothing and d0 = 1/mean(scale).
+    """
     scale = atol + rtol * geometry.scale(x0, x0)
-    d0 = np.sqrt(np.mean((x0 / scale) ** 2)) if geometry.kind != "circle" else 1.0 / np.mean(scale)
-    d1 = np.sqrt(np.mean((f0 / scale) ** 2))
-    h0 = 1e-6 if d0 < 1e-5 or d1 < 1e-5 else 0.01 * d0 / d1
-    u = h0 * geometry.dexpinv(x0, np.zeros_like(x0), f0)
-    f1 = velocity(t0 + h0, geometry.exp(x0, u))
-    d2 = np.sqrt(np.mean(((f1 - f0) / scale) ** 2)) / h0
-    if max(d1, d2) <= 1e-15:
-        h1 = max(1e-6, h0 * 1e-3)
-    else:
-        h1 = (0.01 / max(d1, d2)) ** (1 / 5)
-    return min(100 * h0, h1)
+
+    def norm(v: np.ndarray) -> float:
+        return float(np.sqrt(np.mean((v / scale) ** 2)))
+
+    def probe(h: float) -> np.ndarray:
+        return velocity(t0 + h, geometry.exp(x0, h * geometry.dexpinv(x0, np.zeros_like(x0), f0)))
+
+    d0 = norm(x0) if geometry.kind != "circle" else float(1.0 / np.mean(scale))
+    return initial_step(f0, probe, norm, y0_norm=d0)
 
 
 def _integrate_adaptive(geometry, velocity, x0, t_eval, rtol, atol, max_steps, on_output):
@@ -260,7 +248,7 @@ def _integrate_adaptive(geometry, velocity, x0, t_eval, rtol, atol, max_steps, o
     h = _initial_step(geometry, velocity, t, x, f, rtol, atol)
     out.nfev += 1
     next_out = 1
-    safety, min_factor, max_factor = 0.9, 0.2, 10.0
+    controller = StepController()
     while next_out < t_eval.size:
         if out.n_steps + out.n_rejected >= max_steps:
             out.success, out.message = False, f"exceeded max_steps = {max_steps} at t = {t:.6g}"
@@ -270,7 +258,7 @@ def _integrate_adaptive(geometry, velocity, x0, t_eval, rtol, atol, max_steps, o
             out.success, out.message = False, f"step size underflow at t = {t:.6g}"
             break
         k1 = geometry.dexpinv(x, np.zeros_like(x), f)
-        ks = _stages(geometry, velocity, t, x, h, _DP_A, _DP_C, k1)
+        ks = _stages(geometry, velocity, t, x, h, _DP_A[:6], _DP_C[:6], k1)
         out.nfev += 5
         u_new = h * sum(b * k for b, k in zip(_DP_B, ks) if b != 0.0)
         x_new = geometry.exp(x, u_new)
@@ -280,15 +268,14 @@ def _integrate_adaptive(geometry, velocity, x0, t_eval, rtol, atol, max_steps, o
         err = h * sum(e * k for e, k in zip(_DP_E, ks) if e != 0.0)
         scale = atol + rtol * geometry.scale(x, x_new)
         err_norm = _error_norm(err, scale) if np.all(np.isfinite(err)) else np.inf
-        if err_norm > 1.0:
+        accepted, factor = controller.decide(err_norm)
+        if not accepted:
             out.n_rejected += 1
-            h *= max(min_factor, safety * err_norm ** (-1 / 5)) if np.isfinite(err_norm) else min_factor
+            h *= factor
             continue
         t_new = t + h if t_end - (t + h) > 1e-13 * max(1.0, abs(t_end)) else t_end
         while next_out < t_eval.size and t_eval[next_out] <= t_new:
-            theta = (t_eval[next_out] - t) / h
-            powers = theta ** np.arange(1, 5)
-            coeff = _DP_P @ powers
+            coeff = dense_weights((t_eval[next_out] - t) / h)
             u = h * sum(cf * k for cf, k in zip(coeff, ks) if cf != 0.0)
             state = x_new.copy() if t_eval[next_out] == t_new else geometry.exp(x, u)
             out.states.append(state)
@@ -298,6 +285,5 @@ def _integrate_adaptive(geometry, velocity, x0, t_eval, rtol, atol, max_steps, o
         out.step_sizes.append(h)
         out.n_steps += 1
         t, x, f = t_new, x_new, f_new
-        factor = max_factor if err_norm == 0 else min(max_factor, safety * err_norm ** (-1 / 5))
         h *= factor
     return out
