@@ -40,7 +40,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ._validate import positive
+from ._validate import positive, positive_int
 
 __all__ = [
     "A",
@@ -188,10 +188,8 @@ class LawsonTables:
                 raise ValueError(f"rates must be a finite 1-D array, got shape {rates.shape}")
             if not np.any(rates != 0):
                 rates = None
-        if isinstance(cache_size, bool) or not isinstance(cache_size, (int, np.integer)) or cache_size < 1:
-            raise ValueError(f"cache_size must be a positive integer, got {cache_size!r}")
         self.rates = rates
-        self.cache_size = int(cache_size)
+        self.cache_size = positive_int("cache_size", cache_size)
         self._cache: OrderedDict[float, LawsonStep] = OrderedDict()
 
     def __call__(self, h: float) -> LawsonStep:
@@ -247,7 +245,6 @@ def lawson_step(
         The order-5 solution y_{n+1} and the local error estimate h Σ_j E_j e^{(1-c_j)hλ} K_j.
     """
     stages[0] = k0
-    acc = y0
     for i in range(1, N_STAGES):
         acc = _combine(step.rows[i], stages[:i])
         acc += y0 if step.growth is None else step.growth[i] * y0
@@ -269,7 +266,7 @@ class StepController:
 
     For the error norm err of a step h (the estimate divided by its tolerance,
     err ≤ 1 accepts; E. Hairer, S. P. Nørsett, G. Wanner, *Solving Ordinary
-    Differential Equations I*, 2nd ed., Springer 1993, §II.4, eq. (4.13)), the
+    Differential Equations I*, 2nd ed., Springer 1993, §II.4), the
     next step is h_new = factor · h with
 
         factor = min(max_factor, max(min_factor, safety · err^{-1/(q+1)})),
@@ -277,7 +274,7 @@ class StepController:
     q = ``ERROR_ORDER`` = 4 (exponent -1/5), and
 
     * err = 0: factor = max_factor;
-    * err > 1: the step is rejected (factor ≤ safety < 1);
+    * err > 1: the step is rejected, and factor < 1 (min_factor < 1, safety ≤ 1);
     * the step after a rejection may not grow: factor ≤ 1 (as scipy's RK45,
       which avoids alternating rejections);
     * err NaN or infinite (an overflowing trial step): rejected, factor = min_factor.
@@ -313,9 +310,8 @@ class StepController:
                 f"min_factor and max_factor must satisfy 0 < min_factor < 1 < max_factor, "
                 f"got {self.min_factor!r} and {self.max_factor!r}"
             )
-        if isinstance(self.error_order, bool) or not isinstance(self.error_order, (int, np.integer)) or self.error_order < 1:
-            raise ValueError(f"error_order must be a positive integer, got {self.error_order!r}")
-        self._exponent = -1.0 / (int(self.error_order) + 1)
+        self.error_order = positive_int("error_order", self.error_order)
+        self._exponent = -1.0 / (self.error_order + 1)
         self.rejected_last = False
 
     def reset(self) -> None:

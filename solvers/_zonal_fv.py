@@ -69,8 +69,10 @@ from ._finite_volume import (
     limited_difference,
     linear_growth_bound,
     ssp_rk3_step,
+    step_fraction,
     upwind_flux,
 )
+from . import _validate as check_arg
 from ._scheme import Scheme, StepResult
 from ._velocity import ConvolutionVelocity
 from ._zonal_grid import ZonalCellGrid, gegenbauer_table
@@ -129,29 +131,25 @@ class ZonalFiniteVolumeScheme(Scheme):
             raise TypeError(f"velocity must be a ConvolutionVelocity, got {type(velocity).__name__}")
         if np.any(velocity.drift != 0):
             raise ValueError(f"velocity.drift must be zero on spheres, got {velocity.drift!r}")
-        if not (np.isfinite(cfl) and 0 < cfl <= 1):
-            raise ValueError(f"cfl must satisfy 0 < cfl <= 1, got {cfl!r}")
-        if not (np.isfinite(cfl_growth) and 0 < cfl_growth <= 1):
-            raise ValueError(f"cfl_growth must satisfy 0 < cfl_growth <= 1, got {cfl_growth!r}")
-        if not (max_step > 0):
+        self.cfl = step_fraction("cfl", cfl)
+        self.cfl_growth = step_fraction("cfl_growth", cfl_growth)
+        self.max_step = check_arg.real_number("max_step", max_step)
+        if not self.max_step > 0:
             raise ValueError(f"max_step must be > 0, got {max_step!r}")
-        if limiter not in LIMITERS:
-            raise ValueError(f"limiter must be one of {LIMITERS}, got {limiter!r}")
-        if not (np.isfinite(diffusion) and diffusion >= 0):
-            raise ValueError(f"diffusion must be finite and >= 0, got {diffusion!r}")
+        self.limiter = check_arg.choice("limiter", limiter, LIMITERS)
+        self.diffusion = check_arg.nonnegative("diffusion", diffusion)
         n_degrees = grid.n if n_degrees is None else n_degrees
-        if isinstance(n_degrees, bool) or not isinstance(n_degrees, (int, np.integer)) or n_degrees < 2:
+        if check_arg.positive_int("n_degrees", n_degrees) < 2:
             raise ValueError(f"n_degrees must be an integer >= 2, got {n_degrees!r}")
         self.grid = grid
         self.velocity = velocity
-        self.diffusion = float(diffusion)
-        self.cfl = float(cfl)
-        self.cfl_growth = float(cfl_growth)
-        self.limiter = limiter
-        self.max_step = float(max_step)
         ell = np.arange(n_degrees)
-        num = np.real(np.asarray(velocity.numerator(ell), dtype=complex))
-        den = None if velocity.denominator is None else np.real(np.asarray(velocity.denominator(ell), dtype=complex))
+        num = check_arg.multipliers(velocity.numerator, ell, "velocity.numerator", real=True, index_name="degrees")
+        den = None
+        if velocity.denominator is not None:
+            den = check_arg.multipliers(
+                velocity.denominator, ell, "velocity.denominator", real=True, index_name="degrees"
+            )
         self._growth_rates = ell * (ell + grid.d - 2) * np.abs(num)
         self._denominator_zero = None if den is None else float(den[0])
         moments = grid.cell_moments(int(n_degrees))

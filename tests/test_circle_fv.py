@@ -115,7 +115,9 @@ def test_linear_growth_rate(model, k):
 
 
 @pytest.mark.parametrize(
-    "model", [mf.SelfAttention(2.0, normalized=False), mf.SelfAttention(4.0), mf.SelfAttention(9.0)], ids=["USA", "SA", "SA9"]
+    "model",
+    [mf.SelfAttention(2.0, normalized=False), mf.SelfAttention(4.0), mf.SelfAttention(9.0)],
+    ids=["USA", "SA", "SA9"],
 )
 def test_default_step_resolves_linear_growth(model):
     # Without max_step the step near the uniform state is cfl_growth/Λ = 0.1/Λ (Λ = max_k λ_k, the
@@ -321,14 +323,14 @@ def test_fixed_step_above_the_bound_raises():
 @pytest.mark.parametrize(
     ("options", "error", "match"),
     [
-        ({"diffusion": -1.0}, ValueError, "diffusion must be >= 0, got -1.0"),
-        ({"diffusion": float("nan")}, ValueError, "diffusion must be finite"),
+        ({"diffusion": -1.0}, ValueError, "diffusion must be finite and >= 0, got -1.0"),
+        ({"diffusion": float("nan")}, ValueError, "diffusion must be finite and >= 0, got nan"),
         ({"cfl": 0.0}, ValueError, r"cfl must satisfy 0 < cfl <= 1, got 0.0"),
         ({"cfl": 1.5}, ValueError, r"cfl must satisfy 0 < cfl <= 1, got 1.5"),
         ({"cfl_growth": 0.0}, ValueError, r"cfl_growth must satisfy 0 < cfl_growth <= 1, got 0.0"),
-        ({"dt": -0.1}, ValueError, "dt must be a positive finite step size or None, got -0.1"),
+        ({"dt": -0.1}, ValueError, "dt must be finite and > 0, got -0.1"),
         ({"dt": "big"}, TypeError, "dt must be a real number"),
-        ({"limiter": "superbee"}, ValueError, r"limiter must be one of \('minmod', 'mc', 'none'\), got 'superbee'"),
+        ({"limiter": "superbee"}, ValueError, r"limiter must be one of \['minmod', 'mc', 'none'\], got 'superbee'"),
     ],
 )
 def test_bad_options_name_the_argument(options, error, match):
