@@ -196,7 +196,8 @@ def evolve(
     Steps are shortened so that each output time is hit exactly. A
     :class:`SchemeError` raised by the scheme stops the run; the states
     reached so far are returned with ``success=False`` and the error's message
-    (or the error is re-raised when ``raise_on_error``).
+    (or the error is re-raised when ``raise_on_error``). An initial state that
+    fails :meth:`Scheme.check` always raises: there is nothing to return.
 
     Parameters
     ----------
@@ -223,20 +224,20 @@ def evolve(
     if t_eval.size > 1 and not np.all(np.diff(t_eval) > 0):
         raise ValueError("t_eval must be strictly increasing")
     y = np.array(y0, dtype=float, copy=True)
-    scheme.check(y)
     span = max(t_eval[-1] - t_eval[0], 1.0)
     h_min = min_step * span
     out_y = np.empty((t_eval.size, *y.shape))
     out_y[0] = y
     steps_per_output = np.zeros(t_eval.size, dtype=int)
     result = Evolution(t=t_eval, y=out_y)
+    scheme.check(y)
     for obs in observers:
         obs(0, t_eval[0], y)
     t = t_eval[0]
-    dt = min(first_step if first_step is not None else scheme.initial_step(y), max_step)
     attempts = 0
     reached = 1
     try:
+        dt = min(first_step if first_step is not None else scheme.initial_step(y), max_step)
         for i in range(1, t_eval.size):
             target = t_eval[i]
             while t < target:

@@ -109,7 +109,7 @@ class SphereSpectral(Scheme):
         velocity: ConvolutionVelocity,
         diffusion: float = 0.0,
         *,
-        rtol: float = 1e-6,
+        rtol: float = 1e-7,
         atol: float = 1e-9,
         tail_tol: float = 1e-5,
         tail_start: float = 2 / 3,

@@ -214,8 +214,10 @@ def test_non_positive_normaliser_at_an_accepted_state_is_under_resolution() -> N
     y = -mf.uniform(s).values[None]  # B ⋆ ρ < 0 everywhere
     with pytest.raises(UnderResolvedError, match=r"under-resolved — the normaliser B ⋆ ρ became non-positive .*increase lmax"):
         scheme.rhs(y)
+    result = evolve(scheme, y, [0.0, 1.0])
+    assert not result.success and "normaliser" in result.message and result.t.tolist() == [0.0]
     with pytest.raises(UnderResolvedError, match="normaliser"):
-        evolve(scheme, y, [0.0, 1.0])
+        evolve(scheme, y, [0.0, 1.0], raise_on_error=True)
 
 
 def _mode_state(grid: SphereGrid, ell: int, amplitude: float) -> np.ndarray:
@@ -231,9 +233,12 @@ def test_tail_is_checked_on_the_initial_state_with_the_time_integration_floor() 
     y = _mode_state(grid, 10, 5e-4)
     velocity = mf.SelfAttention(1.0).velocity_spec(3)
     assert SphereSpectral(grid, velocity).tail(y) == pytest.approx(5e-4 / np.sqrt(1 + 25e-8), rel=1e-12)
-    # defaults tail_tol = 1e-5, rtol = 1e-6: threshold max(1e-5, 100·1e-6) = 1e-4
-    with pytest.raises(UnderResolvedError, match=r"5\.00e-04 > tail_tol=1\.0e-05 \(raised to 100·rtol=1\.0e-04\)"):
+    # defaults tail_tol = 1e-5, rtol = 1e-7: threshold max(1e-5, 100·1e-7) = 1e-5
+    with pytest.raises(UnderResolvedError, match=r"5\.00e-04 > tail_tol=1\.0e-05; increase lmax"):
         SphereSpectral(grid, velocity).check(y)
+    # rtol = 1e-6 raises the threshold to 100·rtol = 1e-4
+    with pytest.raises(UnderResolvedError, match=r"5\.00e-04 > tail_tol=1\.0e-05 \(raised to 100·rtol=1\.0e-04\)"):
+        SphereSpectral(grid, velocity, rtol=1e-6).check(y)
     # the initial state is checked before any step is taken
     scheme = SphereSpectral(grid, velocity)
     with pytest.raises(UnderResolvedError, match="increase lmax"):
