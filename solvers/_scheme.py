@@ -74,6 +74,18 @@ class StepSizeError(SchemeError):
     step violates the scheme's stability bound."""
 
 
+class NonPositiveNormaliser(ArithmeticError):
+    """B ⋆ ρ ≤ 0 at a node of a trial stage (carries the minimum).
+
+    Raised inside schemes only: a trial step meeting it is rejected and
+    retried smaller; at an accepted state it becomes an :class:`UnderResolvedError`.
+    """
+
+    def __init__(self, minimum: float) -> None:
+        super().__init__(minimum)
+        self.minimum = minimum
+
+
 @dataclass(frozen=True)
 class StepResult:
     """Outcome of one attempted step.

@@ -48,21 +48,13 @@ import numpy as np
 
 from . import _validate as check_arg
 from ._runge_kutta import N_STAGES, LawsonTables, StepController, initial_step, lawson_step
-from ._scheme import Scheme, StepResult, UnderResolvedError
+from ._scheme import NonPositiveNormaliser, Scheme, StepResult, UnderResolvedError
 from ._sphere_grid import SphereGrid, padded_lmax
 from ._velocity import ConvolutionVelocity
 
 logger = logging.getLogger(__name__)
 
 __all__ = ["SphereSpectral"]
-
-
-class _NonPositiveNormaliser(ArithmeticError):
-    """B ⋆ ρ ≤ 0 at a product node (carries the minimum)."""
-
-    def __init__(self, minimum: float) -> None:
-        super().__init__(minimum)
-        self.minimum = minimum
 
 
 class SphereSpectral(Scheme):
@@ -166,7 +158,7 @@ class SphereSpectral(Scheme):
 
     # ------------------------------------------------------------------ right-hand side
     def _transport(self, alm: np.ndarray) -> np.ndarray:
-        """-div(ρX) coefficients; raises _NonPositiveNormaliser when B ⋆ ρ ≤ 0 at a node."""
+        """-div(ρX) coefficients; raises NonPositiveNormaliser when B ⋆ ρ ≤ 0 at a node."""
         self.nfev += 1
         g = self.grid
         flux = g.gradient(self._num * alm, self._shape_pad)
@@ -174,7 +166,7 @@ class SphereSpectral(Scheme):
         if self._den is not None:
             z = g.synthesis(self._den * alm, self._shape_pad)
             if not np.all(z > 0):
-                raise _NonPositiveNormaliser(float(np.min(z)))
+                raise NonPositiveNormaliser(float(np.min(z)))
             rho = rho / z
         flux *= rho
         return -g.divergence(flux)
@@ -190,7 +182,7 @@ class SphereSpectral(Scheme):
         """
         try:
             return self._transport(alm)
-        except _NonPositiveNormaliser as exc:
+        except NonPositiveNormaliser as exc:
             raise UnderResolvedError(
                 f"{self.name}: under-resolved — the normaliser B ⋆ ρ became non-positive (min {exc.minimum:.3g}); "
                 f"increase lmax (now {self.grid.lmax})"
@@ -248,7 +240,7 @@ class SphereSpectral(Scheme):
         def probe(h: float) -> np.ndarray:
             try:
                 return self._transport(alm + h * f0)
-            except _NonPositiveNormaliser:
+            except NonPositiveNormaliser:
                 return np.full_like(f0, np.nan)
 
         with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
@@ -260,7 +252,7 @@ class SphereSpectral(Scheme):
         with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
             try:
                 a_new, error = lawson_step(self._stage, a0, k0, self._tables(h), self._stages)
-            except _NonPositiveNormaliser:
+            except NonPositiveNormaliser:
                 err = np.inf
             else:
                 scale = self.atol + self.rtol * max(self._norm(a0), self._norm(a_new))

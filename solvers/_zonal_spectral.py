@@ -55,7 +55,7 @@ import numpy as np
 
 from . import _validate as check_arg
 from ._runge_kutta import N_STAGES, LawsonTables, StepController, initial_step, lawson_step
-from ._scheme import Scheme, StepResult, UnderResolvedError
+from ._scheme import NonPositiveNormaliser, Scheme, StepResult, UnderResolvedError
 from ._velocity import ConvolutionVelocity
 from ._zonal_grid import ZonalGaussGrid, gegenbauer_table
 
@@ -153,7 +153,8 @@ class ZonalSpectralScheme(Scheme):
         """N_l = (1/|S|) ∫ (1-t²) q_l' ρ Φ_t/(B⋆ρ̄) dσ for coefficients of shape (m, n).
 
         Also records the largest polar speed |u| = sqrt(1-t²) |Φ_t| / (B⋆ρ̄)
-        at the quadrature nodes in ``self._speed``.
+        at the quadrature nodes in ``self._speed``. Raises
+        :class:`NonPositiveNormaliser` when B⋆ρ̄ ≤ 0 at a node.
         """
         self.nfev += 1
         marginal = self.velocity.weights @ coeffs
@@ -161,11 +162,8 @@ class ZonalSpectralScheme(Scheme):
         factor = dphi * self._flux_weight
         if self._den is not None:
             denom = self._q_fine @ (self._den * marginal)
-            if np.any(denom <= 0):
-                raise UnderResolvedError(
-                    f"{self.name}: the denominator B⋆ρ became non-positive (min {denom.min():.3g}); "
-                    f"n={self.grid.n} nodes do not resolve the solution"
-                )
+            if not np.all(denom > 0):
+                raise NonPositiveNormaliser(float(np.min(denom)))
             factor = factor / denom
             self._speed = float(np.max(self._sin_fine * np.abs(dphi) / denom))
         else:
@@ -176,10 +174,20 @@ class ZonalSpectralScheme(Scheme):
     def _stage(self, coeffs: np.ndarray, out: np.ndarray) -> None:
         out[...] = self._transport(coeffs)
 
+    def _transport_of_state(self, coeffs: np.ndarray) -> np.ndarray:
+        """:meth:`_transport` of an accepted state: B⋆ρ̄ ≤ 0 there is under-resolution."""
+        try:
+            return self._transport(coeffs)
+        except NonPositiveNormaliser as exc:
+            raise UnderResolvedError(
+                f"{self.name}: the denominator B⋆ρ became non-positive (min {exc.minimum:.3g}); "
+                f"n={self.grid.n} nodes do not resolve the solution"
+            ) from None
+
     def rhs(self, y: np.ndarray) -> np.ndarray:
         """dρ/dt at the nodes: synthesis of N(ρ) - σ l(l+d-2) ρ_l."""
         coeffs = self._coeffs(y)
-        return self._values(self._transport(coeffs) + self._decay * coeffs)
+        return self._values(self._transport_of_state(coeffs) + self._decay * coeffs)
 
     def initial_step(self, y: np.ndarray) -> float:
         """First step by Hairer, Nørsett & Wanner's algorithm (Solving ODEs I, II.4) on the transport part.
@@ -190,15 +198,21 @@ class ZonalSpectralScheme(Scheme):
         """
         self._controller.reset()
         coeffs = self._coeffs(y)
-        f0 = self._transport(coeffs)
+        f0 = self._transport_of_state(coeffs)
         bound = self._speed_bound(self._speed)
         scale = self.atol + self.rtol * np.linalg.norm(coeffs)
 
         def norm(v: np.ndarray) -> float:
             return float(np.linalg.norm(v)) / scale
 
+        def probe(h: float) -> np.ndarray:
+            try:
+                return self._transport(coeffs + h * f0)
+            except NonPositiveNormaliser:
+                return np.full_like(f0, np.nan)
+
         with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-            return initial_step(f0, lambda h: self._transport(coeffs + h * f0), norm, y0_norm=norm(coeffs), max_step=bound)
+            return initial_step(f0, probe, norm, y0_norm=norm(coeffs), max_step=bound)
 
     # --- stepping ---------------------------------------------------------
     def _step_impl(self, t: float, y: np.ndarray, dt: float) -> StepResult:
@@ -206,19 +220,23 @@ class ZonalSpectralScheme(Scheme):
             a0, k0, speed = self._fsal[1], self._fsal[2], self._fsal[3]
         else:
             a0 = self._coeffs(y)
-            k0 = self._transport(a0)
+            k0 = self._transport_of_state(a0)
             speed = self._speed
         bound = self._speed_bound(speed)
         if dt > bound * (1 + 1e-12):
             return StepResult(False, None, bound)
         with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-            a1, err_vec = lawson_step(self._stage, a0, k0, self._tables(dt), self._stages)
-            size = max(np.linalg.norm(a0), np.linalg.norm(a1))
-            scale = self.atol + self.rtol * size
-            err = float(np.linalg.norm(err_vec) / scale) if scale > 0 else 0.0
-            if size > 0:
-                tail_err = np.linalg.norm(err_vec[..., -self._n_tail :]) / (0.1 * self.tail_tol * size)
-                err = max(err, float(tail_err))
+            try:
+                a1, err_vec = lawson_step(self._stage, a0, k0, self._tables(dt), self._stages)
+            except NonPositiveNormaliser:
+                err = np.inf
+            else:
+                size = max(np.linalg.norm(a0), np.linalg.norm(a1))
+                scale = self.atol + self.rtol * size
+                err = float(np.linalg.norm(err_vec) / scale) if scale > 0 else 0.0
+                if size > 0:
+                    tail_err = np.linalg.norm(err_vec[..., -self._n_tail :]) / (0.1 * self.tail_tol * size)
+                    err = max(err, float(tail_err))
         if not (np.isfinite(err) and np.all(np.isfinite(a1))):
             err = np.inf
         accepted, factor = self._controller.decide(err)

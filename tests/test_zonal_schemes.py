@@ -265,3 +265,30 @@ def test_zonal_solution_matches_the_full_sphere_solver_in_d3(normalized, beta, k
         values = full.density.values[k]
         assert np.max(np.abs(values - expected[:, None])) < 1e-8 * np.max(values)
     np.testing.assert_allclose(full.energy.values, reduced.energy.values, rtol=1e-9)
+
+
+def test_non_positive_normaliser_rejects_a_trial_step_and_is_under_resolution_at_a_state():
+    from solvers._scheme import NonPositiveNormaliser
+
+    zonal = mf.ZonalSphere(5, 48)
+    y0 = mf.von_mises(zonal, kappa=2.0).values[None]
+    scheme = ZonalSpectralScheme(zonal.grid, mf.SelfAttention(4.0).velocity_spec(5))
+    transport = scheme._transport
+    calls = {"n": 0}
+
+    def failing_inside_stages(coeffs):
+        calls["n"] += 1
+        if calls["n"] > 1:  # the first call is N(y0) of the accepted state
+            raise NonPositiveNormaliser(-1.0)
+        return transport(coeffs)
+
+    scheme._transport = failing_inside_stages
+    h = 0.5 * scheme.initial_step(y0)
+    calls["n"] = 0
+    scheme._fsal = None
+    result = scheme.step(0.0, y0, h)
+    # rejected like a non-finite error estimate: retried with the controller's minimum factor 0.2
+    assert not result.accepted and result.dt_next == pytest.approx(0.2 * h)
+    calls["n"] = 1
+    with pytest.raises(UnderResolvedError, match="denominator B⋆ρ became non-positive"):
+        scheme.rhs(y0)
