@@ -112,17 +112,22 @@ def test_bad_input():
 
 
 def test_sphere_pde_and_particles_agree_to_sampling_error():
-    # S², SA β = 1 from a smooth von Mises–Fisher start: at t = 1 the particle
-    # systems are as far from the PDE solution as the initial samples were
-    # (the flow is Lipschitz on [0, 1]; allow a factor 1.5), exact EMD on the grid nodes
-    sphere = mf.Sphere(23)
-    rho = mf.von_mises(sphere, np.array([0.0, 0.0, 1.0]), 1.0)
-    model = mf.SelfAttention(1.0)
+    # S², SA β = 4 from a smooth von Mises–Fisher start (κ = 2): by t = 1 the
+    # order parameter grows from 0.54 to 0.72, far more than the sampling error
+    # of 2 × 600 particles. The particles stay as close to the PDE solution as
+    # the initial samples were (measured ratio 1.08; allow 1.15), while the PDE
+    # of a different model (β = 2) is clearly further away (measured 1.47; require
+    # > 1.3), so the check has power. Exact EMD against the Gauss–Legendre nodes.
+    sphere = mf.Sphere(31)
+    rho = mf.von_mises(sphere, np.array([0.0, 0.0, 1.0]), 2.0)
+    model = mf.SelfAttention(4.0)
     t = np.array([0.0, 1.0])
-    pde = mf.solve(model, rho, t)
-    x0 = np.stack([mf.sample(rho, 200, seed=k).points for k in range(2)])
-    out = mf.compare(pde, mf.simulate(model, x0, t))
+    x0 = np.stack([mf.sample(rho, 600, seed=k).points for k in range(2)])
+    particles = mf.simulate(model, x0, t)
+    out = mf.compare(mf.solve(model, rho, t), particles)
     assert out.attrs["wasserstein_method"] == "emd" and out.attrs["wasserstein_exact"] == 1
     w0, w1 = out.wasserstein_mean.values
-    assert 0 < w1 < 1.5 * w0
+    assert 0 < w1 < 1.15 * w0
+    wrong = mf.compare(mf.solve(mf.SelfAttention(2.0), rho, t), particles)
+    assert wrong.wasserstein_mean.values[1] > 1.3 * w0
     assert out.moment_gap.sizes["mode"] == 2
