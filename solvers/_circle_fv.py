@@ -203,12 +203,8 @@ class CircleFiniteVolume(Scheme):
         fft_backend: str | None = None,
     ) -> None:
         super().__init__()
-        if not isinstance(grid, CircleGrid):
-            raise TypeError(f"grid must be a CircleGrid, got {type(grid).__name__}")
-        if not isinstance(velocity, (ConvolutionVelocity, CallableVelocity)):
-            raise TypeError(
-                f"velocity must be a ConvolutionVelocity or CallableVelocity, got {type(velocity).__name__}"
-            )
+        check_arg.instance("grid", grid, CircleGrid)
+        check_arg.instance("velocity", velocity, (ConvolutionVelocity, CallableVelocity))
         self.grid = grid
         self.velocity = velocity
         self.diffusion = check_arg.nonnegative("diffusion", diffusion)
@@ -232,14 +228,13 @@ class CircleFiniteVolume(Scheme):
     def _setup_multipliers(self, velocity: ConvolutionVelocity) -> None:
         k = self.grid.wavenumbers
         h = self.spacing
-        numerator = check_arg.multipliers(velocity.numerator, k, "velocity.numerator", real=False)
+        numerator, denominator = check_arg.velocity_multipliers(velocity, k, real=False)
         shift = np.exp(0.5j * k * h)
         sinc = np.sinc(k * h / (2 * np.pi))  # np.sinc(x) = sin(πx)/(πx)
         rows_centre = [numerator]
         rows_face = [numerator * sinc * shift]
         self._has_denominator = velocity.denominator is not None
         if self._has_denominator:
-            denominator = check_arg.multipliers(velocity.denominator, k, "velocity.denominator", real=False)
             rows_centre.append(denominator)
             rows_face.append(denominator * shift)
         self._centre_multipliers = np.stack(rows_centre) / self.grid.n

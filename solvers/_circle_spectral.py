@@ -12,7 +12,7 @@ import scipy.fft
 from . import _validate as check_arg
 from ._circle_grid import CircleGrid
 from ._fft import RealFFT
-from ._runge_kutta import N_STAGES, LawsonTables, StepController, initial_step, lawson_step
+from ._runge_kutta import N_STAGES, FsalCache, LawsonTables, StepController, initial_step, lawson_step
 from ._scheme import NegativeDensityError, Scheme, StepResult, UnderResolvedError
 from ._velocity import CallableVelocity, ConvolutionVelocity
 
@@ -155,12 +155,8 @@ class CircleSpectral(Scheme):
         fft_backend: str | None = None,
     ) -> None:
         super().__init__()
-        if not isinstance(grid, CircleGrid):
-            raise TypeError(f"grid must be a CircleGrid, got {type(grid).__name__}")
-        if not isinstance(velocity, (ConvolutionVelocity, CallableVelocity)):
-            raise TypeError(
-                f"velocity must be a ConvolutionVelocity or CallableVelocity, got {type(velocity).__name__}"
-            )
+        check_arg.instance("grid", grid, CircleGrid)
+        check_arg.instance("velocity", velocity, (ConvolutionVelocity, CallableVelocity))
         self.diffusion = check_arg.nonnegative("diffusion", diffusion)
         self.rtol = check_arg.positive("rtol", rtol)
         self.atol = check_arg.nonnegative("atol", atol)
@@ -205,8 +201,9 @@ class CircleSpectral(Scheme):
             self._callable = None
             self._weights = velocity.weights
             self._single = m == 1
-            self._num = self._multipliers(velocity.numerator, k, "numerator")
-            self._den = None if velocity.denominator is None else self._multipliers(velocity.denominator, k, "denominator")
+            num, den = check_arg.velocity_multipliers(velocity, k, real=False)
+            self._num = self._split_nyquist(num)
+            self._den = None if den is None else self._split_nyquist(den)
             drift = velocity.drift
             self._drift = None if np.all(drift == 0) else drift[:, None] * derivative[None, :]
             n_fields = 1 if self._den is None else 2
@@ -240,15 +237,15 @@ class CircleSpectral(Scheme):
         self._tables = LawsonTables(-self._decay)
         self._controller = StepController()
         self._stages = np.empty((N_STAGES, m, n_modes), dtype=complex)
-        self._cache: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+        self._fsal = FsalCache()
         logger.debug(
             "%s: N=%d nodes, products on M=%d, %d species, σ=%g, rtol=%g, FFT backend %s",
             self.name, n, self.n_padded, m, self.diffusion, self.rtol, self._flux.backend,
         )
 
     # ------------------------------------------------------------------ set-up helpers
-    def _multipliers(self, func, k: np.ndarray, label: str) -> np.ndarray:
-        values = check_arg.multipliers(func, k, f"velocity.{label}", real=False)
+    def _split_nyquist(self, values: np.ndarray) -> np.ndarray:
+        """Multipliers with the Nyquist entry halved when it is split between ±N/2 (in place)."""
         if self._nyquist_split:
             values[-1] *= 0.5
         return values
@@ -263,8 +260,9 @@ class CircleSpectral(Scheme):
 
     def spectrum(self, y: np.ndarray) -> np.ndarray:
         """Fourier coefficients ρ̂_{m,k} = (1/N) Σ_j ρ_m(θ_j) e^{-ikθ_j}, shape (m, N//2 + 1)."""
-        if self._cache is not None and self._cache[0] is y:
-            return self._cache[1]
+        entry = self._fsal.lookup(y)
+        if entry is not None:
+            return entry.coefficients
         y = self._validate(y)
         return self._grid_fft.forward(y)
 
@@ -385,19 +383,9 @@ class CircleSpectral(Scheme):
         return np.sqrt(power @ self._parseval)
 
     def _start(self, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """(ρ̂, N(ρ̂)) of ``y``, reusing the last stage of the previous step (FSAL).
-
-        Only read-only states (those returned by :meth:`step`) are cached, so
-        a state changed in place is never mistaken for a cached one.
-        """
-        cache = self._cache
-        if cache is not None and cache[0] is y:
-            return cache[1], cache[2]
-        rho_hat = self.spectrum(y)
-        derivative = self.nonlinear(rho_hat)
-        if isinstance(y, np.ndarray) and not y.flags.writeable:
-            self._cache = (y, rho_hat, derivative)
-        return rho_hat, derivative
+        """(ρ̂, N(ρ̂)) of ``y``, those of a state returned by :meth:`step` from its step (:class:`FsalCache`)."""
+        entry = self._fsal.start(y, self.spectrum, self.nonlinear)
+        return entry.coefficients, entry.derivative
 
     def initial_step(self, y: np.ndarray) -> float:
         """First step by Hairer, Nørsett & Wanner's algorithm (Solving ODEs I, II.4) on the transport part.
@@ -428,9 +416,7 @@ class CircleSpectral(Scheme):
         accepted, factor = self._controller.decide(err)
         if not accepted:
             return StepResult(False, None, h * factor, err)
-        y_new = self._to_grid(new_hat)
-        y_new.flags.writeable = False
-        self._cache = (y_new, new_hat, self._stages[N_STAGES - 1].copy())
+        y_new = self._fsal.accept(self._to_grid(new_hat), new_hat, self._stages[N_STAGES - 1])
         return StepResult(True, y_new, h * factor, err)
 
 

@@ -36,7 +36,7 @@ import logging
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -53,6 +53,8 @@ __all__ = [
     "ERROR_ORDER",
     "N_STAGES",
     "dense_weights",
+    "FsalCache",
+    "FsalEntry",
     "LawsonStep",
     "LawsonTables",
     "lawson_step",
@@ -250,6 +252,81 @@ def lawson_step(
         acc += y0 if step.growth is None else step.growth[i] * y0
         nonlinear(acc, stages[i])
     return acc, _combine(step.error, stages)
+
+
+# ---------------------------------------------------------------------------- first same as last
+class FsalEntry(NamedTuple):
+    """An accepted state with what the next step needs of it (see :class:`FsalCache`).
+
+    Attributes
+    ----------
+    state : ndarray
+        The state as handed out (node values, read-only).
+    coefficients : ndarray
+        Its coefficients (the variables the steps run on).
+    derivative : ndarray
+        N(coefficients), the first stage of the next step.
+    extra : object
+        Anything else a scheme derives from the same evaluation (None by default).
+    """
+
+    state: np.ndarray
+    coefficients: np.ndarray
+    derivative: np.ndarray
+    extra: Any = None
+
+
+class FsalCache:
+    """The last accepted state of a spectral scheme with its coefficients and N(coefficients).
+
+    The last stage of a Dormand–Prince step is N(y_{n+1}) ("first same as
+    last"); a scheme whose states are node values keeps it with the
+    coefficients of y_{n+1}, so that the next step from the same state needs
+    neither a transform nor an evaluation. A state is recognised by identity,
+    and only read-only arrays are kept (:meth:`accept` makes the state it
+    stores read-only), so a state changed in place is never mistaken for the
+    cached one.
+    """
+
+    def __init__(self) -> None:
+        self._entry: FsalEntry | None = None
+
+    def lookup(self, y: object) -> FsalEntry | None:
+        """The entry of ``y`` when ``y`` is the cached state, else None."""
+        entry = self._entry
+        return entry if entry is not None and entry.state is y else None
+
+    def store(self, y: object, coefficients: np.ndarray, derivative: np.ndarray, extra: Any = None) -> None:
+        """Keep (coefficients, derivative, extra) of ``y`` when ``y`` is a read-only array (else keep nothing)."""
+        if isinstance(y, np.ndarray) and not y.flags.writeable:
+            self._entry = FsalEntry(y, coefficients, derivative, extra)
+
+    def accept(self, y: np.ndarray, coefficients: np.ndarray, last_stage: np.ndarray, extra: Any = None) -> np.ndarray:
+        """Make the accepted state ``y`` read-only, keep it with a copy of ``last_stage``, and return it."""
+        y.flags.writeable = False
+        self.store(y, coefficients, last_stage.copy(), extra)
+        return y
+
+    def start(
+        self,
+        y: object,
+        coefficients: Callable[[Any], np.ndarray],
+        derivative: Callable[[np.ndarray], np.ndarray],
+        extra: Callable[[], Any] | None = None,
+    ) -> FsalEntry:
+        """The entry of ``y``: the cached one, or ``coefficients(y)``, N = ``derivative`` of them
+        and ``extra()`` (called after N) evaluated now and kept when ``y`` is read-only."""
+        entry = self.lookup(y)
+        if entry is None:
+            a = coefficients(y)
+            k = derivative(a)
+            entry = FsalEntry(y, a, k, None if extra is None else extra())
+            self.store(*entry)
+        return entry
+
+    def clear(self) -> None:
+        """Forget the cached state."""
+        self._entry = None
 
 
 # ---------------------------------------------------------------------------- step-size control

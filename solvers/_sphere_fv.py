@@ -84,7 +84,6 @@ nodes.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
 
 import numpy as np
 import scipy.sparse as sp
@@ -164,7 +163,8 @@ class SphereFiniteVolume(Scheme):
         (:meth:`from_grid`, :meth:`to_grid`); its ``lmax`` is the default
         band limit of the velocity.
     velocity : ConvolutionVelocity
-        Funk–Hecke multipliers of A (potential) and B (or None); one species.
+        Funk–Hecke multipliers of A (potential) and B (or None); one species,
+        zero drift (ValueError otherwise).
     diffusion : float
         σ ≥ 0.
     n_lat : int, optional
@@ -198,14 +198,8 @@ class SphereFiniteVolume(Scheme):
         lmax_velocity: int | None = None,
     ) -> None:
         super().__init__()
-        if not isinstance(grid, SphereGrid):
-            raise TypeError(f"grid must be a SphereGrid, got {type(grid).__name__}")
-        if not isinstance(velocity, ConvolutionVelocity):
-            raise TypeError(
-                f"velocity must be a ConvolutionVelocity (Funk–Hecke multipliers), got {type(velocity).__name__}"
-            )
-        if velocity.n_species != 1:
-            raise ValueError(f"velocity must describe one species on S², got {velocity.n_species}")
+        check_arg.instance("grid", grid, SphereGrid)
+        check_arg.sphere_velocity(velocity, one_species=True)
         self.grid = grid
         self.diffusion = check_arg.nonnegative("diffusion", diffusion)
         self.cfl = step_fraction("cfl", cfl)
@@ -217,11 +211,8 @@ class SphereFiniteVolume(Scheme):
         velocity_grid = SphereGrid(max(self.lmax_velocity, 2))
         ell = velocity_grid.degrees
         self.velocity_grid = velocity_grid
-        numerator = _funk_hecke(velocity.numerator, ell, "velocity.numerator")
+        numerator, self._den = check_arg.velocity_multipliers(velocity, ell, real=True, index_name="degrees")
         self._num = numerator * (ell <= self.lmax_velocity)
-        self._den = None
-        if velocity.denominator is not None:
-            self._den = _funk_hecke(velocity.denominator, ell, "velocity.denominator")
         self._growth_rates = ell * (ell + 1) * np.abs(self._num)
         self._build()
 
@@ -518,8 +509,3 @@ class SphereFiniteVolume(Scheme):
             logger.debug("%s: step %.3g rejected at t=%.6g (bound %.3g)", self.name, dt, t, bound)
             return StepResult(False, None, dt_next)
         return StepResult(True, y_new, dt_next)
-
-
-def _funk_hecke(func: Callable[[np.ndarray], np.ndarray], ell: np.ndarray, name: str) -> np.ndarray:
-    """Real Funk–Hecke multipliers ``func(ell)``, checked (:func:`solvers._validate.multipliers`)."""
-    return check_arg.multipliers(func, ell, name, real=True, index_name="degrees")

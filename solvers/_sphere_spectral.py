@@ -47,7 +47,7 @@ import logging
 import numpy as np
 
 from . import _validate as check_arg
-from ._runge_kutta import N_STAGES, LawsonTables, StepController, initial_step, lawson_step
+from ._runge_kutta import N_STAGES, FsalCache, LawsonTables, StepController, initial_step, lawson_step
 from ._scheme import NonPositiveNormaliser, Scheme, StepResult, UnderResolvedError
 from ._sphere_grid import SphereGrid, padded_lmax
 from ._velocity import ConvolutionVelocity
@@ -108,16 +108,8 @@ class SphereSpectral(Scheme):
         dealias: bool = True,
     ) -> None:
         super().__init__()
-        if not isinstance(grid, SphereGrid):
-            raise TypeError(f"grid must be a SphereGrid, got {type(grid).__name__}")
-        if not isinstance(velocity, ConvolutionVelocity):
-            raise TypeError(
-                f"velocity must be a ConvolutionVelocity (Funk–Hecke multipliers), got {type(velocity).__name__}"
-            )
-        if velocity.n_species != 1:
-            raise ValueError(f"velocity must describe one species on S², got {velocity.n_species}")
-        if np.any(velocity.drift != 0):
-            raise ValueError(f"velocity.drift must be zero on spheres, got {velocity.drift!r}")
+        check_arg.instance("grid", grid, SphereGrid)
+        check_arg.sphere_velocity(velocity, one_species=True)
         self.diffusion = check_arg.nonnegative("diffusion", diffusion)
         self.rtol = check_arg.nonnegative("rtol", rtol)
         self.atol = check_arg.nonnegative("atol", atol)
@@ -128,12 +120,7 @@ class SphereSpectral(Scheme):
         dealias = check_arg.boolean("dealias", dealias)
         self.grid = grid
         ell = grid.degrees
-        self._num = check_arg.multipliers(velocity.numerator, ell, "velocity.numerator", real=True, index_name="degrees")
-        self._den = (
-            None
-            if velocity.denominator is None
-            else check_arg.multipliers(velocity.denominator, ell, "velocity.denominator", real=True, index_name="degrees")
-        )
+        self._num, self._den = check_arg.velocity_multipliers(velocity, ell, real=True, index_name="degrees")
         self._lam = ell * (ell + 1.0)
         self._pw = grid.parseval_weights
         self._shape_pad = grid.padded_shape(padded_lmax(grid.lmax)) if dealias else grid.shape
@@ -141,15 +128,16 @@ class SphereSpectral(Scheme):
         self._tables = LawsonTables(-self.diffusion * self._lam)
         self._controller = StepController()
         self._stages = np.empty((N_STAGES, grid.nalm), dtype=complex)
-        self._cache: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+        self._fsal = FsalCache()
 
     def _validate(self, y: np.ndarray) -> None:
         if y.shape != (1, *self.grid.shape):
             raise ValueError(f"state must have shape (1, {self.grid.nlat}, {self.grid.nlon}), got {y.shape}")
 
     def _coeffs(self, y: np.ndarray) -> np.ndarray:
-        if self._cache is not None and self._cache[0] is y:
-            return self._cache[1]
+        entry = self._fsal.lookup(y)
+        if entry is not None:
+            return entry.coefficients
         self._validate(y)
         return self.grid.analysis(y[0])
 
@@ -208,19 +196,9 @@ class SphereSpectral(Scheme):
 
     # ------------------------------------------------------------------ stepping
     def _start(self, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """(a, N(a)) of an accepted state ``y``, reusing the last stage of the previous step (FSAL).
-
-        Only read-only states (those returned by :meth:`step`) are cached, so
-        a state changed in place is never mistaken for a cached one.
-        """
-        cache = self._cache
-        if cache is not None and cache[0] is y:
-            return cache[1], cache[2]
-        alm = self._coeffs(y)
-        derivative = self.nonlinear(alm)
-        if isinstance(y, np.ndarray) and not y.flags.writeable:
-            self._cache = (y, alm, derivative)
-        return alm, derivative
+        """(a, N(a)) of ``y``, those of a state returned by :meth:`step` from its step (:class:`FsalCache`)."""
+        entry = self._fsal.start(y, self._coeffs, self.nonlinear)
+        return entry.coefficients, entry.derivative
 
     def initial_step(self, y: np.ndarray) -> float:
         """First step by Hairer, Nørsett & Wanner's algorithm (Solving ODEs I, II.4) on the transport part.
@@ -262,9 +240,7 @@ class SphereSpectral(Scheme):
         accepted, factor = self._controller.decide(err)
         if not accepted:
             return StepResult(False, None, h * factor, err)
-        y_new = self.grid.synthesis(a_new)[None]
-        y_new.flags.writeable = False
-        self._cache = (y_new, a_new, self._stages[N_STAGES - 1].copy())
+        y_new = self._fsal.accept(self.grid.synthesis(a_new)[None], a_new, self._stages[N_STAGES - 1])
         return StepResult(True, y_new, h * factor, err)
 
     # ------------------------------------------------------------------ diagnostics

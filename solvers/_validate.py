@@ -20,6 +20,8 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
+from ._velocity import ConvolutionVelocity
+
 __all__ = [
     "real_number",
     "positive",
@@ -29,6 +31,9 @@ __all__ = [
     "boolean",
     "choice",
     "multipliers",
+    "instance",
+    "sphere_velocity",
+    "velocity_multipliers",
 ]
 
 
@@ -147,3 +152,67 @@ def multipliers(
                 f"with max |Im| = {imag:.3g} (multipliers of the circle, with the ik of a derivative?)"
             )
     return values.real.astype(float)
+
+
+def instance(
+    name: str,
+    value: object,
+    types: type | tuple[type, ...],
+    what: str | None = None,
+    *,
+    error: type[Exception] = TypeError,
+) -> object:
+    """``value``, required an instance of ``types``.
+
+    Otherwise raises ``error`` (``TypeError``; the zonal schemes raise
+    ``ValueError`` for a grid of the other kind) "``name`` must be ``what``,
+    got <type>", ``what`` by default "a T" or "a T or U" from the class names.
+    """
+    if not isinstance(value, types):
+        if what is None:
+            classes = types if isinstance(types, tuple) else (types,)
+            what = "a " + " or ".join(cls.__name__ for cls in classes)
+        raise error(f"{name} must be {what}, got {type(value).__name__}")
+    return value
+
+
+def sphere_velocity(velocity: object, *, one_species: bool = False) -> ConvolutionVelocity:
+    """``velocity`` for a scheme on a sphere: a :class:`ConvolutionVelocity` with zero drift.
+
+    On S^{d-1} the velocity X = ∇(A ⋆ ρ̄)/(B ⋆ ρ̄) has no natural
+    frequencies (ω ≡ 0); ``one_species`` further requires m = 1 (the S²
+    schemes).
+
+    Raises
+    ------
+    TypeError
+        ``velocity`` is not a ConvolutionVelocity.
+    ValueError
+        More than one species (``one_species``) or a non-zero drift.
+    """
+    instance("velocity", velocity, ConvolutionVelocity, "a ConvolutionVelocity (Funk–Hecke multipliers)")
+    if one_species and velocity.n_species != 1:
+        raise ValueError(f"velocity must describe one species on S², got {velocity.n_species}")
+    if np.any(velocity.drift != 0):
+        raise ValueError(f"velocity.drift must be zero on spheres, got {velocity.drift!r}")
+    return velocity
+
+
+def velocity_multipliers(
+    velocity: ConvolutionVelocity,
+    index: np.ndarray,
+    *,
+    real: bool,
+    index_name: str = "wavenumbers",
+) -> tuple[np.ndarray, np.ndarray | None]:
+    """Checked multipliers (a_k, b_k) of ``velocity``'s numerator and denominator at ``index``.
+
+    :func:`multipliers` of ``velocity.numerator`` and, unless it is None,
+    ``velocity.denominator`` (None is returned for B ⋆ ρ̄ ≡ 1); ``real`` and
+    ``index_name`` as there: complex on S¹ (wavenumbers), real Funk–Hecke
+    coefficients on spheres (``real=True, index_name="degrees"``).
+    """
+    numerator = multipliers(velocity.numerator, index, "velocity.numerator", real=real, index_name=index_name)
+    if velocity.denominator is None:
+        return numerator, None
+    return numerator, multipliers(velocity.denominator, index, "velocity.denominator", real=real, index_name=index_name)

@@ -122,15 +122,9 @@ class ZonalFiniteVolumeScheme(Scheme):
         max_step: float = np.inf,
     ) -> None:
         super().__init__()
-        if not isinstance(grid, ZonalCellGrid):
-            raise ValueError(
-                f"grid must be a ZonalCellGrid (ZonalSphere(d, n, nodes='cells')) for the finite-volume scheme, "
-                f"got {type(grid).__name__}"
-            )
-        if not isinstance(velocity, ConvolutionVelocity):
-            raise TypeError(f"velocity must be a ConvolutionVelocity, got {type(velocity).__name__}")
-        if np.any(velocity.drift != 0):
-            raise ValueError(f"velocity.drift must be zero on spheres, got {velocity.drift!r}")
+        what = "a ZonalCellGrid (ZonalSphere(d, n, nodes='cells')) for the finite-volume scheme"
+        check_arg.instance("grid", grid, ZonalCellGrid, what, error=ValueError)
+        check_arg.sphere_velocity(velocity)
         self.cfl = step_fraction("cfl", cfl)
         self.cfl_growth = step_fraction("cfl_growth", cfl_growth)
         self.max_step = check_arg.real_number("max_step", max_step)
@@ -144,12 +138,7 @@ class ZonalFiniteVolumeScheme(Scheme):
         self.grid = grid
         self.velocity = velocity
         ell = np.arange(n_degrees)
-        num = check_arg.multipliers(velocity.numerator, ell, "velocity.numerator", real=True, index_name="degrees")
-        den = None
-        if velocity.denominator is not None:
-            den = check_arg.multipliers(
-                velocity.denominator, ell, "velocity.denominator", real=True, index_name="degrees"
-            )
+        num, den = check_arg.velocity_multipliers(velocity, ell, real=True, index_name="degrees")
         self._growth_rates = ell * (ell + grid.d - 2) * np.abs(num)
         self._denominator_zero = None if den is None else float(den[0])
         moments = grid.cell_moments(int(n_degrees))

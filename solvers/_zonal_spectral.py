@@ -54,7 +54,7 @@ from typing import ClassVar
 import numpy as np
 
 from . import _validate as check_arg
-from ._runge_kutta import N_STAGES, LawsonTables, StepController, initial_step, lawson_step
+from ._runge_kutta import N_STAGES, FsalCache, LawsonTables, StepController, initial_step, lawson_step
 from ._scheme import NonPositiveNormaliser, Scheme, StepResult, UnderResolvedError
 from ._velocity import ConvolutionVelocity
 from ._zonal_grid import ZonalGaussGrid, gegenbauer_table
@@ -69,7 +69,9 @@ class ZonalSpectralScheme(Scheme):
     ----------
     grid : ZonalGaussGrid
         Gauss–Gegenbauer grid with n nodes; the state holds node values
-        ρ_m(t_j), shape (m, n), m = number of species of the velocity.
+        ρ_m(t_j), shape (m, n), m = number of species of the velocity (states
+        returned by :meth:`step` are read-only: the next step reuses their
+        coefficients and last stage).
     velocity : ConvolutionVelocity
         Funk–Hecke multipliers of A (potential) and B (denominator or None).
     diffusion : float
@@ -105,15 +107,9 @@ class ZonalSpectralScheme(Scheme):
         cfl: float = 1.0,
     ) -> None:
         super().__init__()
-        if not isinstance(grid, ZonalGaussGrid):
-            raise ValueError(
-                f"grid must be a ZonalGaussGrid (ZonalSphere(d, n, nodes='gauss')) for the spectral scheme, "
-                f"got {type(grid).__name__}"
-            )
-        if not isinstance(velocity, ConvolutionVelocity):
-            raise TypeError(f"velocity must be a ConvolutionVelocity, got {type(velocity).__name__}")
-        if np.any(velocity.drift != 0):
-            raise ValueError(f"velocity.drift must be zero on spheres, got {velocity.drift!r}")
+        what = "a ZonalGaussGrid (ZonalSphere(d, n, nodes='gauss')) for the spectral scheme"
+        check_arg.instance("grid", grid, ZonalGaussGrid, what, error=ValueError)
+        check_arg.sphere_velocity(velocity)
         self.rtol = check_arg.positive("rtol", rtol)
         self.atol = check_arg.nonnegative("atol", atol)
         self.tail_tol = check_arg.positive("tail_tol", tail_tol)
@@ -124,19 +120,14 @@ class ZonalSpectralScheme(Scheme):
         n, d = grid.n, grid.d
         ell = grid.degrees
         self._decay = -self.diffusion * ell * (ell + d - 2.0)
-        self._num = check_arg.multipliers(velocity.numerator, ell, "velocity.numerator", real=True, index_name="degrees")
-        self._den = (
-            None
-            if velocity.denominator is None
-            else check_arg.multipliers(velocity.denominator, ell, "velocity.denominator", real=True, index_name="degrees")
-        )
+        self._num, self._den = check_arg.velocity_multipliers(velocity, ell, real=True, index_name="degrees")
         fine = ZonalGaussGrid(d, math.ceil(1.5 * n))
         self._q_fine, self._dq_fine = gegenbauer_table(n, d, fine.t, derivative=True)
         self._flux_weight = (1.0 - fine.t**2) * fine.weights / fine.area
         self._sin_fine = np.sqrt(1.0 - fine.t**2)
         self._speed = 0.0
         self._n_tail = max(2, math.ceil(n / 8))
-        self._fsal: tuple[np.ndarray, np.ndarray, np.ndarray, float] | None = None
+        self._fsal = FsalCache()
         self._tables = LawsonTables(self._decay)
         self._controller = StepController()
         self._stages = np.empty((N_STAGES, velocity.n_species, n))
@@ -197,9 +188,8 @@ class ZonalSpectralScheme(Scheme):
         cfl / (n max|u|). Also starts a new run of the step-size controller.
         """
         self._controller.reset()
-        coeffs = self._coeffs(y)
-        f0 = self._transport_of_state(coeffs)
-        bound = self._speed_bound(self._speed)
+        coeffs, f0, speed = self._start(y)
+        bound = self._speed_bound(speed)
         scale = self.atol + self.rtol * np.linalg.norm(coeffs)
 
         def norm(v: np.ndarray) -> float:
@@ -215,13 +205,14 @@ class ZonalSpectralScheme(Scheme):
             return initial_step(f0, probe, norm, y0_norm=norm(coeffs), max_step=bound)
 
     # --- stepping ---------------------------------------------------------
+    def _start(self, y: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
+        """(ρ_l, N(ρ_l), max|u|) of ``y``, those of a state returned by :meth:`step` from its step
+        (:class:`FsalCache`)."""
+        _, coeffs, derivative, speed = self._fsal.start(y, self._coeffs, self._transport_of_state, lambda: self._speed)
+        return coeffs, derivative, speed
+
     def _step_impl(self, t: float, y: np.ndarray, dt: float) -> StepResult:
-        if self._fsal is not None and self._fsal[0] is y:
-            a0, k0, speed = self._fsal[1], self._fsal[2], self._fsal[3]
-        else:
-            a0 = self._coeffs(y)
-            k0 = self._transport_of_state(a0)
-            speed = self._speed
+        a0, k0, speed = self._start(y)
         bound = self._speed_bound(speed)
         if dt > bound * (1 + 1e-12):
             return StepResult(False, None, bound)
@@ -242,8 +233,7 @@ class ZonalSpectralScheme(Scheme):
         accepted, factor = self._controller.decide(err)
         if not accepted:
             return StepResult(False, None, dt * factor, err)
-        y1 = self._values(a1)
-        self._fsal = (y1, a1, self._stages[N_STAGES - 1].copy(), self._speed)
+        y1 = self._fsal.accept(self._values(a1), a1, self._stages[N_STAGES - 1], self._speed)
         return StepResult(True, y1, min(dt * factor, self._speed_bound(self._speed)), err)
 
     def _speed_bound(self, speed: float) -> float:

@@ -285,7 +285,7 @@ def test_non_positive_normaliser_rejects_a_trial_step_and_is_under_resolution_at
     scheme._transport = failing_inside_stages
     h = 0.5 * scheme.initial_step(y0)
     calls["n"] = 0
-    scheme._fsal = None
+    scheme._fsal.clear()
     result = scheme.step(0.0, y0, h)
     # rejected like a non-finite error estimate: retried with the controller's minimum factor 0.2
     assert not result.accepted and result.dt_next == pytest.approx(0.2 * h)
