@@ -1,0 +1,17 @@
+"""The README's quickstart runs as written."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+README = Path(__file__).resolve().parent.parent / "README.md"
+
+
+def test_quickstart_runs(tmp_path, monkeypatch):
+    code = re.search(r"## Quickstart\n\n```python\n(.*?)```", README.read_text(), re.S).group(1)
+    monkeypatch.chdir(tmp_path)
+    namespace: dict = {}
+    exec(compile(code, "README.md", "exec"), namespace)
+    assert (tmp_path / "sa.nc").exists()
+    assert namespace["pde"].attrs["success"] == 1
