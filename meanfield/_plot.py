@@ -54,17 +54,24 @@ def plot_density_map(ds: xr.Dataset, title: str | None = None) -> Figure:
     ax_map.set_ylabel(f"{symbol} [rad]" if angle == "theta" else "polar angle ϑ from e_d [rad]")
     ticks = [0, np.pi / 2, np.pi, 3 * np.pi / 2, 2 * np.pi][: 5 if angle == "theta" else 3]
     ax_map.set_yticks(ticks, ["0", "π/2", "π", "3π/2", "2π"][: len(ticks)])
-    ax_energy.plot(ds.time.values, ds.energy.values, color="k")
-    ax_energy.set_xlabel("t")
-    ax_energy.set_ylabel("E_β")
-    ax_energy.grid(alpha=0.3)
-    if title is None:
-        attrs = ds.attrs
-        title = (
-            f"{attrs.get('model', '')} β={attrs.get('beta', '')} σ={attrs.get('noise', '')} "
-            f"{attrs.get('method', '')} N={ds.sizes[angle]}" + (f" d={attrs.get('dimension')}" if angle == "polar" else "")
-        )
-        if not attrs.get("success", 1):
-            title += f"\nstopped early: {attrs.get('message', '')}"
-    fig.suptitle(title, fontsize=10)
+    energy_panel(ax_energy, ds)
+    grid = f"N={ds.sizes[angle]}" + (f" d={ds.attrs.get('dimension')}" if angle == "polar" else "")
+    fig.suptitle(title if title is not None else run_title(ds, grid), fontsize=10)
     return fig
+
+
+def energy_panel(ax, ds: xr.Dataset) -> None:
+    """E_β(t) of a result on ``ax``."""
+    ax.plot(ds.time.values, ds.energy.values, color="k")
+    ax.set_xlabel("t")
+    ax.set_ylabel("E_β")
+    ax.grid(alpha=0.3)
+
+
+def run_title(ds: xr.Dataset, grid: str) -> str:
+    """"<model> β=… σ=… <method> <grid>", with the reason when the run stopped early."""
+    attrs = ds.attrs
+    title = f"{attrs.get('model', '')} β={attrs.get('beta', '')} σ={attrs.get('noise', '')} {attrs.get('method', '')} {grid}"
+    if not attrs.get("success", 1):
+        title += f"\nstopped early: {attrs.get('message', '')}"
+    return title

@@ -15,6 +15,8 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Circle
 from scipy.interpolate import RegularGridInterpolator
 
+from ._plot import energy_panel, run_title
+
 __all__ = ["orthographic_image", "plot_sphere_solution"]
 
 
@@ -114,20 +116,10 @@ def plot_sphere_solution(
         ax.set_axis_off()
     fig.colorbar(image, ax=fig.axes, shrink=0.8, label="density ρ")
     ax_e = fig.add_subplot(grid[1, :])
-    ax_e.plot(t_all, ds.energy.values, color="k")
+    energy_panel(ax_e, ds)
     ax_e.plot(t_all[idx], ds.energy.values[idx], "o", color="C1", ms=4)
-    ax_e.set_xlabel("t")
-    ax_e.set_ylabel("E_β")
-    ax_e.grid(alpha=0.3)
-    if title is None:
-        attrs = ds.attrs
-        title = (
-            f"{attrs.get('model', '')} β={attrs.get('beta', '')} σ={attrs.get('noise', '')} "
-            f"{attrs.get('method', '')} lmax={ds.sizes['lat'] - 1}, view (lat, lon) = ({view[0]:.2f}, {view[1]:.2f})"
-        )
-        if not attrs.get("success", 1):
-            title += f"\nstopped early: {attrs.get('message', '')}"
-    fig.suptitle(title, fontsize=10)
+    grid_label = f"lmax={ds.sizes['lat'] - 1}, view (lat, lon) = ({view[0]:.2f}, {view[1]:.2f})"
+    fig.suptitle(title if title is not None else run_title(ds, grid_label), fontsize=10)
     return fig
 
 
