@@ -288,3 +288,33 @@ def test_initial_step_of_a_constant_state_and_of_an_overflowing_probe():
     f0 = np.array([2.0])
     assert initial_step(f0, lambda h: np.array([np.inf]), norm, y0_norm=10.0) == pytest.approx(0.05)
     assert initial_step(f0, lambda h: f0, norm, y0_norm=10.0, max_step=1e-3) == 1e-3
+
+
+def test_lawson_tables_with_complex_species_rates_are_exact_for_linear_problems():
+    # y' = L y with L_{m,k} = -ikω_m - σk² (drift and diffusion of m species): exact to round-off
+    from solvers._runge_kutta import N_STAGES, LawsonTables, lawson_step
+
+    k = np.arange(9)
+    omega = np.array([-40.0, 0.3, 7.0])
+    rates = -1j * k[None, :] * omega[:, None] - 0.2 * k[None, :] ** 2
+    rng = np.random.default_rng(3)
+    y0 = rng.standard_normal((3, 9)) + 1j * rng.standard_normal((3, 9))
+    stages = np.empty((N_STAGES, 3, 9), dtype=complex)
+
+    def no_transport(y, out):
+        out[...] = 0.0
+
+    y1, error = lawson_step(no_transport, y0, np.zeros_like(y0), LawsonTables(rates)(0.7), stages)
+    np.testing.assert_allclose(y1, np.exp(0.7 * rates) * y0, rtol=0, atol=1e-14)
+    assert np.max(np.abs(error)) == 0.0
+
+
+def test_preferred_steps_lie_on_a_ladder_just_below_the_proposal():
+    from solvers._runge_kutta import LawsonTables
+
+    tables = LawsonTables(-np.arange(4.0))
+    for h in (1e-3, 0.0371, 0.5, 2.0, 3.3):
+        q = tables.preferred_step(h)
+        assert h * 2 ** (-1 / 8) - 1e-15 <= q <= h
+        assert tables.preferred_step(q) == q  # idempotent: consecutive proposals share tables
+    assert LawsonTables(None).preferred_step(0.0371) == 0.0371
