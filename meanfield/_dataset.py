@@ -10,7 +10,7 @@ import xarray as xr
 from solvers import ConvolutionVelocity
 
 from ._domains import moment_points
-from ._energy import energy_multipliers
+from ._energy import density_energy
 
 __all__ = ["density_dataset", "COORD_ATTRS"]
 
@@ -48,12 +48,9 @@ def density_dataset(
     first_moment = np.tensordot(marginal * weights, moment_points(domain), axes=(axes, tuple(range(len(axes)))))
     order = np.linalg.norm(first_moment, axis=-1)
     try:
-        mult = energy_multipliers(model, domain.dimension)
+        energies = density_energy(model, domain, marginal)
     except ValueError:
         energies = np.full(times.size, np.nan)
-    else:
-        potential = domain.convolve(marginal, mult)
-        energies = 0.5 * np.sum(marginal * potential * weights, axis=axes)
     coords: dict[str, Any] = {"time": ("time", np.asarray(times, dtype=float), COORD_ATTRS["time"])}
     for name, values in domain.coords.items():
         coords[name] = (name, values, COORD_ATTRS.get(name, {}))

@@ -12,38 +12,67 @@ models with an odd interaction h, E = (1/2) ∬ G(θ - φ) dμ dμ with G' = h(-
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
-from ._kernels import scaled_funk_hecke
+from ._kernels import scaled_funk_hecke, scaled_funk_hecke_over_beta
 from ._measures import Density, EmpiricalMeasure
 from ._models import Kuramoto, SelfAttention
 
-__all__ = ["energy", "energy_multipliers"]
+__all__ = ["density_energy", "energy", "energy_multipliers"]
+
+logger = logging.getLogger(__name__)
 
 
-def energy_multipliers(model: Any, d: int) -> Callable[[np.ndarray], np.ndarray]:
-    """Funk–Hecke multipliers of the kernel whose half-quadratic form is the energy."""
+def energy_multipliers(model: Any, d: int) -> tuple[Callable[[np.ndarray], np.ndarray], float]:
+    """Scaled Funk–Hecke multipliers of the energy kernel, and the log of their scale.
+
+    E[ρ] = e^{s} · (1/2) ∫ ρ (G̃ ⋆ ρ) dσ with G̃ the returned multipliers and s
+    the returned log-scale: for self-attention G̃_l = e^{-β} c_l(β)/β (the
+    l = 0 term only for β > 0) and s = β, so that β up to several hundred
+    neither overflows the multipliers nor turns e^{β} · 0 into NaN.
+    """
     if isinstance(model, SelfAttention):
         beta = model.beta
 
         def multipliers(ell: np.ndarray) -> np.ndarray:
             ell = np.asarray(ell)
-            out = model.potential_multipliers(ell, d)
+            out = scaled_funk_hecke_over_beta(ell, beta, d)
             if beta > 0:
-                out = np.where(ell == 0, scaled_funk_hecke(0, beta, d) * np.exp(beta) / beta, out)
+                with np.errstate(over="ignore"):
+                    out = np.where(ell == 0, scaled_funk_hecke(0, beta, d) / beta, out)
             return out
 
-        return multipliers
+        return multipliers, beta
     if isinstance(model, Kuramoto):
         if d != 2:
             raise ValueError(f"Kuramoto models live on the circle (d = 2), got d = {d}")
         if not model.is_gradient:
             raise ValueError("the Kuramoto interaction h is not odd, so the dynamics has no interaction energy")
-        return lambda k: np.real(model.potential_multipliers(np.asarray(k)))
+        return (lambda k: np.real(model.potential_multipliers(np.asarray(k)))), 0.0
     raise TypeError(f"model must be SelfAttention or Kuramoto, got {type(model).__name__}")
+
+
+def density_energy(model: Any, domain: Any, values: np.ndarray) -> np.ndarray:
+    """E of node values ``values`` (shape (..., *domain.shape)) on ``domain``, one per leading index.
+
+    An energy beyond the largest double (β ≳ 700, or β below ~1e-300 where
+    1/(2β) overflows) is returned as inf with a logged warning.
+    """
+    multipliers, log_scale = energy_multipliers(model, domain.dimension)
+    axes = tuple(range(values.ndim - len(domain.shape), values.ndim))
+    with np.errstate(over="ignore", invalid="ignore"):
+        potential = domain.convolve(values, multipliers)
+        scaled = 0.5 * np.sum(values * potential * domain.weights, axis=axes)
+        prefactor = np.exp(log_scale)
+        out = prefactor * scaled if np.isfinite(prefactor) else np.exp(log_scale + np.log(scaled))
+    if not np.all(np.isfinite(out)):
+        logger.warning("the interaction energy exceeds the largest double: returned as inf")
+        out = np.where(np.isnan(out), np.inf, out)
+    return out
 
 
 def energy(model: Any, measure: Density | EmpiricalMeasure | np.ndarray, **particle_options: Any) -> float | np.ndarray:
@@ -71,10 +100,7 @@ def energy(model: Any, measure: Density | EmpiricalMeasure | np.ndarray, **parti
     0.0
     """
     if isinstance(measure, Density):
-        domain = measure.domain
-        mult = energy_multipliers(model, domain.dimension)
-        potential = domain.convolve(measure.values, mult)
-        return 0.5 * float(np.sum(measure.values * potential * domain.weights))
+        return float(density_energy(model, measure.domain, measure.values))
     from .particles import particle_energy
 
     return particle_energy(model, measure, **particle_options)

@@ -35,3 +35,22 @@ def test_energy_at_beta_zero_is_half_squared_mean():
 def test_energy_without_gradient_structure_is_an_error():
     with pytest.raises(ValueError, match="not odd"):
         mf.energy(mf.Kuramoto(interaction=[0.0, 0.5]), mf.uniform(mf.Circle(16)))
+
+
+@pytest.mark.parametrize("beta", [5e-324, 800.0])
+def test_energy_beyond_the_largest_double_is_inf_with_a_warning(beta, caplog):
+    # E_β ≥ e^{β min<x,y>}/(2β): 1/(2β) overflows for subnormal β, e^β for β > 709.78
+    rho = mf.von_mises(mf.Circle(64), 0.0, 1.0)
+    points = np.array([[1.0, 0.0], [0.0, 1.0]])
+    with caplog.at_level("WARNING"):
+        assert mf.energy(mf.SelfAttention(beta), rho) == np.inf
+        assert mf.energy(mf.SelfAttention(beta, normalized=False), points) == np.inf
+    assert "exceeds the largest double" in caplog.text
+
+
+def test_energy_at_large_beta_is_finite_and_exact():
+    # E_β[uniform on S¹] = I_0(β)/(2β) with I_0 from the scaled ive: β = 600 has e^β ≈ 4e260
+    from scipy.special import ive
+
+    e = mf.energy(mf.SelfAttention(600.0), mf.uniform(mf.Circle(4096)))
+    assert e == pytest.approx(np.exp(600.0) * ive(0, 600.0) / 1200.0, rel=1e-12)

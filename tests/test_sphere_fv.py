@@ -251,7 +251,8 @@ def test_energy_increases_through_clustering() -> None:
     rho = mf.density(s, lambda lat, lon: 1 + 0.5 * np.cos(lat) * np.cos(2 * lon) + 0.3 * np.sin(lat) ** 3)
     run = evolve(sc, sc.from_grid(rho.values[None]), np.linspace(0.0, 1.5, 31))
     assert run.success
-    mult = energy_multipliers(model, 3)(sc.velocity_grid.degrees)
+    scaled, log_scale = energy_multipliers(model, 3)
+    mult = np.exp(log_scale) * scaled(sc.velocity_grid.degrees)
     energy = [0.5 * np.sum(sc.velocity_grid.parseval_weights * mult * np.abs(sc.coefficients(y[0])[0]) ** 2) for y in run.y]
     assert np.all(np.diff(energy) > 0)
     assert energy[-1] > 3 * energy[0]  # clusters form: the energy grows substantially

@@ -104,10 +104,9 @@ def energy_of_states(model: Any, states: np.ndarray, weights: np.ndarray, kind: 
         gram *= beta
         np.exp(gram, out=gram)
         total[ss] += np.einsum("sij,si,sj->s", gram, weights[ss, rs], weights[ss])
-    if beta <= BETA_MAX_UNNORMALIZED:
-        return np.exp(beta) / (2 * beta) * total
     with np.errstate(over="ignore"):
-        out = np.exp(beta + np.log(total) - np.log(2 * beta))
+        prefactor = np.exp(beta) / (2 * beta) if beta <= BETA_MAX_UNNORMALIZED else np.inf
+        out = prefactor * total if np.isfinite(prefactor) else np.exp(beta + np.log(total) - np.log(2 * beta))
     if not np.all(np.isfinite(out)):
         logger.warning("the interaction energy at beta = %g exceeds the largest double: returned as inf", beta)
     return out
