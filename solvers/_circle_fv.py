@@ -284,26 +284,25 @@ class CircleFiniteVolume(Scheme):
     def face_velocity(self, y: np.ndarray) -> np.ndarray:
         """u_{j+1/2} = X_{j+1/2} - σ (log ρ_{j+1} - log ρ_j)/h at the faces θ_j + h/2, shape (m, N)."""
         y = self._as_state(y)
-        if isinstance(self.velocity, CallableVelocity):
-            nodal = self._nodal_velocity(y)
-            u = 0.5 * (nodal + np.roll(nodal, -1, axis=-1))
-        else:
-            u = self._convolution_velocity(y, self._face_multipliers)
+        u = self._transport_face_velocity(y)
         if self.diffusion > 0:
             log_rho = np.log(np.maximum(y, _TINY))
             u = u - (self.diffusion / self.spacing) * (np.roll(log_rho, -1, axis=-1) - log_rho)
         return u
+
+    def _transport_face_velocity(self, y: np.ndarray) -> np.ndarray:
+        """X at the faces: mean of neighbouring node values (callable) or staggered multipliers."""
+        if isinstance(self.velocity, CallableVelocity):
+            nodal = self._nodal_velocity(y)
+            return 0.5 * (nodal + np.roll(nodal, -1, axis=-1))
+        return self._convolution_velocity(y, self._face_multipliers)
 
     # -- semi-discrete operator -----------------------------------------------------------------
 
     def _operator(self, y: np.ndarray) -> tuple[np.ndarray, float]:
         """dy/dt and the admissible forward-Euler step Δt* at ``y``."""
         self.nfev += 1
-        if isinstance(self.velocity, CallableVelocity):
-            nodal = self._nodal_velocity(y)
-            u = 0.5 * (nodal + np.roll(nodal, -1, axis=-1))
-        else:
-            u = self._convolution_velocity(y, self._face_multipliers)
+        u = self._transport_face_velocity(y)
         rate = np.empty_like(y)
         speed = _upwind_rate(y, u, self._limiter_code, self.diffusion, 1.0 / self.spacing, rate)
         return rate, stable_step(speed, self.spacing, self.diffusion)
