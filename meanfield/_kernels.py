@@ -17,7 +17,9 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import gammaln, hyp0f1, ive
 
-__all__ = ["scaled_funk_hecke", "scaled_funk_hecke_over_beta"]
+from ._domains import sphere_area
+
+__all__ = ["scaled_funk_hecke", "scaled_funk_hecke_over_beta", "von_mises_fisher_values"]
 
 
 SERIES_BETA = 50.0
@@ -38,7 +40,7 @@ def scaled_funk_hecke(degrees: np.ndarray, beta: float, d: int) -> np.ndarray:
     """
     ell = np.abs(np.asarray(degrees))
     if beta == 0:
-        return np.where(ell == 0, 2 * np.pi ** (d / 2) / np.exp(gammaln(d / 2)), 0.0)
+        return np.where(ell == 0, sphere_area(d), 0.0)
     nu = ell + d / 2 - 1
     if beta < SERIES_BETA:
         log_c = (
@@ -62,7 +64,18 @@ def scaled_funk_hecke_over_beta(degrees: np.ndarray, beta: float, d: int) -> np.
     """
     ell = np.abs(np.asarray(degrees))
     if beta == 0:
-        area = 2 * np.pi ** (d / 2) / np.exp(gammaln(d / 2))
+        area = sphere_area(d)
         return np.where(ell == 1, area / d, 0.0)
     out = scaled_funk_hecke(ell, beta, d) / beta
     return np.where(ell == 0, 0.0, out)
+
+
+def von_mises_fisher_values(cos_angle: np.ndarray, kappa: float, d: int) -> np.ndarray:
+    """Von Mises–Fisher density on S^{d-1} at points with <x, loc> = ``cos_angle``:
+
+        ρ(x) = e^{κ <x, loc>} / c_0(κ) = e^{κ(<x, loc> - 1)} / (e^{-κ} c_0(κ)),
+
+    since ∫ e^{κ<x,loc>} dσ(x) = c_0(κ) (Funk–Hecke, l = 0); d = 2 gives
+    e^{κ cos θ}/(2π I_0(κ)), κ = 0 the uniform density 1/|S^{d-1}|.
+    """
+    return np.exp(kappa * (np.asarray(cos_angle) - 1.0)) / scaled_funk_hecke(0, kappa, d)

@@ -102,7 +102,7 @@ def meanfield_study(
 
     times = as_times(t)
     p = check_order(p)
-    ns = np.array([check_positive_int("n_values entry", int(n)) for n in n_values])
+    ns = np.array([check_positive_int("n_values entry", n) for n in n_values])
     if np.unique(ns).size < 2:
         raise ValueError(f"n_values must hold at least two distinct particle numbers, got {list(n_values)!r}")
     seed_list = [check_positive_int("seeds entry", s, minimum=0) for s in seeds]

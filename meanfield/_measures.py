@@ -13,9 +13,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from scipy.special import ive
 
 from ._domains import Circle, Domain, moment_points
+from ._kernels import von_mises_fisher_values
+from ._validate import check_nonnegative
 
 __all__ = [
     "Density",
@@ -191,12 +192,10 @@ def von_mises(domain: Domain, loc: float | np.ndarray | None = None, kappa: floa
     Bessel functions keep κ up to several hundred exact. ``loc=None`` means
     the angle 0 on S¹ and the axis e_d on spheres.
     """
-    kappa_f = float(kappa)
-    if not np.isfinite(kappa_f) or kappa_f < 0:
-        raise ValueError(f"kappa must be finite and >= 0, got {kappa!r}")
+    kappa_f = check_nonnegative("kappa", kappa)
     if isinstance(domain, Circle):
         loc_f = _angle(0.0 if loc is None else loc, "loc")
-        values = np.exp(kappa_f * (np.cos(domain.theta - loc_f) - 1.0)) / (2 * np.pi * ive(0, kappa_f))
+        values = von_mises_fisher_values(np.cos(domain.theta - loc_f), kappa_f, 2)
         return Density(domain, values, {"name": "von_mises", "loc": loc_f, "kappa": kappa_f})
     if loc is None:
         loc = np.eye(domain.dimension)[-1]

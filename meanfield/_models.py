@@ -15,6 +15,7 @@ import scipy.stats
 
 from solvers import ConvolutionVelocity
 
+from ._domains import sphere_area
 from ._kernels import scaled_funk_hecke, scaled_funk_hecke_over_beta
 from ._validate import check_beta, check_nonnegative
 
@@ -109,7 +110,7 @@ class SelfAttention:
         if self.normalized:
             ratio = c_over_beta / scaled_funk_hecke(0, self.beta, d)
         else:
-            ratio = c_over_beta * np.exp(self.beta) / scaled_funk_hecke(0, 0.0, d)
+            ratio = c_over_beta * np.exp(self.beta) / sphere_area(d)
         return lap * (ratio - self.noise)
 
 

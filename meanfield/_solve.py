@@ -190,9 +190,7 @@ def solve(
     steps = np.concatenate([np.zeros(start, dtype=int), result.steps_per_output])
     ds["steps"] = ("time", steps[: ds.sizes["time"]], {"long_name": "accepted steps since the previous output"})
     if keeper is not None:
-        tmp = keeper.path.with_name(keeper.path.name + ".partial")
-        ds.to_netcdf(tmp)
-        os.replace(tmp, keeper.path)
+        keeper.save(ds)
     if not result.success:
         logger.warning("solve stopped early at t=%g: %s", ds.time.values[-1], result.message)
     return ds

@@ -17,7 +17,8 @@ import numpy as np
 
 from solvers import SphereGrid
 
-from ._validate import check_positive_int
+from ._kernels import von_mises_fisher_values
+from ._validate import check_nonnegative, check_positive_int
 
 __all__ = ["Sphere"]
 
@@ -127,12 +128,6 @@ class Sphere:
             raise ValueError(f"loc must be a finite unit vector of shape (3,) on S², got {loc!r}")
         if abs(np.linalg.norm(mu) - 1) > _UNIT_TOL:
             raise ValueError(f"loc must be a unit vector (|loc| = 1 within {_UNIT_TOL}), got |loc| = {np.linalg.norm(mu)!r}")
-        kappa_f = float(kappa)
-        if not np.isfinite(kappa_f) or kappa_f < 0:
-            raise ValueError(f"kappa must be finite and >= 0, got {kappa!r}")
-        cos = self.points @ mu
-        if kappa_f == 0:
-            values = np.full(self.shape, 1 / (4 * np.pi))
-        else:
-            values = np.exp(kappa_f * (cos - 1)) * (2 * kappa_f) / (4 * np.pi * -np.expm1(-2 * kappa_f))
+        kappa_f = check_nonnegative("kappa", kappa)
+        values = von_mises_fisher_values(self.points @ mu, kappa_f, 3)
         return Density(self, values, {"name": "von_mises", "loc": mu, "kappa": kappa_f})

@@ -73,9 +73,12 @@ class Checkpoint:
 
     def write(self, n_reached: int) -> None:
         """Write the first ``n_reached`` outputs now."""
-        ds = self._build(n_reached)
+        self.save(self._build(n_reached))
+        self.n_written = n_reached
+
+    def save(self, ds: xr.Dataset) -> None:
+        """Write ``ds`` to the file atomically (beside it, then renamed)."""
         tmp = self.path.with_name(self.path.name + ".partial")
         ds.to_netcdf(tmp)
         os.replace(tmp, self.path)
         self._last_write = time.monotonic()
-        self.n_written = n_reached

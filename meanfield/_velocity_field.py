@@ -34,8 +34,10 @@ def velocity_field(
         A density (X at its nodes), or particles: angles (n,) on S¹, unit
         vectors (n, d), or batches with a leading system axis.
     frequencies : array_like, optional
-        Natural frequencies ω_i of Kuramoto particles (default 0); for a
-        Kuramoto density the velocity of the oscillators at ω = 0 is returned.
+        Natural frequencies ω (default 0): per particle, or for a Kuramoto
+        density the frequency (scalar or per node) of the oscillators whose
+        velocity ω + K ∫ h(φ - θ) ρ(φ) dφ is returned; the model's frequency law
+        does not enter.
     renormalize : bool
         Project particles onto the sphere instead of rejecting points off it.
     sphere_tolerance : float
@@ -60,10 +62,12 @@ def velocity_field(
         domain = measure.domain
         rho = measure.values
         if domain.kind == "circle":
-            spec = model.velocity_spec(2) if isinstance(model, SelfAttention) else model.velocity_spec(1)
+            if isinstance(model, Kuramoto):
+                omega = 0.0 if frequencies is None else np.asarray(frequencies, dtype=float)
+                return domain.convolve(rho, model.interaction_multipliers) + omega
+            spec = model.velocity_spec(2)
             numerator = domain.convolve(rho, spec.numerator)
-            denominator = 1.0 if spec.denominator is None else domain.convolve(rho, spec.denominator)
-            return numerator / denominator + (spec.drift[0] if isinstance(model, Kuramoto) else 0.0)
+            return numerator if spec.denominator is None else numerator / domain.convolve(rho, spec.denominator)
         if not isinstance(model, SelfAttention):
             raise ValueError(f"Kuramoto models live on the circle, got a {domain.kind} domain")
         points = domain.points.reshape(1, -1, domain.points.shape[-1])

@@ -19,12 +19,13 @@ from functools import cached_property
 from typing import Any
 
 import numpy as np
-from scipy.special import betainc, betaln, gammaln, ive
+from scipy.special import betainc, betaln
 
 from solvers._zonal_grid import ZonalCellGrid, ZonalGaussGrid, gegenbauer_table
 
 from ._domains import sphere_area
-from ._validate import check_positive_int
+from ._kernels import von_mises_fisher_values
+from ._validate import check_nonnegative, check_positive_int
 
 __all__ = ["ZonalSphere", "polar_angles", "polar_wasserstein"]
 
@@ -188,25 +189,12 @@ class ZonalSphere:
                     f"loc must be the axis e_d = (0, …, 0, 1) of shape ({self.d},), 'north' or None on a "
                     f"ZonalSphere (zonal measures are axisymmetric about e_d), got {loc!r}"
                 )
-        kappa_f = float(kappa)
-        if not np.isfinite(kappa_f) or kappa_f < 0:
-            raise ValueError(f"kappa must be finite and >= 0, got {kappa!r}")
-        if kappa_f == 0:
-            values = np.full(self.shape, 1.0 / self.area)
-        else:
-            nu = 0.5 * self.d - 1
-            scaled = ive(nu, kappa_f)
-            if scaled > 1e-280:
-                log_scaled = np.log(scaled)
-            else:
-                series = nu * np.log(0.5 * kappa_f) - gammaln(nu + 1) + np.log1p(kappa_f**2 / (4 * (nu + 1)))
-                log_scaled = series - kappa_f
-            log_c = nu * np.log(kappa_f) - 0.5 * self.d * np.log(2 * np.pi) - log_scaled
+        kappa_f = check_nonnegative("kappa", kappa)
 
-            def vmf(theta: np.ndarray) -> np.ndarray:
-                return np.exp(kappa_f * (np.cos(theta) - 1.0) + log_c)
+        def vmf(theta: np.ndarray) -> np.ndarray:
+            return von_mises_fisher_values(np.cos(theta), kappa_f, self.d)
 
-            values = vmf(self.polar) if self.nodes == "gauss" else self.grid.cell_averages(vmf)
+        values = vmf(self.polar) if self.nodes == "gauss" else self.grid.cell_averages(vmf)
         return Density(self, values, {"name": "von_mises", "loc": axis, "kappa": kappa_f})
 
     def polar_marginal(self, values: np.ndarray) -> np.ndarray:

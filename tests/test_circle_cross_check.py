@@ -9,25 +9,31 @@ import meanfield as mf
 from meanfield._initial import perturbed_uniform
 
 
-@pytest.mark.parametrize("model", [mf.SelfAttention(4.0), mf.SelfAttention(1.0, normalized=False, noise=0.05)],
-                         ids=["SA", "USA-noise"])
-def test_spectral_and_finite_volume_agree_to_second_order(model):
+@pytest.mark.parametrize(
+    "model, moment_tol, energy_tol",
+    # measured at N = 64: moment errors 3.7e-4 (SA), 4.1e-5 (USA); relative energy gaps at
+    # N = 128: 1.3e-4 (SA), 1.2e-5 (USA) — the bounds allow about 3× these
+    [(mf.SelfAttention(4.0), 1e-3, 4e-4), (mf.SelfAttention(1.0, normalized=False, noise=0.05), 1.2e-4, 4e-5)],
+    ids=["SA", "USA-noise"],
+)
+def test_spectral_and_finite_volume_agree_to_second_order(model, moment_tol, energy_tol):
     # smooth solution up to t = 3; the spectral result (N = 256) is exact to
     # ~1e-9, so the difference is the FV error, which must fall by ≈ 4 per
     # halving of h (second order): accept a factor ≥ 3 (order ≥ 1.58).
     t = [0.0, 1.5, 3.0]
     reference = mf.solve(model, perturbed_uniform(mf.Circle(256), 0.2, seed=7), t, rtol=1e-10, atol=1e-13)
-    errors = []
-    for n in (64, 128):
-        fv = mf.solve(model, perturbed_uniform(mf.Circle(n), 0.2, seed=7), t, method="finite_volume", max_step=0.01)
-        # compare through the first Fourier moments, independent of the grid
-        moments = np.fft.rfft(fv.density.values, axis=-1)[:, 1:9] / n
-        ref = np.fft.rfft(reference.density.values, axis=-1)[:, 1:9] / 256
-        errors.append(np.max(np.abs(moments - ref)))
-    assert errors[0] < 1e-3  # measured 3.7e-4 (SA) and 4e-5 (USA) at N = 64
+    runs = {
+        n: mf.solve(model, perturbed_uniform(mf.Circle(n), 0.2, seed=7), t, method="finite_volume", max_step=0.01)
+        for n in (64, 128)
+    }
+    # compare through the first Fourier moments, independent of the grid
+    ref = np.fft.rfft(reference.density.values, axis=-1)[:, 1:9] / 256
+    errors = [np.max(np.abs(np.fft.rfft(run.density.values, axis=-1)[:, 1:9] / n - ref)) for n, run in runs.items()]
+    assert errors[0] < moment_tol
     assert errors[0] / errors[1] > 3.0
     # energies agree too (E_β is a quadratic functional: same order)
-    assert abs(float(fv.energy[-1] - reference.energy[-1])) < 3e-4 * float(reference.energy[-1])
+    gap = abs(float(runs[128].energy[-1] - reference.energy[-1])) / float(reference.energy[-1])
+    assert gap < energy_tol
 
 
 @pytest.mark.parametrize("normalized", [True, False], ids=["SA", "USA"])

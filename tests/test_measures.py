@@ -75,3 +75,10 @@ def test_empirical_measure_weights_are_checked():
         mf.EmpiricalMeasure(np.zeros(3), np.ones(3))
     mu = mf.EmpiricalMeasure(np.zeros(4))
     assert np.allclose(mu.weights, 0.25)
+
+
+@pytest.mark.parametrize("d, kappa", [(3, 5.0), (16, 40.0), (100, 200.0), (400, 1.0), (400, 3.0)])
+def test_von_mises_fisher_has_unit_mass_in_any_dimension(d, kappa):
+    # one normaliser for every domain, e^{-κ} c_0(κ) from the Funk–Hecke multipliers: the
+    # Gauss–Gegenbauer quadrature integrates the smooth density to round-off
+    assert mf.von_mises(mf.ZonalSphere(d, 96), kappa=kappa).mass == pytest.approx(1.0, abs=1e-12)

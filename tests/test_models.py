@@ -44,8 +44,8 @@ def test_beta_to_zero_is_continuous(d, normalized):
     at_zero = mf.SelfAttention(0.0, normalized).growth_rate(ell, d)
     near_zero = mf.SelfAttention(1e-7, normalized).growth_rate(ell, d)
     assert np.allclose(at_zero, [(d - 1) / d, 0, 0, 0], atol=1e-15)
-    # first-order difference in β: |λ(β) - λ(0)| = O(β)
-    assert np.allclose(near_zero, at_zero, atol=1e-6)
+    # first-order difference in β: |λ(β) - λ(0)| = O(β) (measured 0.5β for d = 2, 0.17β for d = 10)
+    assert np.allclose(near_zero, at_zero, rtol=0, atol=1e-7)
 
 
 def test_kuramoto_frequency_quadrature():

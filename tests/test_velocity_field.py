@@ -35,3 +35,20 @@ def test_sphere_density_velocity_is_tangent():
     field = mf.SelfAttention(2.0).velocity(rho)
     assert field.shape == (*sphere.shape, 3)
     assert np.max(np.abs(np.sum(field * sphere.points, axis=-1))) < 1e-14
+    # against the defining quadrature X(x) = P⊥_x Σ_j w_j ρ_j e^{β<x,y_j>} y_j / Σ_j w_j ρ_j e^{β<x,y_j>}
+    x = sphere.points.reshape(-1, 3)
+    kernel = np.exp(2.0 * x @ x.T) * (rho.values * sphere.weights).ravel()
+    mean = kernel @ x / kernel.sum(axis=1, keepdims=True)
+    direct = mean - np.sum(mean * x, axis=1, keepdims=True) * x
+    np.testing.assert_allclose(field.reshape(-1, 3), direct, rtol=0, atol=1e-14)
+
+
+def test_kuramoto_density_velocity_uses_the_given_frequency_not_the_law():
+    # X_ω(θ) = ω + K ∫ h(φ - θ) ρ(φ) dφ: the law g only weights ω in the marginal, it does not shift X
+    import scipy.stats
+
+    rho = mf.von_mises(mf.Circle(64), 0.0, 1.0)
+    base = mf.Kuramoto(1.5).velocity(rho)
+    np.testing.assert_allclose(mf.Kuramoto(1.5, frequencies=2.0).velocity(rho), base, atol=1e-15)
+    np.testing.assert_allclose(mf.Kuramoto(1.5, scipy.stats.norm(0.7, 1)).velocity(rho), base, atol=1e-15)
+    np.testing.assert_allclose(mf.Kuramoto(1.5).velocity(rho, frequencies=0.5), base + 0.5, atol=1e-15)
