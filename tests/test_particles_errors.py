@@ -194,3 +194,15 @@ def test_dataset_has_mass_and_units(x_sphere):
     assert ds["component"].attrs == {"long_name": "coordinate in R^d", "units": "1"}
     batch = mf.simulate(mf.SelfAttention(1.0), np.stack([x_sphere, x_sphere]), [0, 1])
     assert batch["mass"].dims == ("system", "time")
+
+
+def test_resume_refuses_another_kuramoto_interaction(tmp_path):
+    # every model parameter is compared: h = sin (ĥ = [0, -i/2]) and ĥ = [0, -i/2, -i/2]
+    # (h(u) = sin u + sin 2u) are different interactions, so one run cannot continue the other
+    path = tmp_path / "kuramoto.nc"
+    x0 = np.linspace(0, 3, 8)
+    mf.simulate(mf.Kuramoto(1.0), x0, [0, 1, 2], max_steps=3, checkpoint=path,
+                checkpoint_interval=0.0)
+    other = mf.Kuramoto(1.0, interaction=[0, -0.5j, -0.5j])
+    with pytest.raises(ValueError, match="was made with interaction=.*but this run has interaction="):
+        mf.simulate(other, x0, [0, 1, 2], checkpoint=path, resume=True)

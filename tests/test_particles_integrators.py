@@ -49,17 +49,21 @@ def test_adaptive_error_scales_with_tolerance_and_dense_output_is_consistent():
         errs.append(abs(x[0] @ x[1] - ref))
         # dense output (4th order interpolant) at 24 intermediate times vs a run ending there
         mid = mf.simulate(mf.SelfAttention(4.0), x0, [0, 6 * 7 / 24], rtol=rtol, atol=rtol / 100)
-        assert np.abs(mid["positions"].values[-1] - ds["positions"].values[7]).max() < 50 * rtol
+        # measured 0.27·rtol (rtol 1e-6) and 0.23·rtol (rtol 1e-9)
+        assert np.abs(mid["positions"].values[-1] - ds["positions"].values[7]).max() < 3 * rtol
     # error proportional to the tolerance: at most 10·tol, and dropping with it
     assert errs[0] < 1e-5 and errs[1] < 1e-8 and errs[1] < errs[0] / 100
 
 
 def test_sphere_constraint_holds_to_round_off_in_high_dimension():
     x0 = mf.particles.uniform_sphere(64, 64, seed=3)
-    ds = mf.simulate(mf.SelfAttention(2.0, normalized=False), x0, np.linspace(0, 5, 6), rtol=1e-6, atol=1e-8)
-    assert ds.attrs["max_sphere_deviation"] < 1e-14
+    ds = mf.simulate(mf.SelfAttention(2.0, normalized=False), x0, np.linspace(0, 5, 51), rtol=1e-6, atol=1e-8)
+    # more outputs than steps (measured 40 steps): most outputs are dense-output states
+    # exp_x(h Σ b_i(θ) k_i) inside a step, so the check covers intermediate times too
+    assert ds.attrs["n_steps"] < 50
     norms = np.linalg.norm(ds["positions"].values, axis=-1)
-    assert np.abs(norms - 1).max() < 1e-14
+    assert np.abs(norms - 1).max() < 1e-14  # measured 7.8e-16
+    assert ds.attrs["max_sphere_deviation"] == np.abs(norms - 1).max()
 
 
 @pytest.mark.parametrize("d", [2, 3])

@@ -24,7 +24,8 @@ import numpy as np
 import scipy.linalg
 
 from .._validate import check_beta
-from ._velocity import BLOCK_ELEMENTS, _blocks, _project
+from ._geometry import tangent_projection
+from ._velocity import BLOCK_ELEMENTS, _blocks
 
 __all__ = ["Attention", "FeedForward", "softmax_attention"]
 
@@ -179,7 +180,7 @@ class Attention:
                 out += np.matmul(p, x @ V[h].T)
             if ffn is not None:
                 out += ffn(x)
-            return _project(x, out) if projection else out
+            return tangent_projection(x, out) if projection else out
 
         return velocity
 

@@ -14,7 +14,7 @@ from scipy.cluster.hierarchy import fcluster, linkage
 
 from .._models import SelfAttention
 from ._attention import Attention, softmax_attention
-from ._geometry import SPHERE_TOLERANCE, check_on_sphere
+from ._geometry import RENORMALIZE_HINT, SPHERE_TOLERANCE, check_on_sphere
 
 __all__ = [
     "number_of_clusters",
@@ -26,7 +26,7 @@ __all__ = [
 ]
 
 KINDS = ("circle", "sphere", "euclidean")
-_SPHERE_HINT = "pass renormalize=True to project them onto the sphere, or kind='euclidean' for points of R^d"
+_SPHERE_HINT = f"{RENORMALIZE_HINT}, or kind='euclidean' for points of R^d"
 
 
 def _points(positions: Any, kind: str | None, renormalize: bool = False,

@@ -16,7 +16,7 @@ import numpy as np
 from .._measures import EmpiricalMeasure
 from .._models import Kuramoto, SelfAttention
 from ._geometry import SPHERE_TOLERANCE, check_on_sphere
-from ._velocity import BETA_MAX_UNNORMALIZED, BLOCK_ELEMENTS, _blocks
+from ._velocity import BETA_MAX_UNNORMALIZED, attention_sums, fourier_moments
 
 logger = logging.getLogger(__name__)
 
@@ -82,12 +82,9 @@ def energy_of_states(model: Any, states: np.ndarray, weights: np.ndarray, kind: 
             raise ValueError("the Kuramoto interaction h is not odd, so the dynamics has no interaction energy")
         ks = np.arange(model.interaction.size)
         g_hat = np.real(model.potential_multipliers(ks)) / (2 * np.pi)
-        z1 = np.exp(1j * states)
         total = np.zeros(states.shape[0])
-        zk = np.ones_like(z1)
-        for k in range(1, ks.size):
-            zk = zk * z1
-            total += g_hat[k] * np.abs(np.sum(weights * zk, axis=-1)) ** 2
+        for k, _, moment in fourier_moments(states, weights, ks.size - 1):
+            total += g_hat[k] * np.abs(moment) ** 2
         return total
     if not isinstance(model, SelfAttention):
         raise TypeError(f"model must be SelfAttention or Kuramoto, got {type(model).__name__}")
@@ -96,14 +93,8 @@ def energy_of_states(model: Any, states: np.ndarray, weights: np.ndarray, kind: 
     if beta == 0:
         m = np.einsum("sn,snd->sd", weights, pts)
         return 0.5 * np.sum(m * m, axis=-1)
-    n_sys, n, _ = pts.shape
-    total = np.zeros(n_sys)
-    for ss, rs in _blocks(n_sys, n, n, BLOCK_ELEMENTS):
-        gram = np.matmul(pts[ss, rs], np.swapaxes(pts[ss], 1, 2))
-        gram -= 1.0
-        gram *= beta
-        np.exp(gram, out=gram)
-        total[ss] += np.einsum("sij,si,sj->s", gram, weights[ss, rs], weights[ss])
+    # Σ_ij w_i w_j e^{β(<x_i,x_j>-1)} = Σ_i w_i D_i with D the denominators of attention_sums
+    total = np.einsum("sn,sn->s", weights, attention_sums(pts, weights, beta)[1])
     with np.errstate(over="ignore"):
         prefactor = np.exp(beta) / (2 * beta) if beta <= BETA_MAX_UNNORMALIZED else np.inf
         out = prefactor * total if np.isfinite(prefactor) else np.exp(beta + np.log(total) - np.log(2 * beta))

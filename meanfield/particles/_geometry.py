@@ -16,11 +16,28 @@ from __future__ import annotations
 import numpy as np
 
 __all__ = ["CircleGeometry", "SphereGeometry", "EuclideanGeometry", "geometry_for", "check_on_sphere",
-           "SPHERE_TOLERANCE"]
+           "tangent_projection", "SPHERE_TOLERANCE"]
 
 #: default allowed | |x_i| - 1 | of points given on S^{d-1}
 SPHERE_TOLERANCE = 1e-10
 RENORMALIZE_HINT = "pass renormalize=True to project them onto the sphere"
+
+
+def tangent_projection(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """P⊥_x y = y - <x, y> x along the last axis (onto T_x S^{d-1} for |x| = 1)."""
+    return y - np.sum(x * y, axis=-1, keepdims=True) * x
+
+
+def _sphere_deviation(norms: np.ndarray) -> float:
+    """max_i | |x_i| - 1 | from the norms |x_i| (0 for no points)."""
+    return float(np.max(np.abs(norms - 1.0))) if norms.size else 0.0
+
+
+class _ComponentScale:
+    """Relative error control per Cartesian component: size max(|p|, |q|)."""
+
+    def scale(self, p: np.ndarray, q: np.ndarray) -> np.ndarray:
+        return np.maximum(np.abs(p), np.abs(q))
 
 
 class _FlatChart:
@@ -51,7 +68,7 @@ class CircleGeometry(_FlatChart):
         return 1.0
 
 
-class SphereGeometry:
+class SphereGeometry(_ComponentScale):
     r"""The unit sphere S^{d-1} ⊂ R^d with its Riemannian exponential map.
 
         exp_p(u) = cos(r) p + sin(r) u/r,   r = |u|,  u ⊥ p.
@@ -76,7 +93,7 @@ class SphereGeometry:
     def dexpinv(self, p: np.ndarray, u: np.ndarray, f: np.ndarray) -> np.ndarray:
         r = np.linalg.norm(u, axis=-1, keepdims=True)
         if not np.any(r):
-            return f - np.sum(f * p, axis=-1, keepdims=True) * p
+            return tangent_projection(p, f)
         u_hat = np.divide(u, r, out=np.zeros_like(u), where=r > 0)
         x = np.cos(r) * p + np.sin(r) * u_hat
         e_r = np.cos(r) * u_hat - np.sin(r) * p
@@ -86,28 +103,21 @@ class SphereGeometry:
         out = perp / np.sinc(r / np.pi)
         out += f_r * u_hat
         # out ⊥ p in exact arithmetic; remove the round-off along p
-        return out - np.sum(out * p, axis=-1, keepdims=True) * p
+        return tangent_projection(p, out)
 
     def tangent_noise(self, p: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         """A standard Gaussian vector of T_p S^{d-1}: P⊥_p ξ with ξ ~ N(0, I_d)."""
-        xi = rng.standard_normal(p.shape)
-        return xi - np.sum(xi * p, axis=-1, keepdims=True) * p
-
-    def scale(self, p: np.ndarray, q: np.ndarray) -> np.ndarray:
-        return np.maximum(np.abs(p), np.abs(q))
+        return tangent_projection(p, rng.standard_normal(p.shape))
 
     def deviation(self, x: np.ndarray) -> float:
         """max_i | |x_i| - 1 |."""
-        return float(np.max(np.abs(np.linalg.norm(x, axis=-1) - 1.0))) if x.size else 0.0
+        return _sphere_deviation(np.linalg.norm(x, axis=-1))
 
 
-class EuclideanGeometry(_FlatChart):
+class EuclideanGeometry(_ComponentScale, _FlatChart):
     """R^d: exp_p(u) = p + u."""
 
     kind = "euclidean"
-
-    def scale(self, p: np.ndarray, q: np.ndarray) -> np.ndarray:
-        return np.maximum(np.abs(p), np.abs(q))
 
 
 def geometry_for(kind: str) -> CircleGeometry | SphereGeometry | EuclideanGeometry:
@@ -129,7 +139,7 @@ def check_on_sphere(points: np.ndarray, tolerance: float = SPHERE_TOLERANCE, ren
         if np.any(norms == 0):
             raise ValueError(f"{name} include the zero vector, which cannot be projected onto the sphere")
         return points / norms[..., None]
-    dev = float(np.max(np.abs(norms - 1.0))) if norms.size else 0.0
+    dev = _sphere_deviation(norms)
     if dev > tolerance:
         raise ValueError(
             f"{name} must lie on the unit sphere: max | |x_i| - 1 | = {dev:.3g} exceeds "

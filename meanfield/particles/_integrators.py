@@ -200,9 +200,7 @@ def _integrate_fixed(geometry, velocity, x0, t_eval, method, dt, noise, rng, max
                 ks = _stages(geometry, velocity, t, x, h, _RK4_A, _RK4_C, geometry.dexpinv(x, np.zeros_like(x), f))
                 out.nfev += 3
                 u = h * sum(b * k for b, k in zip(_RK4_B, ks))
-            elif method == "euler":
-                u = h * geometry.dexpinv(x, np.zeros_like(x), f)
-            else:
+            else:  # euler, or euler-maruyama (euler with noise = 0)
                 u = h * geometry.dexpinv(x, np.zeros_like(x), f)
                 if noise > 0:
                     u = u + np.sqrt(2 * noise * h) * geometry.tangent_noise(x, rng)

@@ -33,6 +33,12 @@ logger = logging.getLogger(__name__)
 NUFFT_MIN_PARTICLES = 256
 PATHS = ("auto", "direct", "nufft")
 FREQUENCY_RULES = ("quantile", "iid")
+#: settings a resumed run may change: how the path was asked for ("auto" or the path it chose,
+#: which is compared as ``path``); the number of Fourier modes, a function of beta and
+#: ``accuracy`` (both compared); whether x0 was projected onto the sphere (the projected x0
+#: is compared through ``x0_sha1``). Run facts (steps, wall time, ``rng_state``, ``resumed_at``,
+#: ``stability_rate``) are added after the check and never compared.
+RESUME_MAY_DIFFER = frozenset({"path_requested", "fourier_modes", "renormalize"})
 
 
 def simulate(
@@ -123,7 +129,8 @@ def simulate(
         ``checkpoint_interval`` seconds of wall time, and at the end).
     resume : bool
         Continue from ``checkpoint`` if it exists and was made with the same
-        model, method, tolerances, seed and x0 (attr ``x0_sha1``, the SHA-1 of
+        model parameters and run settings (every such attr except those in
+        ``RESUME_MAY_DIFFER``), seed and x0 (attr ``x0_sha1``, the SHA-1 of
         the initial positions and weights) for a prefix of ``t``. Its last state
         is the new initial state and, with noise, the saved generator state
         continues the noise stream, so an interrupted and resumed run equals an
@@ -196,7 +203,6 @@ def simulate(
         velocity = _self_attention_velocity(model, kind, path, weights, accuracy, block_elements)
     else:
         velocity = model.velocity(states.shape[-1], block_elements)
-        velocity.path = "direct"
     used_path = getattr(velocity, "path", "direct")
     if path == "nufft" and used_path != "nufft":
         raise ValueError(f"path='nufft' is available for SelfAttention on the circle only, got {model.name} "
@@ -281,9 +287,7 @@ def simulate(
     }
     ds = build(len(reached), facts)
     if keeper is not None:
-        tmp = keeper.path.with_name(keeper.path.name + ".partial")
-        ds.to_netcdf(tmp)
-        os.replace(tmp, keeper.path)
+        keeper.save(ds)
     return ds
 
 
@@ -304,19 +308,21 @@ def _fingerprint(states: np.ndarray, weights: np.ndarray) -> str:
 
 def _check_checkpoint(done: xr.Dataset, path: Path, attrs: dict[str, Any], times: np.ndarray,
                       shape: tuple[int, ...], omega: np.ndarray | None) -> xr.Dataset:
-    """The saved run ``done``, checked against this run's parameters, x0, seed and times."""
-    if "x0_sha1" in attrs and str(done.attrs.get("x0_sha1")) != attrs["x0_sha1"]:
+    """The saved run ``done``, checked against this run's parameters, x0, seed and times.
+
+    Every key of ``attrs`` (the model's parameters and this run's settings) must equal the
+    checkpoint's attr of that name, except those in :data:`RESUME_MAY_DIFFER`.
+    """
+    if str(done.attrs.get("x0_sha1")) != attrs["x0_sha1"]:
         raise ValueError(
             f"checkpoint {str(path)!r} was made from a different x0 (SHA-1 of initial positions and weights "
             f"{done.attrs.get('x0_sha1')}, this run has {attrs['x0_sha1']}); remove it or pass resume=False"
         )
-    names = ("model", "beta", "noise", "coupling", "frequencies", "method", "rtol", "atol", "dt", "path",
-             "domain", "Q", "K", "V", "heads", "ffn", "projection", "rescaled", "seed")
-    for name in names:
-        if name in attrs and str(done.attrs.get(name)) != str(attrs[name]):
+    for name, value in attrs.items():
+        if name not in RESUME_MAY_DIFFER and str(done.attrs.get(name)) != str(value):
             raise ValueError(
                 f"checkpoint {str(path)!r} was made with {name}={done.attrs.get(name)}, "
-                f"but this run has {name}={attrs[name]}; remove it or pass resume=False"
+                f"but this run has {name}={value}; remove it or pass resume=False"
             )
     saved = done["time"].values
     if saved.size > times.size or not np.allclose(saved, times[: saved.size], rtol=1e-12, atol=0):

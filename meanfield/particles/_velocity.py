@@ -32,6 +32,8 @@ import finufft
 import numpy as np
 from scipy.special import ive
 
+from ._geometry import tangent_projection
+
 __all__ = [
     "DirectSelfAttention",
     "NufftSelfAttention",
@@ -39,6 +41,7 @@ __all__ = [
     "attention_sums",
     "circle_attention_sums",
     "fourier_truncation",
+    "fourier_moments",
     "check_unnormalized_beta",
     "BETA_MAX_UNNORMALIZED",
 ]
@@ -112,58 +115,48 @@ def circle_attention_sums(
 
     ``theta`` and ``weights`` of shape (systems, n); cos(θ_j-θ_i) = c_i c_j + s_i s_j
     and sin(θ_j-θ_i) = c_i s_j - s_i c_j with c = cos θ, s = sin θ (no n² trigonometric
-    calls); the three sums over j are one batched product with the columns (w c, w s, w).
+    calls): these are :func:`attention_sums` of the points (c, s) ∈ S¹, S_i = c_i N_i,2 - s_i N_i,1.
     """
-    n_sys, n = theta.shape
     cos, sin = np.cos(theta), np.sin(theta)
-    bcos, bsin = beta * cos, beta * sin
-    basis = np.stack([weights * cos, weights * sin, weights], axis=-1)
-    rate = np.empty_like(theta)
-    den = np.empty_like(theta)
-    for ss, rs in _blocks(n_sys, n, n, block_elements):
-        gram = bcos[ss, rs, None] * cos[ss, None, :]
-        gram += bsin[ss, rs, None] * sin[ss, None, :]
-        gram -= beta
-        np.exp(gram, out=gram)
-        sums = np.matmul(gram, basis[ss])
-        rate[ss, rs] = cos[ss, rs] * sums[..., 1] - sin[ss, rs] * sums[..., 0]
-        den[ss, rs] = sums[..., 2]
-    return rate, den
+    num, den = attention_sums(np.stack([cos, sin], axis=-1), weights, beta, block_elements)
+    return cos * num[..., 1] - sin * num[..., 0], den
 
 
-def _project(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """P⊥_x y = y - <x, y> x along the last axis."""
-    return y - np.sum(x * y, axis=-1, keepdims=True) * x
-
-
-class DirectSelfAttention:
-    """SA/USA velocities by direct (blocked BLAS) summation on S¹ or S^{d-1}.
+class _SelfAttentionVelocity:
+    """Settings shared by the SA/USA velocities.
 
     ``collapse_rate`` is the decay rate of the velocity's linearisation at a
     single cluster (all x_i equal): there X_i ≈ s (x̄ - x_i) in the tangent
-    space with s = 1 (SA) or e^β (USA), so the Jacobian has eigenvalue -s.
+    space with s = 1 (SA) or e^β (USA), so the Jacobian has eigenvalue -s;
+    s is also the factor of the unnormalized (USA) sums.
     """
+
+    def __init__(self, beta: float, normalized: bool) -> None:
+        check_unnormalized_beta(beta, normalized)
+        self.beta = beta
+        self.normalized = normalized
+        self.collapse_rate = 1.0 if normalized else float(np.exp(beta))
+
+
+class DirectSelfAttention(_SelfAttentionVelocity):
+    """SA/USA velocities by direct (blocked BLAS) summation on S¹ or S^{d-1}."""
 
     path = "direct"
 
     def __init__(self, beta: float, normalized: bool, weights: np.ndarray, kind: str,
                  block_elements: int = BLOCK_ELEMENTS) -> None:
-        check_unnormalized_beta(beta, normalized)
-        self.beta = beta
-        self.normalized = normalized
+        super().__init__(beta, normalized)
         self.weights = weights
         self.kind = kind
         self.block_elements = block_elements
-        self.scale = 1.0 if normalized else float(np.exp(beta))
-        self.collapse_rate = self.scale
 
     def __call__(self, t: float, x: np.ndarray) -> np.ndarray:
         if self.kind == "circle":
             rate, den = circle_attention_sums(x, self.weights, self.beta, self.block_elements)
-            return rate / den if self.normalized else self.scale * rate
+            return rate / den if self.normalized else self.collapse_rate * rate
         num, den = attention_sums(x, self.weights, self.beta, self.block_elements)
-        v = _project(x, num)
-        return v / den[..., None] if self.normalized else self.scale * v
+        v = tangent_projection(x, num)
+        return v / den[..., None] if self.normalized else self.collapse_rate * v
 
 
 def fourier_truncation(beta: float, accuracy: float, k_max: int = 100_000) -> int:
@@ -184,33 +177,27 @@ def fourier_truncation(beta: float, accuracy: float, k_max: int = 100_000) -> in
     return max(1, int(ok[0]))  # tail beyond K = ok[0] (terms k ≥ ok[0]+1 dropped)
 
 
-class NufftSelfAttention:
+class NufftSelfAttention(_SelfAttentionVelocity):
     """SA/USA angle velocities on S¹ by a type-1 and a type-2 NUFFT per system.
 
     Plans (``finufft.Plan``) are built once per system with ``nthreads`` threads
     and reused (only ``setpts`` per evaluation). ``accuracy`` is the relative
     accuracy requested for the kernel sums (Fourier truncation and NUFFT
-    tolerance each get half). ``collapse_rate`` as in :class:`DirectSelfAttention`.
+    tolerance each get half).
     """
 
     path = "nufft"
 
     def __init__(self, beta: float, normalized: bool, weights: np.ndarray, accuracy: float,
                  nthreads: int = 1) -> None:
-        check_unnormalized_beta(beta, normalized)
-        self.collapse_rate = 1.0 if normalized else float(np.exp(beta))
-        self.beta = beta
-        self.normalized = normalized
+        super().__init__(beta, normalized)
         self.weights = np.ascontiguousarray(weights, dtype=complex)
-        self.accuracy = accuracy
         self.n_modes_half = fourier_truncation(beta, accuracy / 2)
         kk = np.arange(-self.n_modes_half, self.n_modes_half + 1)
         ik = np.abs(kk)
-        scaled = ive(ik, beta) if beta > 0 else (ik == 0).astype(float)
-        if beta > 0:
-            over_beta = scaled / beta
-        else:
-            over_beta = np.where(ik == 1, 0.5, 0.0)
+        scaled = ive(ik, beta)  # e^{-β} I_k(β); [1, 0, 0, …] at β = 0
+        # I_k(β)/β → 1/2 for k = 1 and 0 for k ≥ 2 as β → 0 (the k = 0 term is multiplied by k = 0)
+        over_beta = scaled / beta if beta > 0 else np.where(ik == 1, 0.5, 0.0)
         deriv = 1j * kk * over_beta
         if not normalized:
             deriv = deriv * np.exp(beta)
@@ -255,11 +242,21 @@ class KuramotoVelocity:
         self.weights = weights
 
     def __call__(self, t: float, x: np.ndarray) -> np.ndarray:
-        z1 = np.exp(1j * x)
         acc = np.full(x.shape, self.interaction[0].real)
-        zk = np.ones_like(z1)
-        for k in range(1, self.interaction.size):
-            zk = zk * z1
-            moment = np.sum(self.weights * zk, axis=-1, keepdims=True)
-            acc += 2 * np.real(self.interaction[k] * np.conj(zk) * moment)
+        for k, zk, moment in fourier_moments(x, self.weights, self.interaction.size - 1):
+            acc += 2 * np.real(self.interaction[k] * np.conj(zk) * moment[..., None])
         return self.frequencies + self.coupling * acc
+
+
+def fourier_moments(theta: np.ndarray, weights: np.ndarray, k_max: int):
+    """Yield (k, e^{ikθ}, Z_k) for k = 1, …, k_max, with Z_k = Σ_j w_j e^{ikθ_j}.
+
+    ``theta`` and ``weights`` of shape (systems, n); e^{ikθ} has that shape and Z_k
+    shape (systems,). The powers are built by repeated multiplication (no trigonometric
+    calls beyond e^{iθ}).
+    """
+    z1 = np.exp(1j * theta)
+    zk = np.ones_like(z1)
+    for k in range(1, k_max + 1):
+        zk = zk * z1
+        yield k, zk, np.sum(weights * zk, axis=-1)
