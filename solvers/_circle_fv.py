@@ -14,9 +14,7 @@ from ._fft import RealFFT
 from ._finite_volume import (
     CFL_GROWTH,
     LIMITERS,
-    check_nonnegative,
-    growth_step,
-    linear_growth_bound,
+    GrowthLimitedSteps,
     ssp_rk3_step,
     stable_step,
     step_fraction,
@@ -84,7 +82,7 @@ def _upwind_rate(y, u, limiter, diffusion, inv_h, rate):  # pragma: no cover - c
     return speed
 
 
-class CircleFiniteVolume(Scheme):
+class CircleFiniteVolume(GrowthLimitedSteps, Scheme):
     r"""Finite-volume scheme of Carrillo–Chertock–Huang type on the cells of a :class:`CircleGrid`.
 
     Solves, for m densities ρ_1, …, ρ_m coupled through ρ̄ = Σ_m w_m ρ_m,
@@ -222,6 +220,8 @@ class CircleFiniteVolume(Scheme):
             self._backward = RealFFT(grid.n, (rows,), backend=self._forward.backend, directions=("backward",))
         else:
             self.n_species = None
+            self._growth_rates = None  # no multipliers: no growth cap
+            self._denominator_zero = None
 
     # -- velocity -------------------------------------------------------------------------------
 
@@ -315,24 +315,14 @@ class CircleFiniteVolume(Scheme):
         """Δt* = min(h/(2 max|u|), h²/(2σ)) at ``y`` (the bound of one forward-Euler stage)."""
         return self._operator(self._as_state(y))[1]
 
-    def growth_step(self, y: np.ndarray) -> float:
-        """cfl_growth / Λ, Λ the largest linear growth rate about the uniform state of ``y``'s mass.
-
-        Λ = max_k |k A_k| ρ̂_0 (B ≡ 1) or max_k |k A_k| / |B_0| (ρ̂_0 = mean of ρ̄;
-        derivation in :func:`solvers._finite_volume.linear_growth_bound`).
-        Near the uniform state the face velocities are small and Δt* is
-        large, while modes still grow at rates up to Λ. Infinite for a
-        :class:`CallableVelocity` (no multipliers known).
-        """
-        if isinstance(self.velocity, CallableVelocity):
-            return np.inf
-        mean = float(np.mean(self._species_weights @ self._as_state(y)))
-        return growth_step(linear_growth_bound(self._growth_rates, mean, self._denominator_zero), self.cfl_growth)
+    def _mean_density(self, y: np.ndarray) -> float:
+        """ρ̂_0, the mean of the marginal ρ̄ of ``y``: Λ = max_k |k A_k| ρ̂_0 (B ≡ 1) or max_k |k A_k| / |B_0|."""
+        return float(np.mean(self._species_weights @ self._as_state(y)))
 
     def initial_step(self, y: np.ndarray) -> float:
         if self.dt is not None:
             return self.dt
-        return min(self.cfl * self.stable_step(y), self.growth_step(y))
+        return self._next_step(y, self.stable_step(y))
 
     def _step_impl(self, t: float, y: np.ndarray, dt: float) -> StepResult:
         y_new, bound = ssp_rk3_step(self._as_state(y), dt, self._operator)
@@ -343,8 +333,8 @@ class CircleFiniteVolume(Scheme):
                     f"dt <= {bound:.6g} = min(h/(2 max|u|), h²/(2σ)) at t={t:.6g}"
                 )
             logger.debug("%s: step %.3g rejected at t=%.6g (bound %.3g)", self.name, dt, t, bound)
-            return StepResult(False, None, min(self.cfl * bound, self.growth_step(y)))
-        dt_next = self.dt if self.dt is not None else min(self.cfl * bound, self.growth_step(y))
+            return StepResult(False, None, self._next_step(y, bound))
+        dt_next = self.dt if self.dt is not None else self._next_step(y, bound)
         return StepResult(True, y_new, dt_next)
 
     # -- diagnostics ----------------------------------------------------------------------------
@@ -355,9 +345,7 @@ class CircleFiniteVolume(Scheme):
 
     def check(self, y: np.ndarray) -> None:
         """Raise for a wrong shape, non-finite values or a negative value beyond round-off."""
-        y = self._as_state(y)
-        super().check(y)
-        check_nonnegative(self.name, y)
+        super().check(self._as_state(y))
 
     def _as_state(self, y: Any) -> np.ndarray:
         y = np.asarray(y, dtype=float)

@@ -12,8 +12,8 @@ import scipy.fft
 from . import _validate as check_arg
 from ._circle_grid import CircleGrid
 from ._fft import RealFFT
-from ._runge_kutta import N_STAGES, FsalCache, LawsonTables, StepController, initial_step, lawson_step
-from ._scheme import NegativeDensityError, Scheme, StepResult, UnderResolvedError
+from ._runge_kutta import N_STAGES, FsalCache, LawsonTables, StepController, adaptive_lawson_step, initial_step
+from ._scheme import NegativeDensityError, Scheme, StepResult, UnderResolvedError, tail_tolerance
 from ._velocity import CallableVelocity, ConvolutionVelocity
 
 __all__ = ["CircleSpectral"]
@@ -138,7 +138,6 @@ class CircleSpectral(Scheme):
 
     name: ClassVar[str] = "spectral"
     order: ClassVar[int] = 0  # spectral (exponential) accuracy in space; time order 5
-    time_order: ClassVar[int] = 5
 
     def __init__(
         self,
@@ -180,7 +179,6 @@ class CircleSpectral(Scheme):
         n = grid.n
         k = grid.wavenumbers
         n_modes = k.size
-        self._n_modes = n_modes
         self._even = n % 2 == 0
         self.n_padded = _padded_size(n) if self.dealias else n
         padded = self.n_padded > n
@@ -198,14 +196,17 @@ class CircleSpectral(Scheme):
             parseval[-1] = 1.0
         self._parseval = parseval
 
+        split = np.ones(n_modes)
+        if self._nyquist_split:
+            split[-1] = 0.5
+        self._split = split
+
         self._grid_fft = RealFFT(n, (m,), threads=threads, backend=fft_backend)
         if isinstance(velocity, ConvolutionVelocity):
             self._callable = None
             self._weights = velocity.weights
             self._single = m == 1
-            num, den = check_arg.velocity_multipliers(velocity, k, real=False)
-            self._num = self._split_nyquist(num)
-            self._den = None if den is None else self._split_nyquist(den)
+            self._num, self._den = check_arg.velocity_multipliers(velocity, k, real=False)
             drift = velocity.drift
             n_fields = 1 if self._den is None else 2
         else:
@@ -228,14 +229,11 @@ class CircleSpectral(Scheme):
         self._den_out = values[m + 1] if self._callable is None and n_fields > 1 else None
         self._fields_out = values[m:]
         self._flux_out = self._flux.coefficients[:, :n_modes]
-        split = np.ones(n_modes)
-        if self._nyquist_split:
-            split[-1] = 0.5
-        self._split = split
         if self._callable is None:
-            # rows synthesised from the marginal: A ⋆ ρ̄ (and B ⋆ ρ̄); with one species
-            # (ρ̄ = ρ) also ρ itself, so that a single product fills every row
-            fields = [self._num] if self._den is None else [self._num, self._den]
+            # rows synthesised from the marginal: A ⋆ ρ̄ (and B ⋆ ρ̄), the Nyquist entry
+            # split between ±N/2; with one species (ρ̄ = ρ) also ρ itself, so that a
+            # single product fills every row
+            fields = [self._num * split] if self._den is None else [self._num * split, self._den * split]
             self._field_multipliers = np.array(([split] if self._single else []) + fields)
             self._marginal_in = coeffs[(0 if self._single else m) :, :n_modes]
         self._tables = LawsonTables(self._linear)
@@ -246,13 +244,6 @@ class CircleSpectral(Scheme):
             "%s: N=%d nodes, products on M=%d, %d species, σ=%g, rtol=%g, FFT backend %s",
             self.name, n, self.n_padded, m, self.diffusion, self.rtol, self._flux.backend,
         )
-
-    # ------------------------------------------------------------------ set-up helpers
-    def _split_nyquist(self, values: np.ndarray) -> np.ndarray:
-        """Multipliers with the Nyquist entry halved when it is split between ±N/2 (in place)."""
-        if self._nyquist_split:
-            values[-1] *= 0.5
-        return values
 
     # ------------------------------------------------------------------ state <-> coefficients
     def _validate(self, y: np.ndarray) -> np.ndarray:
@@ -325,15 +316,9 @@ class CircleSpectral(Scheme):
         if self._callable is not None:
             return self._callable_velocity(self._to_grid(rho_hat))
         marginal = self._weights @ rho_hat
-        num = self._num.copy()
-        den = None if self._den is None else self._den.copy()
-        if self._nyquist_split:
-            num[-1] *= 2.0
-            if den is not None:
-                den[-1] *= 2.0
-        ratio = scipy.fft.irfft(num * marginal, n, norm="forward")
-        if den is not None:
-            ratio = ratio / scipy.fft.irfft(den * marginal, n, norm="forward")
+        ratio = scipy.fft.irfft(self._num * marginal, n, norm="forward")
+        if self._den is not None:
+            ratio = ratio / scipy.fft.irfft(self._den * marginal, n, norm="forward")
         return self.velocity.drift[:, None] + ratio[None, :]
 
     def mass(self, y: np.ndarray) -> np.ndarray:
@@ -354,13 +339,13 @@ class CircleSpectral(Scheme):
         y_checked = self._validate(y)
         super().check(y_checked)
         tail = float(np.max(self.spectral_tail(y)))
-        tolerance = max(self.underresolved_tol, 100 * self.rtol)
+        tolerance, note = tail_tolerance(self.underresolved_tol, self.rtol)
         if tail > tolerance:
             n = self.grid.n
             message = (
                 f"{self.name}: under-resolved on N={n} nodes: spectral tail max|ρ̂_k|/|ρ̂_0| over k > {n // 3} "
                 f"is {tail:.3g} > underresolved_tol={self.underresolved_tol:.3g}"
-                + ("" if tolerance == self.underresolved_tol else f" (raised to 100·rtol={tolerance:.3g})")
+                + note
                 + f"; the solution is no longer resolved by the grid — use a larger grid (e.g. N={2 * n}) "
                 "or the finite-volume scheme"
             )
@@ -394,25 +379,25 @@ class CircleSpectral(Scheme):
         the step-size controller.
         """
         self._controller.reset()
-        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-            rho_hat, f0 = self._start(y)
-            scale = self.atol + self.rtol * self._norms(rho_hat)
+        rho_hat, f0 = self._start(y)
+        scale = self.atol + self.rtol * self._norms(rho_hat)
 
-            def norm(v: np.ndarray) -> float:
-                return float(np.max(self._norms(v) / scale))
+        def norm(v: np.ndarray) -> float:
+            return float(np.max(self._norms(v) / scale))
 
-            return initial_step(f0, lambda h: self.nonlinear(rho_hat + h * f0), norm, y0_norm=norm(rho_hat))
+        return initial_step(f0, lambda h: self.nonlinear(rho_hat + h * f0), norm, y0_norm=norm(rho_hat))
+
+    def _error_norm(self, start: np.ndarray, end: np.ndarray, error: np.ndarray) -> float:
+        """max_m ‖e_m‖ / (atol + rtol max(‖ρ_m^n‖, ‖ρ_m^{n+1}‖))."""
+        scale = self.atol + self.rtol * np.maximum(self._norms(start), self._norms(end))
+        return float(np.max(self._norms(error) / scale))
 
     def _step_impl(self, t: float, y: np.ndarray, dt: float) -> StepResult:
         h = float(dt)
-        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-            rho_hat, k1 = self._start(y)
-            new_hat, error = lawson_step(self.nonlinear, rho_hat, k1, self._tables(h), self._stages)
-            scale = self.atol + self.rtol * np.maximum(self._norms(rho_hat), self._norms(new_hat))
-            err = float(np.max(self._norms(error) / scale))
-        if not (np.isfinite(err) and np.all(np.isfinite(new_hat))):
-            err = float("inf")
-        accepted, factor = self._controller.decide(err)
+        rho_hat, k1 = self._start(y)
+        accepted, new_hat, err, factor = adaptive_lawson_step(
+            self.nonlinear, rho_hat, k1, self._tables(h), self._stages, self._error_norm, self._controller
+        )
         proposal = self._tables.preferred_step(h * factor)
         if not accepted:
             return StepResult(False, None, proposal, err)

@@ -32,7 +32,6 @@ All are read-only.
 
 from __future__ import annotations
 
-import logging
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -40,6 +39,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from ._scheme import NonPositiveNormaliser
 from ._validate import positive, positive_int
 
 __all__ = [
@@ -61,9 +61,11 @@ __all__ = [
     "StepController",
     "StepDecision",
     "initial_step",
+    "nan_on_nonpositive",
+    "writing_into",
+    "AdaptiveStep",
+    "adaptive_lawson_step",
 ]
-
-logger = logging.getLogger(__name__)
 
 ORDER = 5
 """Order of the propagated solution y_{n+1}."""
@@ -495,3 +497,78 @@ def initial_step(
         else:
             h1 = (0.01 / max(d1, d2)) ** (1.0 / (error_order + 1))
     return float(min(100 * h0, h1, max_step))
+
+
+# ---------------------------------------------------------------------------- adaptive Lawson step
+def nan_on_nonpositive(probe: Callable[[float], np.ndarray]) -> Callable[[float], np.ndarray]:
+    """``probe`` for :func:`initial_step` with B ⋆ ρ ≤ 0 (:class:`NonPositiveNormaliser`)
+    turned into NaN: an overshooting probe then gives the non-finite d2 that
+    :func:`initial_step` answers with h = h0."""
+
+    def guarded(h: float) -> np.ndarray:
+        try:
+            return probe(h)
+        except NonPositiveNormaliser:
+            return np.full((), np.nan)
+
+    return guarded
+
+
+def writing_into(func: Callable[[np.ndarray], np.ndarray]) -> Callable[[np.ndarray, np.ndarray], None]:
+    """``(y, out) ↦ out[...] = func(y)``: an N that returns its value as the ``nonlinear`` of :func:`lawson_step`."""
+
+    def nonlinear(y: np.ndarray, out: np.ndarray) -> None:
+        out[...] = func(y)
+
+    return nonlinear
+
+
+class AdaptiveStep(NamedTuple):
+    """Outcome of :func:`adaptive_lawson_step`.
+
+    Attributes
+    ----------
+    accepted : bool
+    y1 : ndarray or None
+        y_{n+1} (None when a stage met B ⋆ ρ ≤ 0).
+    error : float
+        The error norm (∞ when it or y_{n+1} is not finite, or a stage met B ⋆ ρ ≤ 0).
+    factor : float
+        h_next / h from the controller.
+    """
+
+    accepted: bool
+    y1: np.ndarray | None
+    error: float
+    factor: float
+
+
+def adaptive_lawson_step(
+    nonlinear: Callable[[np.ndarray, np.ndarray], object],
+    y0: np.ndarray,
+    k0: np.ndarray,
+    step: LawsonStep,
+    stages: np.ndarray,
+    error_norm: Callable[[np.ndarray, np.ndarray, np.ndarray], float],
+    controller: StepController,
+) -> AdaptiveStep:
+    """One :func:`lawson_step` judged by ``controller``.
+
+    ``error_norm(y0, y1, error)`` is the tolerance-weighted norm of the
+    estimate (≤ 1 accepts). Overflow in the trial step is silenced; a stage
+    with B ⋆ ρ ≤ 0 (:class:`NonPositiveNormaliser`: the step overshoots),
+    a non-finite norm or a non-finite y_{n+1} give err = ∞, which the
+    controller rejects with factor ``min_factor``. On return ``stages[6]``
+    = N(y_{n+1}) when accepted (the next step's ``k0``).
+    """
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        try:
+            y1, error = lawson_step(nonlinear, y0, k0, step, stages)
+        except NonPositiveNormaliser:
+            y1, err = None, np.inf
+        else:
+            err = float(error_norm(y0, y1, error))
+    if not (np.isfinite(err) and np.all(np.isfinite(y1))):
+        err = np.inf
+    accepted, factor = controller.decide(err)
+    return AdaptiveStep(accepted, y1, err, factor)

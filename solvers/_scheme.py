@@ -86,6 +86,30 @@ class NonPositiveNormaliser(ArithmeticError):
         self.minimum = minimum
 
 
+def resolved(func: Callable[[Any], np.ndarray], arg: Any, name: str, remedy: str) -> np.ndarray:
+    """``func(arg)`` at an accepted state, where B ⋆ ρ ≤ 0 (:class:`NonPositiveNormaliser`)
+    means the grid does not resolve the density: raised as :class:`UnderResolvedError`
+    naming the scheme ``name`` and the ``remedy`` (e.g. "increase lmax (now 16)")."""
+    try:
+        return func(arg)
+    except NonPositiveNormaliser as exc:
+        raise UnderResolvedError(
+            f"{name}: under-resolved — the normaliser B ⋆ ρ became non-positive (min {exc.minimum:.3g}); {remedy}"
+        ) from None
+
+
+def tail_tolerance(tol: float, rtol: float, spec: str = ".3g") -> tuple[float, str]:
+    """Tolerance max(tol, 100·rtol) of a spectral tail, and the note to append to its message.
+
+    The step-size control admits errors of relative size ≈ rtol in every mode,
+    so a tail at a small multiple of rtol is time-integration error, not lack
+    of resolution. The note is "" when tol applies, else " (raised to 100·rtol=…)",
+    the value in the format ``spec``.
+    """
+    tolerance = max(tol, 100 * rtol)
+    return tolerance, ("" if tolerance == tol else f" (raised to 100·rtol={tolerance:{spec}})")
+
+
 @dataclass(frozen=True)
 class StepResult:
     """Outcome of one attempted step.

@@ -92,15 +92,13 @@ import ducc0.sht.experimental as _sht
 from ._finite_volume import (
     CFL_GROWTH,
     LIMITERS,
-    check_nonnegative,
-    growth_step,
-    linear_growth_bound,
+    GrowthLimitedSteps,
     limited_difference,
     ssp_rk3_step,
     step_fraction,
 )
 from . import _validate as check_arg
-from ._scheme import NonFiniteError, Scheme, StepResult
+from ._scheme import Scheme, StepResult, UnderResolvedError
 from ._sphere_grid import SphereGrid
 from ._velocity import ConvolutionVelocity
 
@@ -153,7 +151,7 @@ class ReducedGrid:
         }
 
 
-class SphereFiniteVolume(Scheme):
+class SphereFiniteVolume(GrowthLimitedSteps, Scheme):
     """Positivity-preserving second-order finite volumes on S² (see module docstring).
 
     Parameters
@@ -214,6 +212,7 @@ class SphereFiniteVolume(Scheme):
         numerator, self._den = check_arg.velocity_multipliers(velocity, ell, real=True, index_name="degrees")
         self._num = numerator * (ell <= self.lmax_velocity)
         self._growth_rates = ell * (ell + 1) * np.abs(self._num)
+        self._denominator_zero = None if self._den is None else self._den[0]
         self._build()
 
     # ------------------------------------------------------------------ geometry
@@ -427,7 +426,10 @@ class SphereFiniteVolume(Scheme):
         if self._den is not None:
             z = _sht.synthesis(alm=self._den * alm, lmax=lv, spin=0, **self._faces_geom)[0]
             if not np.all(z > 0):
-                raise NonFiniteError(f"{self.name}: the normaliser B ⋆ ρ became non-positive (min {z.min():.3g})")
+                raise UnderResolvedError(
+                    f"{self.name}: under-resolved — the normaliser B ⋆ ρ became non-positive (min {z.min():.3g}); "
+                    f"the kernel is not resolved with lmax_velocity={self.lmax_velocity}"
+                )
             u_zonal = u_zonal / z[: self._n_zonal]
             u_merid = u_merid / z[self._n_zonal :]
         return u_zonal, u_merid
@@ -478,20 +480,13 @@ class SphereFiniteVolume(Scheme):
         """Δt* = min_cells |cell| / Σ(2 u⁺ L + σ L/d) at ``y``, the positivity bound of one forward-Euler stage."""
         return self._operator(self._validate(y))[1]
 
-    def growth_step(self, y: np.ndarray) -> float:
-        """cfl_growth / Λ, Λ = max_l l(l+1)|A_l| ρ̄/(B_0 ρ̄) the largest linear growth rate about the
-        uniform state of ``y``'s mass (ρ̄ = mass/4π; B_0 ρ̄ read as 1 when B ≡ 1)."""
-        mean = float(self.mass(self._validate(y))[0]) / (4 * np.pi)
-        den0 = None if self._den is None else self._den[0]
-        return growth_step(linear_growth_bound(self._growth_rates, mean, den0), self.cfl_growth)
+    def _mean_density(self, y: np.ndarray) -> float:
+        """ρ̄ = mass/4π of ``y``: Λ = max_l l(l+1)|A_l| ρ̄/(B_0 ρ̄) (B_0 ρ̄ read as 1 when B ≡ 1)."""
+        return float(self.mass(self._validate(y))[0]) / (4 * np.pi)
 
     def initial_step(self, y: np.ndarray) -> float:
         """min(cfl · Δt*, cfl_growth / Λ) at ``y`` (module docstring)."""
-        return min(self.cfl * self.stable_step(y), self.growth_step(y))
-
-    def check(self, y: np.ndarray) -> None:
-        super().check(y)
-        check_nonnegative(self.name, y)
+        return self._next_step(y, self.stable_step(y))
 
     def _validate(self, y: np.ndarray) -> np.ndarray:
         y = np.asarray(y, dtype=float)
@@ -504,7 +499,7 @@ class SphereFiniteVolume(Scheme):
     def _step_impl(self, t: float, y: np.ndarray, dt: float) -> StepResult:
         y = self._validate(y)
         y_new, bound = ssp_rk3_step(y, dt, self._operator)
-        dt_next = min(self.cfl * bound, self.growth_step(y))
+        dt_next = self._next_step(y, bound)
         if y_new is None:
             logger.debug("%s: step %.3g rejected at t=%.6g (bound %.3g)", self.name, dt, t, bound)
             return StepResult(False, None, dt_next)

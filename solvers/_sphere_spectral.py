@@ -42,17 +42,22 @@ overshoots there first), which is retried with 0.2 h.
 
 from __future__ import annotations
 
-import logging
-
 import numpy as np
 
 from . import _validate as check_arg
-from ._runge_kutta import N_STAGES, FsalCache, LawsonTables, StepController, initial_step, lawson_step
-from ._scheme import NonPositiveNormaliser, Scheme, StepResult, UnderResolvedError
+from ._runge_kutta import (
+    N_STAGES,
+    FsalCache,
+    LawsonTables,
+    StepController,
+    adaptive_lawson_step,
+    initial_step,
+    nan_on_nonpositive,
+    writing_into,
+)
+from ._scheme import NonPositiveNormaliser, Scheme, StepResult, UnderResolvedError, resolved, tail_tolerance
 from ._sphere_grid import SphereGrid, padded_lmax
 from ._velocity import ConvolutionVelocity
-
-logger = logging.getLogger(__name__)
 
 __all__ = ["SphereSpectral"]
 
@@ -159,22 +164,13 @@ class SphereSpectral(Scheme):
         flux *= rho
         return -g.divergence(flux)
 
-    def _stage(self, alm: np.ndarray, out: np.ndarray) -> None:
-        out[...] = self._transport(alm)
-
     def nonlinear(self, alm: np.ndarray) -> np.ndarray:
         """Coefficients of -div(ρ X[ρ]) for coefficients ``alm`` of ρ.
 
         Raises :class:`UnderResolvedError` when B ⋆ ρ ≤ 0 at a node of the
         product grid (the density is not resolved).
         """
-        try:
-            return self._transport(alm)
-        except NonPositiveNormaliser as exc:
-            raise UnderResolvedError(
-                f"{self.name}: under-resolved — the normaliser B ⋆ ρ became non-positive (min {exc.minimum:.3g}); "
-                f"increase lmax (now {self.grid.lmax})"
-            ) from None
+        return resolved(self._transport, alm, self.name, f"increase lmax (now {self.grid.lmax})")
 
     def velocity(self, y: np.ndarray) -> np.ndarray:
         """X = ∇(A ⋆ ρ)/(B ⋆ ρ) at the nodes, components (X_ϑ, X_φ), shape (2, nlat, nlon)."""
@@ -215,29 +211,19 @@ class SphereSpectral(Scheme):
         def norm(v: np.ndarray) -> float:
             return self._norm(v) / scale
 
-        def probe(h: float) -> np.ndarray:
-            try:
-                return self._transport(alm + h * f0)
-            except NonPositiveNormaliser:
-                return np.full_like(f0, np.nan)
-
-        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-            return initial_step(f0, probe, norm, y0_norm=norm(alm))
+        probe = nan_on_nonpositive(lambda h: self._transport(alm + h * f0))
+        return initial_step(f0, probe, norm, y0_norm=norm(alm))
 
     def _step_impl(self, t: float, y: np.ndarray, dt: float) -> StepResult:
         h = float(dt)
         a0, k0 = self._start(y)
-        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-            try:
-                a_new, error = lawson_step(self._stage, a0, k0, self._tables(h), self._stages)
-            except NonPositiveNormaliser:
-                err = np.inf
-            else:
-                scale = self.atol + self.rtol * max(self._norm(a0), self._norm(a_new))
-                err = self._norm(error) / scale
-        if not (np.isfinite(err) and np.all(np.isfinite(a_new))):
-            err = np.inf
-        accepted, factor = self._controller.decide(err)
+
+        def error_norm(start: np.ndarray, end: np.ndarray, error: np.ndarray) -> float:
+            return self._norm(error) / (self.atol + self.rtol * max(self._norm(start), self._norm(end)))
+
+        accepted, a_new, err, factor = adaptive_lawson_step(
+            writing_into(self._transport), a0, k0, self._tables(h), self._stages, error_norm, self._controller
+        )
         if not accepted:
             return StepResult(False, None, h * factor, err)
         y_new = self._fsal.accept(self.grid.synthesis(a_new)[None], a_new, self._stages[N_STAGES - 1])
@@ -246,9 +232,7 @@ class SphereSpectral(Scheme):
     # ------------------------------------------------------------------ diagnostics
     def tail(self, y: np.ndarray) -> float:
         """Relative L² norm of the degrees l > tail_start·lmax of ρ."""
-        return self._tail_of(self._coeffs(np.asarray(y, dtype=float)))
-
-    def _tail_of(self, alm: np.ndarray) -> float:
+        alm = self._coeffs(np.asarray(y, dtype=float))
         total = self._norm(alm)
         return self._norm(np.where(self._tail_mask, alm, 0)) / total if total > 0 else 0.0
 
@@ -258,12 +242,12 @@ class SphereSpectral(Scheme):
         self._validate(y)
         super().check(y)
         tail = self.tail(y)
-        tolerance = max(self.tail_tol, 100 * self.rtol)
+        tolerance, note = tail_tolerance(self.tail_tol, self.rtol, ".1e")
         if tail > tolerance:
             lstart = int(np.floor(self.tail_start * self.grid.lmax)) + 1
             raise UnderResolvedError(
                 f"{self.name}: under-resolved — degrees l >= {lstart} hold a relative L2 norm {tail:.2e} "
                 f"> tail_tol={self.tail_tol:.1e}"
-                + ("" if tolerance == self.tail_tol else f" (raised to 100·rtol={tolerance:.1e})")
+                + note
                 + f"; increase lmax (now {self.grid.lmax}) or stop earlier"
             )

@@ -42,7 +42,7 @@ combination of forward-Euler steps; each stage checks dt against its own
 bound dt* and a violating step is rejected before it can lose positivity.
 The adaptive step follows the policy of :mod:`solvers._finite_volume`,
 
-    dt = min( cfl · dt*,  cfl_growth / Λ,  max_step ),
+    dt = min( cfl · dt*,  cfl_growth / Λ ),
     Λ = max_{1 ≤ l < L} l(l+d-2) |a_l| ρ̄ / (b_0 ρ̄),   ρ̄ = mass/|S^{d-1}|
 
 (ρ̄/(b_0 ρ̄) read as ρ̄ when B ≡ 1): Λ is the largest linear growth rate about
@@ -64,10 +64,8 @@ import numpy as np
 from ._finite_volume import (
     CFL_GROWTH,
     LIMITERS,
-    check_nonnegative,
-    growth_step,
+    GrowthLimitedSteps,
     limited_difference,
-    linear_growth_bound,
     ssp_rk3_step,
     step_fraction,
     upwind_flux,
@@ -80,7 +78,7 @@ from ._zonal_grid import ZonalCellGrid, gegenbauer_table
 __all__ = ["ZonalFiniteVolumeScheme"]
 
 
-class ZonalFiniteVolumeScheme(Scheme):
+class ZonalFiniteVolumeScheme(GrowthLimitedSteps, Scheme):
     """Positivity-preserving finite volumes for zonal densities; see the module docstring.
 
     Parameters
@@ -102,8 +100,6 @@ class ZonalFiniteVolumeScheme(Scheme):
         Gegenbauer degrees of the potential (default n).
     limiter : {"minmod", "mc", "none"}
         Slope limiter of the reconstruction (:mod:`solvers._finite_volume`).
-    max_step : float
-        Upper bound of the step on top of the positivity and growth bounds.
     """
 
     name: ClassVar[str] = "zonal-finite-volume"
@@ -119,7 +115,6 @@ class ZonalFiniteVolumeScheme(Scheme):
         cfl_growth: float = CFL_GROWTH,
         n_degrees: int | None = None,
         limiter: str = "minmod",
-        max_step: float = np.inf,
     ) -> None:
         super().__init__()
         what = "a ZonalCellGrid (ZonalSphere(d, n, nodes='cells')) for the finite-volume scheme"
@@ -127,9 +122,6 @@ class ZonalFiniteVolumeScheme(Scheme):
         check_arg.sphere_velocity(velocity)
         self.cfl = step_fraction("cfl", cfl)
         self.cfl_growth = step_fraction("cfl_growth", cfl_growth)
-        self.max_step = check_arg.real_number("max_step", max_step)
-        if not self.max_step > 0:
-            raise ValueError(f"max_step must be > 0, got {max_step!r}")
         self.limiter = check_arg.choice("limiter", limiter, LIMITERS)
         self.diffusion = check_arg.nonnegative("diffusion", diffusion)
         n_degrees = grid.n if n_degrees is None else n_degrees
@@ -194,16 +186,12 @@ class ZonalFiniteVolumeScheme(Scheme):
         top = float(np.max(rate))
         return np.inf if top == 0 else 1.0 / top
 
-    def growth_step(self, y: np.ndarray) -> float:
-        """cfl_growth / Λ, Λ = max_l l(l+d-2)|a_l| ρ̄/(b_0 ρ̄) at the mean ρ̄ = mass/|S^{d-1}| of ``y``'s marginal."""
-        mean = float(self.velocity.weights @ self.mass(np.asarray(y, dtype=float))) / self.grid.area
-        return growth_step(linear_growth_bound(self._growth_rates, mean, self._denominator_zero), self.cfl_growth)
-
-    def _next_step(self, y: np.ndarray, bound: float) -> float:
-        return min(self.max_step, self.cfl * bound, self.growth_step(y))
+    def _mean_density(self, y: np.ndarray) -> float:
+        """ρ̄ = mass/|S^{d-1}| of ``y``'s marginal: Λ = max_l l(l+d-2)|a_l| ρ̄/(b_0 ρ̄)."""
+        return float(self.velocity.weights @ self.mass(np.asarray(y, dtype=float))) / self.grid.area
 
     def stable_step(self, y: np.ndarray) -> float:
-        """min(max_step, cfl × dt*, cfl_growth/Λ) at state ``y`` (module docstring)."""
+        """min(cfl × dt*, cfl_growth/Λ) at state ``y`` (module docstring)."""
         y = np.asarray(y, dtype=float)
         return self._next_step(y, self._positivity_bound(self.face_velocity(y)))
 
@@ -221,10 +209,6 @@ class ZonalFiniteVolumeScheme(Scheme):
         y_new, bound = ssp_rk3_step(y, dt, self._stage)
         # bound: the smallest dt* over the stages evaluated (the next step is checked against its own)
         return StepResult(y_new is not None, y_new, self._next_step(y, bound))
-
-    def check(self, y: np.ndarray) -> None:
-        super().check(y)
-        check_nonnegative(self.name, y)
 
     def mass(self, y: np.ndarray) -> np.ndarray:
         """Σ_i V_i ρ_m,i, per species."""

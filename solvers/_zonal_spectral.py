@@ -54,8 +54,17 @@ from typing import ClassVar
 import numpy as np
 
 from . import _validate as check_arg
-from ._runge_kutta import N_STAGES, FsalCache, LawsonTables, StepController, initial_step, lawson_step
-from ._scheme import NonPositiveNormaliser, Scheme, StepResult, UnderResolvedError
+from ._runge_kutta import (
+    N_STAGES,
+    FsalCache,
+    LawsonTables,
+    StepController,
+    adaptive_lawson_step,
+    initial_step,
+    nan_on_nonpositive,
+    writing_into,
+)
+from ._scheme import NonPositiveNormaliser, Scheme, StepResult, UnderResolvedError, resolved
 from ._velocity import ConvolutionVelocity
 from ._zonal_grid import ZonalGaussGrid, gegenbauer_table
 
@@ -134,6 +143,9 @@ class ZonalSpectralScheme(Scheme):
 
     # --- transforms -------------------------------------------------------
     def _coeffs(self, y: np.ndarray) -> np.ndarray:
+        entry = self._fsal.lookup(y)
+        if entry is not None:
+            return entry.coefficients
         return self.grid.analysis(y)
 
     def _values(self, coeffs: np.ndarray) -> np.ndarray:
@@ -162,18 +174,9 @@ class ZonalSpectralScheme(Scheme):
         rho_fine = coeffs @ self._q_fine.T
         return (rho_fine * factor) @ self._dq_fine
 
-    def _stage(self, coeffs: np.ndarray, out: np.ndarray) -> None:
-        out[...] = self._transport(coeffs)
-
     def _transport_of_state(self, coeffs: np.ndarray) -> np.ndarray:
         """:meth:`_transport` of an accepted state: B⋆ρ̄ ≤ 0 there is under-resolution."""
-        try:
-            return self._transport(coeffs)
-        except NonPositiveNormaliser as exc:
-            raise UnderResolvedError(
-                f"{self.name}: the denominator B⋆ρ became non-positive (min {exc.minimum:.3g}); "
-                f"n={self.grid.n} nodes do not resolve the solution"
-            ) from None
+        return resolved(self._transport, coeffs, self.name, f"increase n (now {self.grid.n})")
 
     def rhs(self, y: np.ndarray) -> np.ndarray:
         """dρ/dt at the nodes: synthesis of N(ρ) - σ l(l+d-2) ρ_l."""
@@ -195,14 +198,8 @@ class ZonalSpectralScheme(Scheme):
         def norm(v: np.ndarray) -> float:
             return float(np.linalg.norm(v)) / scale
 
-        def probe(h: float) -> np.ndarray:
-            try:
-                return self._transport(coeffs + h * f0)
-            except NonPositiveNormaliser:
-                return np.full_like(f0, np.nan)
-
-        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-            return initial_step(f0, probe, norm, y0_norm=norm(coeffs), max_step=bound)
+        probe = nan_on_nonpositive(lambda h: self._transport(coeffs + h * f0))
+        return initial_step(f0, probe, norm, y0_norm=norm(coeffs), max_step=bound)
 
     # --- stepping ---------------------------------------------------------
     def _start(self, y: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
@@ -216,25 +213,23 @@ class ZonalSpectralScheme(Scheme):
         bound = self._speed_bound(speed)
         if dt > bound * (1 + 1e-12):
             return StepResult(False, None, bound)
-        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-            try:
-                a1, err_vec = lawson_step(self._stage, a0, k0, self._tables(dt), self._stages)
-            except NonPositiveNormaliser:
-                err = np.inf
-            else:
-                size = max(np.linalg.norm(a0), np.linalg.norm(a1))
-                scale = self.atol + self.rtol * size
-                err = float(np.linalg.norm(err_vec) / scale) if scale > 0 else 0.0
-                if size > 0:
-                    tail_err = np.linalg.norm(err_vec[..., -self._n_tail :]) / (0.1 * self.tail_tol * size)
-                    err = max(err, float(tail_err))
-        if not (np.isfinite(err) and np.all(np.isfinite(a1))):
-            err = np.inf
-        accepted, factor = self._controller.decide(err)
+        accepted, a1, err, factor = adaptive_lawson_step(
+            writing_into(self._transport), a0, k0, self._tables(dt), self._stages, self._error_norm, self._controller
+        )
         if not accepted:
             return StepResult(False, None, dt * factor, err)
         y1 = self._fsal.accept(self._values(a1), a1, self._stages[N_STAGES - 1], self._speed)
         return StepResult(True, y1, min(dt * factor, self._speed_bound(self._speed)), err)
+
+    def _error_norm(self, a0: np.ndarray, a1: np.ndarray, err_vec: np.ndarray) -> float:
+        """‖e‖₂ / (atol + rtol ‖ρ‖₂), or the top-degree part of e over 0.1 · tail_tol · ‖ρ‖₂ when larger."""
+        size = max(np.linalg.norm(a0), np.linalg.norm(a1))
+        scale = self.atol + self.rtol * size
+        err = float(np.linalg.norm(err_vec) / scale) if scale > 0 else 0.0
+        if size > 0:
+            tail_err = np.linalg.norm(err_vec[..., -self._n_tail :]) / (0.1 * self.tail_tol * size)
+            err = max(err, float(tail_err))
+        return err
 
     def _speed_bound(self, speed: float) -> float:
         """cfl / (n max|u|): keeps h·(n max|u|), the size of the fastest transport

@@ -20,9 +20,13 @@ from solvers._runge_kutta import (
     LawsonTables,
     StepController,
     dense_weights,
+    adaptive_lawson_step,
     initial_step,
     lawson_step,
+    nan_on_nonpositive,
+    writing_into,
 )
+from solvers._scheme import NonPositiveNormaliser
 
 
 # ---------------------------------------------------------------------------- rooted trees
@@ -318,3 +322,37 @@ def test_preferred_steps_lie_on_a_ladder_just_below_the_proposal():
         assert h * 2 ** (-1 / 8) - 1e-15 <= q <= h
         assert tables.preferred_step(q) == q  # idempotent: consecutive proposals share tables
     assert LawsonTables(None).preferred_step(0.0371) == 0.0371
+
+
+# ---------------------------------------------------------------------------- adaptive Lawson step
+def test_adaptive_lawson_step_is_exact_for_the_linear_part_and_rejects_a_non_positive_normaliser():
+    rates = np.array([0.0, -1.0, -4.0])
+    tables = LawsonTables(rates)
+    y0 = np.array([1.0, 2.0, 3.0])
+    stages = np.empty((7, 3))
+    zero = writing_into(lambda y: np.zeros_like(y))
+    controller = StepController()
+    accepted, y1, err, factor = adaptive_lawson_step(
+        zero, y0, np.zeros(3), tables(0.5), stages, lambda a, b, e: float(np.linalg.norm(e)), controller
+    )
+    # N ≡ 0: y1 = e^{hλ} y0 to round-off, zero error estimate, the controller's largest growth
+    assert accepted and err == 0.0 and factor == controller.max_factor
+    np.testing.assert_allclose(y1, np.exp(0.5 * rates) * y0, rtol=1e-15)
+
+    def overshooting(y: np.ndarray, out: np.ndarray) -> None:
+        raise NonPositiveNormaliser(-1.0)
+
+    rejected = adaptive_lawson_step(overshooting, y0, np.zeros(3), tables(0.5), stages, lambda a, b, e: 0.0, controller)
+    assert rejected == (False, None, np.inf, controller.min_factor)
+
+
+def test_nan_on_nonpositive_turns_an_overshooting_probe_into_the_h0_fallback():
+    f0 = np.array([1.0, -1.0])
+
+    def probe(h: float) -> np.ndarray:
+        raise NonPositiveNormaliser(-0.5)
+
+    assert np.isnan(nan_on_nonpositive(probe)(0.1))
+    # non-finite d2: initial_step returns h0 = 0.01 d0/d1
+    h = initial_step(f0, nan_on_nonpositive(probe), lambda v: float(np.linalg.norm(v)), y0_norm=10.0)
+    assert h == pytest.approx(0.01 * 10.0 / np.sqrt(2.0), rel=1e-15)

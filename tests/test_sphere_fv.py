@@ -6,7 +6,15 @@ import numpy as np
 import pytest
 
 import meanfield as mf
-from solvers import SCHEMES, NegativeDensityError, SphereFiniteVolume, SphereGrid, SphereSpectral, evolve
+from solvers import (
+    SCHEMES,
+    NegativeDensityError,
+    SphereFiniteVolume,
+    SphereGrid,
+    SphereSpectral,
+    UnderResolvedError,
+    evolve,
+)
 from solvers._sphere_fv import ReducedGrid
 
 
@@ -256,3 +264,12 @@ def test_energy_increases_through_clustering() -> None:
     energy = [0.5 * np.sum(sc.velocity_grid.parseval_weights * mult * np.abs(sc.coefficients(y[0])[0]) ** 2) for y in run.y]
     assert np.all(np.diff(energy) > 0)
     assert energy[-1] > 3 * energy[0]  # clusters form: the energy grows substantially
+
+
+def test_non_positive_normaliser_is_under_resolution() -> None:
+    """B ⋆ ρ ≤ 0 at a face is reported as under-resolution, as by the other schemes."""
+    g = SphereGrid(8)
+    scheme = SphereFiniteVolume(g, mf.SelfAttention(1.0).velocity_spec(3))
+    y = -np.ones((1, scheme.mesh.n_cells))  # B ⋆ ρ < 0 everywhere
+    with pytest.raises(UnderResolvedError, match=r"under-resolved — the normaliser B ⋆ ρ became non-positive"):
+        scheme.rhs(y)

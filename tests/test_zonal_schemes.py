@@ -185,8 +185,9 @@ def test_energy_identity_usa(d):
     grad_potential = (coeffs * mult) @ dq.T  # Φ_t at the fine nodes, shape (time, 144)
     dissipation = ((1 - fine.t**2) * grad_potential**2 * (coeffs @ q.T)) @ fine.weights
     gained = simpson(dissipation, x=times)
-    # Simpson with h = 0.025 on a smooth integrand: error ~ h⁴ ≈ 4e-7 relative, plus rtol
-    assert energies[-1] - energies[0] == pytest.approx(gained, rel=1e-6)
+    # Simpson with h = 0.025: error O(h⁴) with a small constant for this slowly varying
+    # dissipation, plus rtol = 1e-12; measured 8e-9 (d = 3) and 3e-8 (d = 10) relative
+    assert energies[-1] - energies[0] == pytest.approx(gained, rel=3e-7)
     assert np.all(np.diff(energies) > 0)
 
 
@@ -290,5 +291,5 @@ def test_non_positive_normaliser_rejects_a_trial_step_and_is_under_resolution_at
     # rejected like a non-finite error estimate: retried with the controller's minimum factor 0.2
     assert not result.accepted and result.dt_next == pytest.approx(0.2 * h)
     calls["n"] = 1
-    with pytest.raises(UnderResolvedError, match="denominator B⋆ρ became non-positive"):
+    with pytest.raises(UnderResolvedError, match=r"under-resolved — the normaliser B ⋆ ρ became non-positive .*increase n"):
         scheme.rhs(y0)
