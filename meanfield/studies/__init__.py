@@ -1,0 +1,8 @@
+"""Studies: sweeps of runs over parameters and seeds, and the papers' diagrams built on them.
+
+Each public name is re-exported by :mod:`meanfield`.
+"""
+
+from __future__ import annotations
+
+__all__: list[str] = []
