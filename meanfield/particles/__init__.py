@@ -12,7 +12,8 @@
   Q, K, V, heads, feed-forward terms, R^d and paper 1's rescaled dynamics.
 * :func:`sample`, :func:`uniform_sphere`, :func:`von_mises_fisher`,
   :func:`orthogonal_frame`: initial conditions.
-* Diagnostics: :func:`number_of_clusters`, :func:`order_parameter`,
+* Diagnostics (vectorised over stacks of configurations, e.g. systems × times):
+  :func:`number_of_clusters`, :func:`pair_fraction`, :func:`order_parameter`,
   :func:`attention_matrix`, :func:`numerical_rank`,
   :func:`pairwise_inner_products`, :func:`particle_energy`.
 
@@ -33,6 +34,7 @@ from ._diagnostics import (
     number_of_clusters,
     numerical_rank,
     order_parameter,
+    pair_fraction,
     pairwise_inner_products,
     plot_pairwise_inner_products,
 )
@@ -48,6 +50,7 @@ __all__ = [
     "numerical_rank",
     "order_parameter",
     "orthogonal_frame",
+    "pair_fraction",
     "pairwise_inner_products",
     "particle_energy",
     "plot_pairwise_inner_products",

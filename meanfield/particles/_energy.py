@@ -16,7 +16,8 @@ import numpy as np
 from .._measures import EmpiricalMeasure
 from .._models import Kuramoto, SelfAttention
 from ._geometry import SPHERE_TOLERANCE, check_on_sphere
-from ._velocity import BETA_MAX_UNNORMALIZED, attention_sums, fourier_moments
+from ._compiled_statistics import kernel_sums
+from ._velocity import BETA_MAX_UNNORMALIZED, fourier_moments
 
 logger = logging.getLogger(__name__)
 
@@ -88,13 +89,15 @@ def energy_of_states(model: Any, states: np.ndarray, weights: np.ndarray, kind: 
         return total
     if not isinstance(model, SelfAttention):
         raise TypeError(f"model must be SelfAttention or Kuramoto, got {type(model).__name__}")
-    pts = np.stack([np.cos(states), np.sin(states)], axis=-1) if kind == "circle" else states
     beta = model.beta
     if beta == 0:
+        pts = np.stack([np.cos(states), np.sin(states)], axis=-1) if kind == "circle" else states
         m = np.einsum("sn,snd->sd", weights, pts)
         return 0.5 * np.sum(m * m, axis=-1)
-    # Σ_ij w_i w_j e^{β(<x_i,x_j>-1)} = Σ_i w_i D_i with D the denominators of attention_sums
-    total = np.einsum("sn,sn->s", weights, attention_sums(pts, weights, beta)[1])
+    # Σ_ij w_i w_j e^{β(<x_i,x_j>-1)}, each pair once, in parallel over systems
+    stack = states[..., None] if kind == "circle" else states
+    total = kernel_sums(np.ascontiguousarray(stack, dtype=float), np.ascontiguousarray(weights, dtype=float),
+                        kind == "circle", float(beta))
     with np.errstate(over="ignore"):
         prefactor = np.exp(beta) / (2 * beta) if beta <= BETA_MAX_UNNORMALIZED else np.inf
         out = prefactor * total if np.isfinite(prefactor) else np.exp(beta + np.log(total) - np.log(2 * beta))

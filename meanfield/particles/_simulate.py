@@ -18,20 +18,25 @@ from .._models import Kuramoto, SelfAttention
 from .._trackers import Checkpoint
 from .._validate import as_times
 from .._version import __version__
+from . import _ensemble
 from ._attention import Attention
 from ._energy import energy_of_states
 from ._geometry import SPHERE_TOLERANCE, check_on_sphere, geometry_for
 from ._integrators import METHODS, check_fixed_step, integrate
 from ._velocity import BLOCK_ELEMENTS, DirectSelfAttention, KuramotoVelocity, NufftSelfAttention
 
-__all__ = ["simulate", "NUFFT_MIN_PARTICLES", "PATHS"]
+__all__ = ["simulate", "NUFFT_MIN_PARTICLES", "ENSEMBLE_MAX_PARTICLES", "PATHS"]
 
 logger = logging.getLogger(__name__)
 
 #: below this many particles per system the direct O(n²) sum beats the NUFFT path on S¹
 #: (benchmarks/bench_particles_nufft.py)
 NUFFT_MIN_PARTICLES = 256
-PATHS = ("auto", "direct", "nufft")
+#: up to this many particles per system, "auto" integrates SelfAttention without noise by dopri5 with the
+#: compiled per-system kernels of :mod:`._ensemble` (benchmarks/bench_particles_figure3.py)
+ENSEMBLE_MAX_PARTICLES = 128
+PATHS = ("auto", "direct", "nufft", "ensemble")
+ENSEMBLE_INTEGRATOR = "Dormand–Prince 5(4) in exponential charts, adaptive per system (compiled), dense output"
 FREQUENCY_RULES = ("quantile", "iid")
 #: settings a resumed run may change: how the path was asked for ("auto" or the path it chose,
 #: which is compared as ``path``); the number of Fourier modes, a function of beta and
@@ -99,9 +104,14 @@ def simulate(
         Randomness of the noise and of "iid" frequencies; recorded in attrs.
         With noise, the generator's state at the last output is stored in the
         attr ``rng_state`` (JSON) so that a resumed run continues the stream.
-    path : {"auto", "direct", "nufft"}
-        Velocity evaluation: direct O(n²) blocked BLAS sums, or (S¹, SA/USA)
-        NUFFT. "auto" takes "nufft" for n ≥ ``NUFFT_MIN_PARTICLES`` on S¹.
+    path : {"auto", "direct", "nufft", "ensemble"}
+        Velocity evaluation: direct O(n²) blocked BLAS sums, (S¹, SA/USA)
+        NUFFT, or (SelfAttention on S¹ or S^{d-1}, no noise, dopri5) compiled
+        per-system kernels (:mod:`._ensemble`): each system takes its own
+        adaptive steps, in parallel over systems, so a system's trajectory is
+        the same bit for bit alone or in a batch of any size. "auto" takes
+        "ensemble" where it applies and n ≤ ``ENSEMBLE_MAX_PARTICLES``, else
+        "nufft" for n ≥ ``NUFFT_MIN_PARTICLES`` on S¹, else "direct".
         Kuramoto models always use their O(n K_h) Fourier moments.
     accuracy : float
         Relative accuracy of the NUFFT kernel sums (Fourier truncation and
@@ -117,9 +127,9 @@ def simulate(
     sphere_tolerance : float
         Allowed | |x_i| - 1 | of x0 on S^{d-1}.
     max_steps : int
-        Maximum number of steps (adaptive: accepted + rejected; fixed-step: a
-        run stops before the output interval that would exceed it), then
-        ``success = 0``.
+        Maximum number of steps (adaptive: accepted + rejected, of each system
+        on the "ensemble" path; fixed-step: a run stops before the output
+        interval that would exceed it), then ``success = 0``.
     block_elements : int
         Largest number of Gram-matrix entries alive at once (memory bound).
     progress : bool
@@ -145,7 +155,7 @@ def simulate(
         ``Attention``), ``mass`` Σ_i w_i (= 1), ``order_parameter`` |Σ w_i x_i|,
         ``weights``; attrs with
         the model's parameters, method, tolerances, path, integrator, seed,
-        steps, nfev, ``max_sphere_deviation`` (max_i,t | |x_i(t)| - 1 |),
+        steps, nfev (sums over systems), ``max_sphere_deviation`` (max_i,t | |x_i(t)| - 1 |),
         ``success``/``message`` and wall time.
 
     Raises
@@ -207,11 +217,18 @@ def simulate(
     if path == "nufft" and used_path != "nufft":
         raise ValueError(f"path='nufft' is available for SelfAttention on the circle only, got {model.name} "
                          f"on a {kind!r} domain")
+    ensemble_applies = isinstance(model, SelfAttention) and noise == 0 and method == "dopri5" and kind != "euclidean"
+    if path == "ensemble" and not ensemble_applies:
+        raise ValueError(f"path='ensemble' is available for SelfAttention without noise and method='dopri5' on "
+                         f"the circle or a sphere, got {type(model).__name__} with noise = {noise}, "
+                         f"method={method!r} on a {kind!r} domain")
+    if path == "ensemble" or (path == "auto" and ensemble_applies and states.shape[1] <= ENSEMBLE_MAX_PARTICLES):
+        used_path = "ensemble"
 
     geometry = geometry_for(kind)
     run_attrs = {
         "method": method,
-        "integrator": METHODS[method],
+        "integrator": ENSEMBLE_INTEGRATOR if used_path == "ensemble" else METHODS[method],
         "rtol": rtol, "atol": atol, "dt": -1.0 if dt is None else float(dt),
         "path": used_path, "path_requested": path,
         "accuracy": accuracy if used_path == "nufft" else -1.0,
@@ -268,8 +285,14 @@ def simulate(
 
     start = _time.perf_counter()
     try:
-        result = integrate(geometry, velocity, states, remaining, method, rtol=rtol, atol=atol, dt=dt, noise=noise,
-                           rng=rng, max_steps=max_steps, on_output=on_output)
+        if used_path == "ensemble":
+            result = _ensemble.integrate(_ensemble.CIRCLE if kind == "circle" else _ensemble.SPHERE, states,
+                                         weights, model.beta, model.normalized, remaining, rtol=rtol, atol=atol,
+                                         max_steps=max_steps, on_output=on_output,
+                                         every_output=progress or checkpoint is not None)
+        else:
+            result = integrate(geometry, velocity, states, remaining, method, rtol=rtol, atol=atol, dt=dt,
+                               noise=noise, rng=rng, max_steps=max_steps, on_output=on_output)
     finally:
         if bar is not None:
             bar.close()

@@ -1,0 +1,510 @@
+"""Compiled ensembles: many small SA/USA systems, each with its own adaptive Dormand–Prince 5(4).
+
+The velocity of one system (DESIGN §2, :mod:`._velocity`), with weights w_j and
+the exponent shifted by -β so that no term overflows,
+
+    N_i = Σ_j w_j e^{β(<x_i,x_j> - 1)} x_j,   D_i = Σ_j w_j e^{β(<x_i,x_j> - 1)},
+    SA:  ẋ_i = P⊥_{x_i} N_i / D_i,            USA: ẋ_i = e^β P⊥_{x_i} N_i,
+
+is summed over the pairs i < j once (the kernel is symmetric: one exponential
+per pair; the diagonal term j = i adds w_i to D_i and nothing after P⊥). On
+S¹ the state is the angles and <x_i,x_j> = c_i c_j + s_i s_j, sin(θ_j - θ_i) =
+c_i s_j - s_i c_j with c = cos θ, s = sin θ (2n trigonometric calls per
+evaluation, none per pair); the velocity is θ̇_i = Σ_j w_j e_ij sin(θ_j - θ_i)
+over D_i (SA) or times e^β (USA).
+
+Time stepping. Every system runs its own Dormand–Prince 5(4) with the tableau
+and the step-size controller of :mod:`solvers._runge_kutta` (the integrator of
+:func:`._integrators.integrate` with ``method="dopri5"``, for one system):
+chart coordinates of the exponential map on S^{d-1} (:class:`._geometry.SphereGeometry`,
+so |x_i| = 1 to round-off), angles on S¹; error norm the RMS over particles
+and components of err/(atol + rtol·scale) (scale 1 for angles, max(|x|, |x_new|)
+per component on the sphere); first step by Hairer–Nørsett–Wanner; FSAL;
+4th-order dense output at the output times; the last step lands on the final
+time. A system's trajectory depends on nothing but its own initial state, so
+it is the same bit for bit in a batch of any size and for any split of the
+output times into calls (the state carried between calls is each system's
+time, position, velocity, step size and controller memory).
+
+Systems are spread over threads with ``numba.prange``; the number of threads
+is numba's (``NUMBA_NUM_THREADS``, or :func:`numba.set_num_threads`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numba
+import numpy as np
+
+from solvers._runge_kutta import A as _TABLEAU_A
+from solvers._runge_kutta import C as _TABLEAU_C
+from solvers._runge_kutta import E as _TABLEAU_E
+from solvers._runge_kutta import ERROR_ORDER, StepController
+from solvers._runge_kutta import P as _TABLEAU_P
+
+from ._integrators import IntegrationResult
+
+__all__ = ["EnsembleState", "start", "advance", "integrate", "CIRCLE", "SPHERE", "STATUS_MESSAGES"]
+
+#: geometry codes of the kernels
+CIRCLE, SPHERE = 0, 1
+#: per-system status: running, or why it stopped
+RUNNING, MAX_STEPS, UNDERFLOW = 0, 1, 2
+STATUS_MESSAGES = {MAX_STEPS: "exceeded max_steps", UNDERFLOW: "step size underflow"}
+
+_A = np.ascontiguousarray(_TABLEAU_A)
+_C = np.ascontiguousarray(_TABLEAU_C)
+_E = np.ascontiguousarray(_TABLEAU_E)
+_P = np.ascontiguousarray(_TABLEAU_P)
+_CONTROLLER = StepController()
+_SAFETY, _MIN_FACTOR, _MAX_FACTOR = _CONTROLLER.safety, _CONTROLLER.min_factor, _CONTROLLER.max_factor
+_EXPONENT = -1.0 / (ERROR_ORDER + 1)
+_EPS = float(np.finfo(float).eps)
+
+
+# ---------------------------------------------------------------------------- velocity of one system
+@numba.njit(cache=True)
+def _circle_velocity(theta, w, beta, normalized, factor, out, cs, sn, den):
+    """θ̇ of one system of angles ``theta`` (n, 1) into ``out`` (n, 1)."""
+    n = theta.shape[0]
+    for i in range(n):
+        cs[i] = np.cos(theta[i, 0])
+        sn[i] = np.sin(theta[i, 0])
+        out[i, 0] = 0.0
+        den[i] = w[i]
+    for i in range(n):
+        ci, si, wi = cs[i], sn[i], w[i]
+        acc_s, acc_d = 0.0, 0.0
+        for j in range(i + 1, n):
+            e = np.exp(beta * (ci * cs[j] + si * sn[j] - 1.0))
+            s = ci * sn[j] - si * cs[j]  # sin(θ_j - θ_i)
+            wj_e = w[j] * e
+            wi_e = wi * e
+            acc_s += wj_e * s
+            acc_d += wj_e
+            out[j, 0] -= wi_e * s
+            den[j] += wi_e
+        out[i, 0] += acc_s
+        den[i] += acc_d
+    for i in range(n):
+        out[i, 0] = out[i, 0] / den[i] if normalized else factor * out[i, 0]
+
+
+@numba.njit(cache=True)
+def _sphere_velocity(x, w, beta, normalized, factor, out, den):
+    """ẋ = P⊥_x N / D (SA) or e^β P⊥_x N (USA) of one system of unit vectors ``x`` (n, d) into ``out``."""
+    n, d = x.shape
+    for i in range(n):
+        den[i] = w[i]
+        for k in range(d):
+            out[i, k] = w[i] * x[i, k]
+    for i in range(n):
+        wi = w[i]
+        acc_d = 0.0
+        for j in range(i + 1, n):
+            g = 0.0
+            for k in range(d):
+                g += x[i, k] * x[j, k]
+            e = np.exp(beta * (g - 1.0))
+            wj_e = w[j] * e
+            wi_e = wi * e
+            acc_d += wj_e
+            den[j] += wi_e
+            for k in range(d):
+                out[i, k] += wj_e * x[j, k]
+                out[j, k] += wi_e * x[i, k]
+        den[i] += acc_d
+    for i in range(n):
+        g = 0.0
+        for k in range(d):
+            g += x[i, k] * out[i, k]
+        scale = 1.0 / den[i] if normalized else factor
+        for k in range(d):
+            out[i, k] = scale * (out[i, k] - g * x[i, k])
+
+
+@numba.njit(cache=True)
+def _velocity(kind, x, w, beta, normalized, factor, out, work):
+    """The velocity of one system (ambient components on the sphere, angle rates on S¹)."""
+    if kind == CIRCLE:
+        _circle_velocity(x, w, beta, normalized, factor, out, work[0], work[1], work[2])
+    else:
+        _sphere_velocity(x, w, beta, normalized, factor, out, work[0])
+
+
+# ---------------------------------------------------------------------------- charts (:mod:`._geometry`)
+@numba.njit(cache=True)
+def _chart_exp(kind, p, u, out):
+    """exp_p(u): p + u for angles; cos(r) p + (sin r / r) u, r = |u|, per point on the sphere."""
+    n, m = p.shape
+    if kind == CIRCLE:
+        for i in range(n):
+            out[i, 0] = p[i, 0] + u[i, 0]
+        return
+    for i in range(n):
+        r2 = 0.0
+        for k in range(m):
+            r2 += u[i, k] * u[i, k]
+        r = np.sqrt(r2)
+        c = np.cos(r)
+        sc = np.sin(r) / r if r > 0 else 1.0
+        for k in range(m):
+            out[i, k] = c * p[i, k] + sc * u[i, k]
+
+
+@numba.njit(cache=True)
+def _chart_pullback(kind, p, u, f, out):
+    """dexp_p(u)^{-1} f (:meth:`._geometry.SphereGeometry.dexpinv`; the identity for angles)."""
+    n, m = p.shape
+    if kind == CIRCLE:
+        for i in range(n):
+            out[i, 0] = f[i, 0]
+        return
+    for i in range(n):
+        r2 = 0.0
+        for k in range(m):
+            r2 += u[i, k] * u[i, k]
+        r = np.sqrt(r2)
+        if r > 0:
+            c, s = np.cos(r), np.sin(r)
+            f_r, f_x = 0.0, 0.0
+            for k in range(m):
+                uh = u[i, k] / r
+                f_r += f[i, k] * (c * uh - s * p[i, k])
+                f_x += f[i, k] * (c * p[i, k] + s * uh)
+            inv_sinc = r / s
+            for k in range(m):
+                uh = u[i, k] / r
+                e_r = c * uh - s * p[i, k]
+                xk = c * p[i, k] + s * uh
+                out[i, k] = (f[i, k] - f_r * e_r - f_x * xk) * inv_sinc + f_r * uh
+        else:
+            for k in range(m):
+                out[i, k] = f[i, k]
+        g = 0.0
+        for k in range(m):
+            g += p[i, k] * out[i, k]
+        for k in range(m):
+            out[i, k] -= g * p[i, k]
+
+
+@numba.njit(cache=True)
+def _rms_scaled(kind, v, p, q, rtol, atol):
+    """RMS over entries of v / (atol + rtol·scale), scale 1 (angles) or max(|p|, |q|) per component."""
+    n, m = v.shape
+    total = 0.0
+    for i in range(n):
+        for k in range(m):
+            size = 1.0 if kind == CIRCLE else max(abs(p[i, k]), abs(q[i, k]))
+            ratio = v[i, k] / (atol + rtol * size)
+            total += ratio * ratio
+    return np.sqrt(total / (n * m))
+
+
+# ---------------------------------------------------------------------------- one system
+@numba.njit(cache=True)
+def _first_step(kind, x, f, w, beta, normalized, factor, rtol, atol, work, u, y, g):
+    """Hairer–Nørsett–Wanner starting step (:func:`solvers._runge_kutta.initial_step`, as
+    :func:`._integrators._initial_step` for one system); costs one velocity evaluation."""
+    n, m = x.shape
+    d0 = 1.0 / (atol + rtol) if kind == CIRCLE else _rms_scaled(kind, x, x, x, rtol, atol)
+    d1 = _rms_scaled(kind, f, x, x, rtol, atol)
+    if not (np.isfinite(d0) and np.isfinite(d1)) or d0 < 1e-5 or d1 < 1e-5 or not 0.01 * d0 / d1 > 0:
+        h0 = 1e-6
+    else:
+        h0 = 0.01 * d0 / d1
+    zero = np.zeros_like(x)
+    _chart_pullback(kind, x, zero, f, u)
+    for i in range(n):
+        for k in range(m):
+            u[i, k] *= h0
+    _chart_exp(kind, x, u, y)
+    _velocity(kind, y, w, beta, normalized, factor, g, work)
+    for i in range(n):
+        for k in range(m):
+            g[i, k] -= f[i, k]
+    d2 = _rms_scaled(kind, g, x, x, rtol, atol) / h0
+    if not (np.isfinite(d1) and np.isfinite(d2)):
+        return h0
+    big = max(d1, d2)
+    h1 = max(1e-6, 1e-3 * h0) if big <= 1e-15 else (0.01 / big) ** (1.0 / (ERROR_ORDER + 1))
+    return min(100 * h0, h1)
+
+
+@numba.njit(cache=True)
+def _dense_output(kind, dense, theta, u, out):
+    """exp_{x_n}(u(θ)), u(θ) = Σ_q θ^q Q_q, from ``dense`` = [x_n, Q_1, …, Q_4] of the last step."""
+    n, m = u.shape
+    for i in range(n):
+        for k in range(m):
+            u[i, k] = theta * (dense[1, i, k] + theta * (dense[2, i, k] + theta * (dense[3, i, k]
+                                                                                + theta * dense[4, i, k])))
+    _chart_exp(kind, dense[0], u, out)
+
+
+@numba.njit(cache=True)
+def _advance_system(kind, x, f, w, beta, normalized, factor, rtol, atol, t_out, t_end, max_steps,
+                    clock, counts, steps, dense, out):
+    """Advance one system until it has written its state at every time of ``t_out`` into ``out``.
+
+    ``clock`` = [t, h, rejected_last, t of the last step's start, its size]; ``counts`` =
+    [n_steps, n_rejected, nfev, status]; ``steps`` = [min h, max h] of accepted steps;
+    ``dense`` = [x_n, Q_1, …, Q_4] of the last accepted step, whose dense output is
+    exp_{x_n}(Σ_q θ^q Q_q) with Q_q = h Σ_j P_jq K_j. ``x``, ``f`` (velocity at x) and these
+    are updated in place; on a stop (``counts[3]`` ≠ 0) the outputs not reached are left.
+    Outputs inside the last step of a previous call are written from ``dense`` first.
+    """
+    n, m = x.shape
+    ks = np.empty((7, n, m))
+    work = np.empty((3, n))
+    u = np.empty((n, m))
+    y = np.empty((n, m))
+    g = np.empty((n, m))
+    x_new = np.empty((n, m))
+    f_new = np.empty((n, m))
+    err = np.empty((n, m))
+    t, h = clock[0], clock[1]
+    rejected_last = clock[2] != 0.0
+    next_out = 0
+    while counts[0] > 0 and next_out < t_out.size and t_out[next_out] <= t:
+        if t_out[next_out] == t:
+            out[next_out] = x
+        else:
+            _dense_output(kind, dense, (t_out[next_out] - clock[3]) / clock[4], u, out[next_out])
+        next_out += 1
+    while next_out < t_out.size:
+        if counts[0] + counts[1] >= max_steps:
+            counts[3] = MAX_STEPS
+            break
+        h = min(h, t_end - t)
+        if h <= 16 * _EPS * max(1.0, abs(t)):
+            counts[3] = UNDERFLOW
+            break
+        u[:, :] = 0.0
+        _chart_pullback(kind, x, u, f, ks[0])
+        for stage in range(1, 6):
+            for i in range(n):
+                for k in range(m):
+                    acc = 0.0
+                    for j in range(stage):
+                        acc += _A[stage, j] * ks[j, i, k]
+                    u[i, k] = h * acc
+            _chart_exp(kind, x, u, y)
+            _velocity(kind, y, w, beta, normalized, factor, g, work)
+            _chart_pullback(kind, x, u, g, ks[stage])
+        for i in range(n):
+            for k in range(m):
+                acc = 0.0
+                for j in range(6):
+                    acc += _A[6, j] * ks[j, i, k]
+                u[i, k] = h * acc
+        _chart_exp(kind, x, u, x_new)
+        _velocity(kind, x_new, w, beta, normalized, factor, f_new, work)
+        _chart_pullback(kind, x, u, f_new, ks[6])
+        counts[2] += 6
+        finite = True
+        for i in range(n):
+            for k in range(m):
+                acc = 0.0
+                for j in range(7):
+                    acc += _E[j] * ks[j, i, k]
+                err[i, k] = h * acc
+                if not np.isfinite(err[i, k]):
+                    finite = False
+        err_norm = _rms_scaled(kind, err, x, x_new, rtol, atol) if finite else np.inf
+        # the controller of solvers._runge_kutta.StepController
+        if not np.isfinite(err_norm):
+            accepted, fac = False, _MIN_FACTOR
+        else:
+            fac = _MAX_FACTOR if err_norm == 0 else min(_MAX_FACTOR, max(_MIN_FACTOR,
+                                                                         _SAFETY * err_norm ** _EXPONENT))
+            accepted = err_norm <= 1
+            if accepted and rejected_last:
+                fac = min(1.0, fac)
+        rejected_last = not accepted
+        if not accepted:
+            counts[1] += 1
+            h *= fac
+            continue
+        t_new = t + h if t_end - (t + h) > 1e-13 * max(1.0, abs(t_end)) else t_end
+        dense[0] = x
+        for q in range(4):
+            for i in range(n):
+                for k in range(m):
+                    acc = 0.0
+                    for j in range(7):
+                        acc += _P[j, q] * ks[j, i, k]
+                    dense[q + 1, i, k] = h * acc
+        clock[3], clock[4] = t, h
+        while next_out < t_out.size and t_out[next_out] <= t_new:
+            if t_out[next_out] == t_new:
+                out[next_out] = x_new
+            else:
+                _dense_output(kind, dense, (t_out[next_out] - t) / h, u, out[next_out])
+            next_out += 1
+        if counts[0] == 0 or h < steps[0]:
+            steps[0] = h
+        steps[1] = max(steps[1], h)
+        counts[0] += 1
+        t = t_new
+        x[:, :] = x_new
+        f[:, :] = f_new
+        h *= fac
+    clock[0], clock[1] = t, h
+    clock[2] = 1.0 if rejected_last else 0.0
+
+
+# ---------------------------------------------------------------------------- batches
+@numba.njit(cache=True, parallel=True)
+def _start_batch(kind, x, w, beta, normalized, factor, rtol, atol, f, clock, counts):
+    for s in numba.prange(x.shape[0]):
+        n, m = x.shape[1], x.shape[2]
+        work = np.empty((3, n))
+        _velocity(kind, x[s], w[s], beta, normalized, factor, f[s], work)
+        u = np.empty((n, m))
+        y = np.empty((n, m))
+        g = np.empty((n, m))
+        clock[s, 1] = _first_step(kind, x[s], f[s], w[s], beta, normalized, factor, rtol, atol, work, u, y, g)
+        counts[s, 2] = 2
+
+
+@numba.njit(cache=True, parallel=True)
+def _advance_batch(kind, x, f, w, beta, normalized, factor, rtol, atol, t_out, t_end, max_steps,
+                   clock, counts, steps, dense, out):
+    for s in numba.prange(x.shape[0]):
+        if counts[s, 3] == RUNNING:
+            _advance_system(kind, x[s], f[s], w[s], beta, normalized, factor, rtol, atol, t_out, t_end,
+                            max_steps, clock[s], counts[s], steps[s], dense[s], out[s])
+
+
+@dataclass
+class EnsembleState:
+    """Per-system state of a compiled ensemble between calls of :func:`advance`.
+
+    Attributes
+    ----------
+    x : ndarray, shape (systems, n, m)
+        Positions at each system's own time ``clock[:, 0]`` (m = 1: angles; m = d: unit vectors).
+    f : ndarray, shape (systems, n, m)
+        The velocity at ``x`` (the first stage of the next step, FSAL).
+    clock : ndarray, shape (systems, 5)
+        Time, next step size, 1.0 if the last attempt was rejected, start and size of the
+        last accepted step.
+    counts : ndarray of int64, shape (systems, 4)
+        Accepted steps, rejected steps, velocity evaluations, status (0 running,
+        1 max_steps exceeded, 2 step size underflow).
+    steps : ndarray, shape (systems, 2)
+        Smallest and largest accepted step.
+    dense : ndarray, shape (systems, 5, n, m)
+        Dense output of the last accepted step: its start x_n and Q_1, …, Q_4.
+    """
+
+    kind: int
+    weights: np.ndarray
+    beta: float
+    normalized: bool
+    factor: float
+    rtol: float
+    atol: float
+    t_end: float
+    max_steps: int
+    x: np.ndarray
+    f: np.ndarray
+    clock: np.ndarray
+    counts: np.ndarray
+    steps: np.ndarray
+    dense: np.ndarray
+
+
+def start(kind: int, x0: np.ndarray, weights: np.ndarray, beta: float, normalized: bool, t0: float,
+          t_end: float, rtol: float, atol: float, max_steps: int) -> EnsembleState:
+    """Initial state of a compiled ensemble: velocity and first step of every system.
+
+    ``x0``: (systems, n) angles (``kind=CIRCLE``) or (systems, n, d) unit vectors
+    (``kind=SPHERE``); ``weights`` (systems, n); ``t_end``: the final time (the last
+    step of every system lands on it). USA (``normalized=False``) multiplies by e^β.
+    """
+    x = np.array(x0[..., None] if kind == CIRCLE else x0, dtype=float, order="C")
+    w = np.ascontiguousarray(weights, dtype=float)
+    factor = 1.0 if normalized else float(np.exp(beta))
+    n_sys = x.shape[0]
+    f = np.empty_like(x)
+    clock = np.zeros((n_sys, 5))
+    clock[:, 0] = t0
+    counts = np.zeros((n_sys, 4), dtype=np.int64)
+    steps = np.full((n_sys, 2), np.inf)
+    steps[:, 1] = 0.0
+    _start_batch(kind, x, w, float(beta), bool(normalized), factor, float(rtol), float(atol), f, clock, counts)
+    return EnsembleState(kind, w, float(beta), bool(normalized), factor, float(rtol), float(atol), float(t_end),
+                         int(max_steps), x, f, clock, counts, steps, np.zeros((n_sys, 5, *x.shape[1:])))
+
+
+def advance(state: EnsembleState, t_out: np.ndarray) -> np.ndarray:
+    """Advance every system of ``state`` through the output times ``t_out`` (increasing, after the
+    systems' current times, ≤ t_end); returns the states there, shape (systems, len(t_out), n, m).
+
+    Systems that stop (``state.counts[:, 3]`` ≠ 0) leave NaN at the outputs they did not reach.
+    """
+    t_out = np.ascontiguousarray(t_out, dtype=float)
+    out = np.full((state.x.shape[0], t_out.size, *state.x.shape[1:]), np.nan)
+    _advance_batch(state.kind, state.x, state.f, state.weights, state.beta, state.normalized, state.factor,
+                   state.rtol, state.atol, t_out, state.t_end, state.max_steps, state.clock, state.counts,
+                   state.steps, state.dense, out)
+    return out
+
+
+def integrate(kind: int, x0: np.ndarray, weights: np.ndarray, beta: float, normalized: bool, t_eval: np.ndarray,
+              *, rtol: float, atol: float, max_steps: int,
+              on_output: Callable[[int, np.ndarray], None] | None = None,
+              every_output: bool = False) -> IntegrationResult:
+    """Integrate every system from ``t_eval[0]``; states at ``t_eval`` as :func:`._integrators.integrate`.
+
+    ``on_output(i, states)`` is called for each output time in order with the
+    states of all systems (angles (systems, n) or points (systems, n, d)). With
+    ``every_output`` the kernel runs output interval by output interval (so that
+    a progress bar or a checkpoint sees each output as it is reached), else in one
+    call; the trajectories are the same bit for bit. ``max_steps`` bounds the
+    steps (accepted + rejected) of each system; the run stops at the first output
+    time some system did not reach. Step counts and evaluations in the result are
+    sums over systems; ``step_sizes`` holds the smallest and largest accepted step.
+    """
+    x0 = np.asarray(x0, dtype=float)
+    out = IntegrationResult(states=[x0.copy()])
+    if on_output is not None:
+        on_output(0, x0)
+    state = start(kind, x0, weights, beta, normalized, float(t_eval[0]), float(t_eval[-1]), rtol, atol, max_steps)
+    chunks = [t_eval[i:i + 1] for i in range(1, t_eval.size)] if every_output else [t_eval[1:]]
+    index = 1
+    for chunk in chunks:
+        if chunk.size == 0:
+            break
+        states = advance(state, chunk)
+        complete = True
+        for k in range(chunk.size):
+            if not np.all(np.isfinite(states[:, k])):
+                complete = False
+                break
+            reached = states[:, k, :, 0] if kind == CIRCLE else states[:, k]
+            out.states.append(reached)
+            if on_output is not None:
+                on_output(index, reached)
+            index += 1
+        if not complete:
+            break
+    stopped = np.nonzero(state.counts[:, 3] != RUNNING)[0]
+    if index < t_eval.size:
+        first = int(stopped[0]) if stopped.size else 0
+        reason = STATUS_MESSAGES.get(int(state.counts[first, 3]), "non-finite state")
+        limit = f" = {max_steps} per system" if state.counts[first, 3] == MAX_STEPS else ""
+        out.success = False
+        out.message = (f"{max(stopped.size, 1)} of {x0.shape[0]} systems stopped: {reason}{limit} "
+                       f"(system {first} at t = {state.clock[first, 0]:.6g})")
+    out.n_steps = int(state.counts[:, 0].sum())
+    out.n_rejected = int(state.counts[:, 1].sum())
+    out.nfev = int(state.counts[:, 2].sum())
+    accepted = state.counts[:, 0] > 0
+    if np.any(accepted):
+        out.step_sizes = [float(state.steps[accepted, 0].min()), float(state.steps[accepted, 1].max())]
+    return out
