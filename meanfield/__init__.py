@@ -28,6 +28,7 @@ from ._version import __version__
 from ._zonal import ZonalSphere
 from ._wasserstein import WassersteinResult, wasserstein
 from ._compare import compare
+from .studies import SweepError, sweep
 
 __all__ = [
     "Attention",
@@ -36,6 +37,7 @@ __all__ = [
     "EmpiricalMeasure",
     "Kuramoto",
     "SelfAttention",
+    "SweepError",
     "Sphere",
     "WassersteinResult",
     "ZonalSphere",
@@ -54,6 +56,7 @@ __all__ = [
     "simulate",
     "solve",
     "sphere_area",
+    "sweep",
     "uniform",
     "von_mises",
     "wasserstein",

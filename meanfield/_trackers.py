@@ -16,6 +16,8 @@ from pathlib import Path
 import numpy as np
 import xarray as xr
 
+from ._files import write_atomically
+
 __all__ = ["ProgressBar", "Checkpoint"]
 
 
@@ -78,7 +80,5 @@ class Checkpoint:
 
     def save(self, ds: xr.Dataset) -> None:
         """Write ``ds`` to the file atomically (beside it, then renamed)."""
-        tmp = self.path.with_name(self.path.name + ".partial")
-        ds.to_netcdf(tmp)
-        os.replace(tmp, self.path)
+        write_atomically(self.path, ds.to_netcdf)
         self._last_write = time.monotonic()

@@ -20,3 +20,17 @@ def _strict_floating_point():
 @pytest.fixture
 def rng() -> np.random.Generator:
     return np.random.default_rng(20261130)
+
+
+@pytest.fixture(scope="session")
+def dask_client():
+    """One LocalCluster of two single-threaded worker processes for the whole session."""
+    import warnings
+
+    from distributed import Client, LocalCluster
+
+    with warnings.catch_warnings():  # no dashboard, but the metrics server still asks for port 8787
+        warnings.filterwarnings("ignore", message="Port 8787 is already in use", category=UserWarning)
+        cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None)
+    with cluster, Client(cluster) as client:
+        yield client

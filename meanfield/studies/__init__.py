@@ -5,4 +5,6 @@ Each public name is re-exported by :mod:`meanfield`.
 
 from __future__ import annotations
 
-__all__: list[str] = []
+from ._sweep import SweepError, sweep
+
+__all__: list[str] = ["SweepError", "sweep"]

@@ -1,0 +1,141 @@
+"""Result files: output paths checked before any work, atomic writes, checksummed NetCDF.
+
+* :func:`check_output_path`: refuse a path that cannot be written (a device, a
+  directory where a file is wanted or the reverse, a missing or read-only
+  parent) before anything is computed, naming the path.
+* :func:`write_atomically`: write beside the target, then ``os.replace``, so a
+  reader (or a killed writer) never sees half a file.
+* :func:`write_netcdf` / :func:`read_netcdf`: a NetCDF file whose attribute
+  ``sha256`` is the digest of its data variables (:func:`data_checksum`); the
+  reader checks it and names the file when it is empty, truncated, foreign or
+  altered.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import uuid
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+import xarray as xr
+
+__all__ = [
+    "FileCheckError",
+    "check_output_path",
+    "data_checksum",
+    "read_netcdf",
+    "write_atomically",
+    "write_netcdf",
+]
+
+CHECKSUM_ATTR = "sha256"
+
+
+class FileCheckError(ValueError):
+    """A result file is missing, unreadable, foreign, or fails its checksum."""
+
+
+def check_output_path(path: str | os.PathLike, name: str = "output", *, directory: bool = False) -> Path:
+    """Return ``path`` as a Path if a file (or, with ``directory``, a directory) can be written there.
+
+    Raises
+    ------
+    ValueError
+        The path exists as the wrong kind (a directory or device for a file, a
+        file for a directory), its parent does not exist or is not a
+        directory, or the place to write in is not writable.
+    """
+    p = Path(path).expanduser()
+    if p.exists():
+        if directory and not p.is_dir():
+            raise ValueError(f"{name} {str(p)!r} exists and is not a directory")
+        if not directory and not p.is_file():
+            raise ValueError(f"{name} {str(p)!r} exists and is not a regular file")
+        target = p if directory else p.parent
+        if not os.access(target, os.W_OK | os.X_OK):
+            raise ValueError(f"{name} {str(p)!r} is not writable")
+        return p
+    parent = p.absolute().parent
+    if not parent.exists():
+        raise ValueError(f"{name} {str(p)!r} is in a directory that does not exist: {str(parent)!r}")
+    if not parent.is_dir():
+        raise ValueError(f"{name} {str(p)!r} is below {str(parent)!r}, which is not a directory")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise ValueError(f"{name} {str(p)!r} cannot be created: directory {str(parent)!r} is not writable")
+    return p
+
+
+def write_atomically(path: str | os.PathLike, write: Callable[[Path], object]) -> Path:
+    """Call ``write(tmp)`` on a file beside ``path``, then rename it to ``path`` (``os.replace``).
+
+    The temporary name is unique to the process, so concurrent writers never
+    share it; on failure it is removed and the error propagates.
+    """
+    p = Path(path)
+    tmp = p.with_name(f".{p.name}.{os.getpid()}.{uuid.uuid4().hex[:8]}.partial")
+    try:
+        write(tmp)
+        os.replace(tmp, p)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    return p
+
+
+def data_checksum(ds: xr.Dataset) -> str:
+    """sha256 over the data variables of ``ds``: name, shape and bytes, in name order.
+
+    Numeric values are hashed as little-endian C-ordered bytes of their dtype;
+    any other values (strings) as their text, so the digest survives a NetCDF
+    round trip.
+    """
+    h = hashlib.sha256()
+    for name in sorted(map(str, ds.data_vars)):
+        values = np.asarray(ds[name].values)
+        h.update(f"{name}|{values.shape}|".encode())
+        if values.dtype.kind in "biufc":
+            h.update(values.dtype.newbyteorder("<").str.encode())
+            h.update(np.ascontiguousarray(values, dtype=values.dtype.newbyteorder("<")).tobytes())
+        else:
+            h.update("\x1f".join(map(str, values.ravel())).encode())
+    return h.hexdigest()
+
+
+def write_netcdf(ds: xr.Dataset, path: str | os.PathLike) -> str:
+    """Write ``ds`` to ``path`` atomically with attribute ``sha256`` = :func:`data_checksum`; return it."""
+    digest = data_checksum(ds)
+    out = ds.copy()
+    out.attrs[CHECKSUM_ATTR] = digest
+    write_atomically(path, out.to_netcdf)
+    return digest
+
+
+def read_netcdf(path: str | os.PathLike) -> xr.Dataset:
+    """Load a file written by :func:`write_netcdf` into memory and check its checksum.
+
+    Raises
+    ------
+    FileCheckError
+        The file does not exist, is empty, is not a readable NetCDF file
+        (truncated or foreign), carries no checksum, or its data do not match it.
+    """
+    p = Path(path)
+    if not p.is_file():
+        raise FileCheckError(f"{str(p)!r} does not exist or is not a regular file")
+    if p.stat().st_size == 0:
+        raise FileCheckError(f"{str(p)!r} is empty")
+    try:
+        with xr.open_dataset(p) as opened:
+            ds = opened.load()
+    except Exception as err:  # h5py/h5netcdf/scipy raise OSError, ValueError, KeyError … on damaged files
+        raise FileCheckError(f"{str(p)!r} is not a readable NetCDF file (truncated or foreign): {err}") from err
+    recorded = ds.attrs.get(CHECKSUM_ATTR)
+    if recorded is None:
+        raise FileCheckError(f"{str(p)!r} carries no {CHECKSUM_ATTR!r} attribute, so it cannot be verified")
+    actual = data_checksum(ds)
+    if actual != recorded:
+        raise FileCheckError(f"{str(p)!r} fails its checksum: recorded {CHECKSUM_ATTR} {recorded}, data give {actual}")
+    return ds
