@@ -23,6 +23,7 @@ from ._attention import Attention
 from ._energy import energy_of_states
 from ._geometry import SPHERE_TOLERANCE, check_on_sphere, geometry_for
 from ._integrators import METHODS, check_fixed_step, integrate
+from ._kuramoto_flow import KURAMOTO_METHODS, first_harmonic, integrate_moebius
 from ._velocity import BLOCK_ELEMENTS, DirectSelfAttention, KuramotoVelocity, NufftSelfAttention
 
 __all__ = ["simulate", "NUFFT_MIN_PARTICLES", "ENSEMBLE_MAX_PARTICLES", "PATHS"]
@@ -89,10 +90,15 @@ def simulate(
         ``Kuramoto``.
     t : array_like
         Output times, strictly increasing; t[0] is the initial time.
-    method : {"dopri5", "rk4", "euler", "euler-maruyama"}, optional
+    method : {"dopri5", "rk4", "euler", "euler-maruyama", "moebius"}, optional
         Default "dopri5" (adaptive, error control by ``rtol``/``atol``); with
-        noise > 0 "euler-maruyama" (required). Fixed-step methods need ``dt``.
-        See :mod:`meanfield.particles._integrators`.
+        noise > 0 "euler-maruyama" (required); for a Kuramoto model whose h
+        has one harmonic (h = sin, sin(u + α)) and no noise "moebius": the
+        natural frequencies are integrated exactly (cost independent of
+        max|ω_i|), order 4, adaptive with ``rtol``/``atol`` on the order
+        parameter Z = Σ w_j e^{iθ_j}, or fixed step with ``dt``
+        (:mod:`meanfield.particles._kuramoto_flow`). Other fixed-step methods
+        need ``dt``. See :mod:`meanfield.particles._integrators`.
     rtol, atol : float
         Local error tolerances of the adaptive method (chart coordinates).
     dt : float, optional
@@ -178,13 +184,21 @@ def simulate(
     times = as_times(t)
     states, weights, kind, batch = _read_initial(model, x0, domain, renormalize, sphere_tolerance)
     noise = float(model.noise)
+    exact_drift = isinstance(model, Kuramoto) and first_harmonic(model.interaction)
     if method is None:
-        method = "euler-maruyama" if noise > 0 else "dopri5"
-    if method not in METHODS:
-        raise ValueError(f"method must be one of {sorted(METHODS)}, got {method!r}")
+        method = "euler-maruyama" if noise > 0 else ("moebius" if exact_drift else "dopri5")
+    all_methods = {**METHODS, **KURAMOTO_METHODS}
+    if method not in all_methods:
+        raise ValueError(f"method must be one of {sorted(all_methods)}, got {method!r}")
     if noise > 0 and method != "euler-maruyama":
         raise ValueError(f"noise = {noise} > 0 needs method='euler-maruyama', got method={method!r}")
-    if method != "dopri5":
+    if method in KURAMOTO_METHODS and not exact_drift:
+        raise ValueError(f"method={method!r} needs a Kuramoto model whose interaction has one harmonic "
+                         f"(ĥ_k = 0 for k >= 2), got {model.name}; use method='dopri5'")
+    if method == "moebius":
+        if dt is not None and not (np.isfinite(dt) and dt > 0):
+            raise ValueError(f"dt must be a positive time step (or None: adaptive) for method='moebius', got {dt!r}")
+    elif method != "dopri5":
         if dt is None or not np.isfinite(dt) or dt <= 0:
             raise ValueError(f"dt must be a positive time step for method={method!r}, got {dt!r}")
     for name, value in (("rtol", rtol), ("atol", atol)):
@@ -228,7 +242,7 @@ def simulate(
     geometry = geometry_for(kind)
     run_attrs = {
         "method": method,
-        "integrator": ENSEMBLE_INTEGRATOR if used_path == "ensemble" else METHODS[method],
+        "integrator": ENSEMBLE_INTEGRATOR if used_path == "ensemble" else all_methods[method],
         "rtol": rtol, "atol": atol, "dt": -1.0 if dt is None else float(dt),
         "path": used_path, "path_requested": path,
         "accuracy": accuracy if used_path == "nufft" else -1.0,
@@ -255,7 +269,7 @@ def simulate(
             rng.bit_generator.state = json.loads(done.attrs["rng_state"])
         logger.info("resuming from %s at t=%g", checkpoint, times[len(previous)])
     remaining = times[len(previous):]
-    if method != "dopri5" and remaining.size > 1:
+    if method not in ("dopri5", "moebius") and remaining.size > 1:
         run_attrs["stability_rate"] = check_fixed_step(geometry, velocity, method, remaining, states, dt)
     reached: list[np.ndarray] = []
     rng_states: list[str] = []
@@ -290,6 +304,9 @@ def simulate(
                                          weights, model.beta, model.normalized, remaining, rtol=rtol, atol=atol,
                                          max_steps=max_steps, on_output=on_output,
                                          every_output=progress or checkpoint is not None)
+        elif method == "moebius":
+            result = integrate_moebius(model.coupling, model.interaction, omega, weights, states, remaining, rtol=rtol,
+                                       atol=atol, dt=dt, max_steps=max_steps, on_output=on_output)
         else:
             result = integrate(geometry, velocity, states, remaining, method, rtol=rtol, atol=atol, dt=dt,
                                noise=noise, rng=rng, max_steps=max_steps, on_output=on_output)
