@@ -16,6 +16,7 @@ E W₁(μ_n(0), μ(0)) ~ n^{-1/2}).
 from __future__ import annotations
 
 import logging
+import os
 from collections.abc import Sequence
 from typing import Any
 
@@ -26,8 +27,9 @@ from ._compare import compare
 from ._measures import Density
 from ._validate import as_times, check_order, check_positive_int
 from ._version import __version__
+from .studies import sweep
 
-__all__ = ["meanfield_study", "fit_exponent", "plot_study", "system_seed_sequences"]
+__all__ = ["meanfield_study", "fit_exponent", "plot_study", "study_system", "system_seed_sequences"]
 
 SEED_RULE = (
     "system (n, seed): SeedSequence((seed, n)).spawn(2) = (initial sample, noise) seed sequences, "
@@ -51,6 +53,11 @@ def meanfield_study(
     simulate_options: dict[str, Any] | None = None,
     pde: xr.Dataset | None = None,
     density: str = "cells",
+    scheduler: Any = "serial",
+    n_workers: int | None = None,
+    store: str | os.PathLike | None = None,
+    resume: bool = False,
+    progress: bool = False,
 ) -> xr.Dataset:
     """W_p between the particle and PDE solutions for several n and seeds, and the fitted exponent.
 
@@ -81,6 +88,11 @@ def meanfield_study(
         A PDE result on the same times to reuse instead of solving.
     density : {"cells", "atoms"}
         How the circle density enters W_p (:func:`meanfield.compare`).
+    scheduler, n_workers, store, resume, progress
+        How the systems run: one task of :func:`meanfield.sweep` per system
+        (n, seed), the function :func:`study_system`; the PDE is solved here
+        once. Default: a serial loop. The result does not depend on the
+        scheduler (every system has its own generators).
 
     Returns
     -------
@@ -97,7 +109,6 @@ def meanfield_study(
     ValueError
         Fewer than two distinct n, no seeds, a negative seed, an unknown sampler, p < 1.
     """
-    from .particles import sample, simulate
     from ._solve import solve
 
     times = as_times(t)
@@ -114,20 +125,13 @@ def meanfield_study(
         pde = solve(model, rho0, times, method=method, **(solve_options or {}))
     if int(pde.attrs.get("success", 1)) != 1:
         raise ValueError(f"the PDE solve did not reach the final time: {pde.attrs.get('message', '')}")
-    kind = rho0.domain.kind
-    w = np.empty((ns.size, len(seed_list), times.size))
-    energy_gap = np.full_like(w, np.nan)
-    methods: set[str] = set()
+    fixed = {"model": model, "rho0": rho0, "times": times, "pde": pde, "p": p, "sampler": sampler,
+             "density": density, "simulate_options": dict(simulate_options or {})}
+    systems = sweep(study_system, {"n": ns}, seeds=seed_list, fixed=fixed, scheduler=scheduler, n_workers=n_workers,
+                    store=store, resume=resume, progress=progress)
+    w = systems["wasserstein"].values
+    energy_gap = systems["energy_gap"].values
     for i, n in enumerate(ns):
-        for j, s in enumerate(seed_list):  # one run per system: adaptive steps and noise are its own
-            sample_seq, noise_seq = system_seed_sequences(s, int(n))
-            x0 = sample(rho0, int(n), seed=np.random.default_rng(sample_seq), method=sampler).points
-            particles = simulate(model, x0, times, seed=np.random.default_rng(noise_seq),
-                                 domain="circle" if kind == "circle" else None, **(simulate_options or {}))
-            gaps = compare(pde, particles, p, density=density)
-            w[i, j] = gaps["wasserstein"].values[0]
-            energy_gap[i, j] = gaps["energy_gap"].values[0]
-            methods.add(gaps.attrs["wasserstein_method"])
         logger.info("n = %d: mean W_%g at the last time %.4g", n, p, w[i, :, -1].mean())
     exponent, stderr, prefactor = fit_exponent(ns, w)
     coords = {
@@ -148,15 +152,49 @@ def meanfield_study(
         "p": float(p),
         "sampler": sampler,
         "pde_method": str(pde.attrs.get("method", method)),
-        "wasserstein_method": ",".join(sorted(methods)),
+        "wasserstein_method": systems.attrs["wasserstein_method"],
         "seeds": np.array(seed_list, dtype=np.int64),
         "seed_rule": SEED_RULE,
         **{f"simulate_{k}": int(v) if isinstance(v, bool) else v
            for k, v in (simulate_options or {}).items() if isinstance(v, (str, int, float))},
         "fit": "least squares of log W on log n per seed; mean and standard error over seeds",
+        **{k: systems.attrs[k] for k in ("tasks_total", "tasks_run", "tasks_skipped", "store", "scheduler")},
         "meanfield_version": __version__,
     }
     return xr.Dataset(data, coords=coords, attrs=attrs)
+
+
+def study_system(
+    n: int,
+    seed: int,
+    *,
+    model: Any,
+    rho0: Density,
+    times: np.ndarray,
+    pde: xr.Dataset,
+    p: float,
+    sampler: str,
+    density: str,
+    simulate_options: dict[str, Any],
+) -> xr.Dataset:
+    """One particle system (n, seed) of :func:`meanfield_study` against the PDE: a task of its sweep.
+
+    Draws n initial particles from ``rho0`` and the noise from the generators
+    of :func:`system_seed_sequences`, simulates them to ``times`` and returns
+    ``wasserstein`` and ``energy_gap`` over time (attr ``wasserstein_method``).
+    """
+    from .particles import sample, simulate
+
+    sample_seq, noise_seq = system_seed_sequences(seed, n)
+    x0 = sample(rho0, n, seed=np.random.default_rng(sample_seq), method=sampler).points
+    particles = simulate(model, x0, times, seed=np.random.default_rng(noise_seq),
+                         domain="circle" if rho0.domain.kind == "circle" else None, **simulate_options)
+    gaps = compare(pde, particles, p, density=density)
+    return xr.Dataset(
+        {"wasserstein": ("time", gaps["wasserstein"].values[0]), "energy_gap": ("time", gaps["energy_gap"].values[0])},
+        coords={"time": times},
+        attrs={"wasserstein_method": gaps.attrs["wasserstein_method"]},
+    )
 
 
 def system_seed_sequences(seed: int, n: int) -> tuple[np.random.SeedSequence, np.random.SeedSequence]:

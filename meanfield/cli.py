@@ -16,6 +16,7 @@ from pathlib import Path
 import numpy as np
 
 from ._cli_compare import add_compare_arguments, compare_command
+from .studies import SweepError
 
 __all__ = ["main", "build_parser"]
 
@@ -121,7 +122,7 @@ def main(argv: list[str] | None = None) -> int:
             return _solve_command(args)
         if args.command == "compare":
             return compare_command(args)
-    except (ValueError, TypeError) as err:
+    except (ValueError, TypeError, ConnectionError, SweepError) as err:
         parser.exit(2, f"meanfield {args.command}: error: {err}\n")
     parser.error(f"unknown command {args.command!r}")
     return 2

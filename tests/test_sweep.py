@@ -196,7 +196,7 @@ def test_command_line_options_map_to_sweep_arguments(tmp_path):
 
     parser = argparse.ArgumentParser()
     add_sweep_arguments(parser)
-    assert sweep_options(parser.parse_args([])) == {"scheduler": None, "n_workers": None, "store": None,
+    assert sweep_options(parser.parse_args([])) == {"scheduler": "local", "n_workers": None, "store": None,
                                                      "resume": False}
     args = parser.parse_args(["--scheduler", "serial", "--store", str(tmp_path / "s"), "--resume"])
     options = sweep_options(args)

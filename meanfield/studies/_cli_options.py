@@ -19,11 +19,11 @@ def add_sweep_arguments(parser: argparse.ArgumentParser) -> None:
     """Add the sweep options (scheduler, workers, store, resume) to ``parser`` as a group."""
     group = parser.add_argument_group("sweep", "where the tasks run and where finished tasks are kept")
     group.add_argument(
-        "--scheduler", default=None,
-        help="'local' (default: a dask LocalCluster with one worker per core), 'serial' (a plain loop, no dask), "
+        "--scheduler", default="local",
+        help="'local' (a dask LocalCluster on this machine), 'serial' (a plain loop, no dask), "
         "or the address of a running dask scheduler, e.g. tcp://host:8786",
     )
-    group.add_argument("--workers", type=int, default=None, help="workers of the local cluster (default: cores)")
+    group.add_argument("--workers", type=int, default=None, help="workers of the local cluster (None: one per core)")
     group.add_argument(
         "--store", type=Path, default=None,
         help="directory keeping one NetCDF piece per finished task, so an interrupted run can --resume",
