@@ -11,7 +11,9 @@ O(n) memory per configuration:
   x_j when the chord |x_i - x_j| ≤ ε (single linkage cut at ε); on S¹ by
   sorting the angles and counting circular gaps whose chord 2 sin(gap/2)
   exceeds ε, elsewhere by union–find over the pairs;
-* :func:`kernel_sums` — Σ_ij w_i w_j e^{β(<x_i,x_j> - 1)}, each pair once.
+* :func:`kernel_sums` — Σ_ij w_i w_j e^{β(<x_i,x_j> - 1)}, each pair once
+  (exponentials by :func:`._vector_exp.exp_nonpositive`);
+* :func:`order_parameters` — |Σ_i w_i x_i|.
 """
 
 from __future__ import annotations
@@ -19,7 +21,9 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-__all__ = ["pair_fractions", "cluster_counts", "kernel_sums"]
+from ._vector_exp import exp_nonpositive
+
+__all__ = ["pair_fractions", "cluster_counts", "kernel_sums", "order_parameters"]
 
 _TWO_PI = 2 * np.pi
 
@@ -36,8 +40,11 @@ def pair_fractions(states: np.ndarray, circle: bool, delta: float) -> np.ndarray
         x = states[s]
         close = 0
         if circle:
-            cs = np.cos(x[:, 0])
-            sn = np.sin(x[:, 0])
+            cs = np.empty(n)
+            sn = np.empty(n)
+            for i in range(n):
+                cs[i] = np.cos(x[i, 0])
+                sn[i] = np.sin(x[i, 0])
             for i in range(n):
                 for j in range(i + 1, n):
                     if cs[i] * cs[j] + sn[i] * sn[j] >= threshold:
@@ -100,33 +107,67 @@ def cluster_counts(states: np.ndarray, circle: bool, tolerance: float) -> np.nda
     return out
 
 
-@numba.njit(cache=True, parallel=True)
+@numba.njit(cache=True, parallel=True, fastmath={"reassoc", "contract"})
 def kernel_sums(states: np.ndarray, weights: np.ndarray, circle: bool, beta: float) -> np.ndarray:
-    """Σ_ij w_i w_j e^{β(<x_i,x_j> - 1)} per configuration (the diagonal contributes Σ_i w_i²)."""
+    """Σ_ij w_i w_j e^{β(<x_i,x_j> - 1)} per configuration.
+
+    On S¹ full rows (branch-free, vectorised exponentials); elsewhere each Gram
+    entry once per pair, the diagonal contributing Σ_i w_i².
+    """
     n_conf, n, m = states.shape
     out = np.zeros(n_conf)
     for s in numba.prange(n_conf):
         x = states[s]
         w = weights[s]
         total = 0.0
-        for i in range(n):
-            total += w[i] * w[i]
+        inner = np.empty(n)
         if circle:
-            cs = np.cos(x[:, 0])
-            sn = np.sin(x[:, 0])
+            cs = np.empty(n)
+            sn = np.empty(n)
+            for i in range(n):
+                cs[i] = np.cos(x[i, 0])
+                sn[i] = np.sin(x[i, 0])
             for i in range(n):
                 acc = 0.0
-                for j in range(i + 1, n):
-                    acc += w[j] * np.exp(beta * (cs[i] * cs[j] + sn[i] * sn[j] - 1.0))
-                total += 2.0 * w[i] * acc
+                for j in range(n):
+                    acc += w[j] * exp_nonpositive(beta * (cs[i] * cs[j] + sn[i] * sn[j] - 1.0))
+                total += w[i] * acc
         else:
             for i in range(n):
-                acc = 0.0
+                total += w[i] * w[i]
                 for j in range(i + 1, n):
                     g = 0.0
                     for k in range(m):
                         g += x[i, k] * x[j, k]
-                    acc += w[j] * np.exp(beta * (g - 1.0))
+                    inner[j] = g
+                acc = 0.0
+                for j in range(i + 1, n):
+                    acc += w[j] * exp_nonpositive(beta * (inner[j] - 1.0))
                 total += 2.0 * w[i] * acc
         out[s] = total
+    return out
+
+
+@numba.njit(cache=True, parallel=True)
+def order_parameters(states: np.ndarray, weights: np.ndarray, circle: bool) -> np.ndarray:
+    """|Σ_i w_i x_i| per configuration (angles: |Σ_i w_i e^{iθ_i}|)."""
+    n_conf, n, m = states.shape
+    out = np.zeros(n_conf)
+    for s in numba.prange(n_conf):
+        x = states[s]
+        w = weights[s]
+        if circle:
+            re, im = 0.0, 0.0
+            for i in range(n):
+                re += w[i] * np.cos(x[i, 0])
+                im += w[i] * np.sin(x[i, 0])
+            out[s] = np.sqrt(re * re + im * im)
+        else:
+            total = 0.0
+            for k in range(m):
+                acc = 0.0
+                for i in range(n):
+                    acc += w[i] * x[i, k]
+                total += acc * acc
+            out[s] = np.sqrt(total)
     return out

@@ -20,6 +20,7 @@ from .._validate import as_times
 from .._version import __version__
 from . import _ensemble
 from ._attention import Attention
+from ._compiled_statistics import order_parameters
 from ._energy import energy_of_states
 from ._geometry import SPHERE_TOLERANCE, check_on_sphere, geometry_for
 from ._integrators import METHODS, check_fixed_step, integrate
@@ -488,8 +489,8 @@ def _dataset(model, traj, weights, kind, batch, times, omega, run_attrs) -> xr.D
     }
     flat = traj.reshape(n_sys * n_t, *traj.shape[2:])
     flat_w = np.repeat(weights, n_t, axis=0)
-    pts = np.stack([np.cos(flat), np.sin(flat)], axis=-1) if kind == "circle" else flat
-    order = np.linalg.norm(np.einsum("sn,snd->sd", flat_w, pts), axis=-1).reshape(n_sys, n_t)
+    stack = np.ascontiguousarray(flat[..., None] if kind == "circle" else flat, dtype=float)
+    order = order_parameters(stack, flat_w, kind == "circle").reshape(n_sys, n_t)
     if kind != "euclidean":
         data["order_parameter"] = ((*sys_dims, "time"), order[sel], {"long_name": "|sum_i w_i x_i|"})
     has_energy = isinstance(model, SelfAttention) or (isinstance(model, Kuramoto) and model.is_gradient)
