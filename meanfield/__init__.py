@@ -29,6 +29,7 @@ from ._zonal import ZonalSphere
 from ._wasserstein import WassersteinResult, wasserstein
 from ._compare import compare
 from .studies import SweepError, sweep
+from .studies import equiangular_curve, equiangular_gamma, phase_diagram, plot_phase_diagram, plot_trajectories
 
 __all__ = [
     "Attention",
@@ -46,12 +47,17 @@ __all__ = [
     "compare",
     "density",
     "energy",
+    "equiangular_curve",
+    "equiangular_gamma",
     "methods",
     "number_of_clusters",
     "numerical_rank",
     "order_parameter",
     "orthogonal_frame",
     "pairwise_inner_products",
+    "phase_diagram",
+    "plot_phase_diagram",
+    "plot_trajectories",
     "sample",
     "simulate",
     "solve",

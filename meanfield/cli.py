@@ -17,6 +17,7 @@ import numpy as np
 
 from ._cli_compare import add_compare_arguments, compare_command
 from .studies import SweepError
+from ._cli_phase_diagram import add_phase_diagram_arguments, phase_diagram_command
 
 __all__ = ["main", "build_parser"]
 
@@ -63,6 +64,14 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
     add_compare_arguments(compare)
+    phase = sub.add_parser(
+        "phase-diagram",
+        help="paper 2's phase diagram: P(<x_1(t), x_2(t)> >= 1 - delta) over (beta, t), NetCDF + PNG",
+        description="Simulate iid uniform tokens on S^{d-1} for every beta; write P(<x_1(t), x_2(t)> >= 1 - delta) "
+        "over (beta, t) with the curve of Theorem 6.8 (NetCDF + PNG) and, for d = 2, trajectories on the circle.",
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+    )
+    add_phase_diagram_arguments(phase)
     return parser
 
 
@@ -122,6 +131,8 @@ def main(argv: list[str] | None = None) -> int:
             return _solve_command(args)
         if args.command == "compare":
             return compare_command(args)
+        if args.command == "phase-diagram":
+            return phase_diagram_command(args)
     except (ValueError, TypeError, ConnectionError, SweepError) as err:
         parser.exit(2, f"meanfield {args.command}: error: {err}\n")
     parser.error(f"unknown command {args.command!r}")

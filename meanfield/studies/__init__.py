@@ -6,5 +6,10 @@ Each public name is re-exported by :mod:`meanfield`.
 from __future__ import annotations
 
 from ._sweep import SweepError, sweep
+from ._equiangular import equiangular_curve, equiangular_gamma
+from ._phase_diagram import ginibre_matrices, phase_diagram, phase_diagram_tokens
+from ._plot_phase import plot_phase_diagram, plot_trajectories
 
 __all__: list[str] = ["SweepError", "sweep"]
+__all__ += ["equiangular_curve", "equiangular_gamma", "ginibre_matrices", "phase_diagram", "phase_diagram_tokens",
+            "plot_phase_diagram", "plot_trajectories"]

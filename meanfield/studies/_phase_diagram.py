@@ -1,0 +1,356 @@
+"""Paper 2's phase diagram (Figures 3 and 5): P(<x_1(t), x_2(t)> ≥ 1 - δ) over (β, t).
+
+Each system is n iid uniform tokens on S^{d-1} moved by self-attention (SA, or
+USA, or SA with weights (Q, K, V)). By exchangeability, for i ≠ j,
+
+    P(<x_1(t), x_2(t)> ≥ 1 - δ) = E[ F(t) ],   F = #{(i, j): i ≠ j, <x_i, x_j> ≥ 1 - δ} / (n(n - 1)),
+
+so the diagram averages the pair fraction F of every system (DESIGN §7: lower
+variance than the first pair alone). The work is a :func:`~meanfield.studies.sweep`
+over β and the systems, batched in blocks of systems; one task simulates one
+block at one β with :func:`meanfield.simulate` and returns per-system
+statistics over time, never positions.
+"""
+
+from __future__ import annotations
+
+import logging
+import time as _time
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import xarray as xr
+
+from .._validate import as_times, check_positive_int
+from .._version import __version__
+from ._equiangular import equiangular_curve
+
+__all__ = ["phase_diagram", "phase_diagram_block", "phase_diagram_tokens", "ginibre_matrices", "crossing_time"]
+
+logger = logging.getLogger(__name__)
+
+#: SeedSequence entropy of the random objects of a diagram with base seed ``seed``:
+#: system s draws its tokens from [seed, TOKENS, s], the weights (Q, K, V) come from [seed, MATRICES].
+TOKENS, MATRICES = 0, 1
+#: largest number of float64 values of positions one task holds (sets the default block of systems)
+BLOCK_VALUES = 2**23
+MATRIX_CHOICES = (None, "ginibre")
+
+
+def phase_diagram_tokens(seed: int, systems: Sequence[int] | np.ndarray, d: int, n: int) -> np.ndarray:
+    """The initial tokens of the given systems of a diagram: shape (len(systems), n, d).
+
+    System s draws n iid uniform points on S^{d-1} (normalised standard
+    Gaussians) from ``np.random.default_rng(np.random.SeedSequence([seed, TOKENS, s]))``,
+    so its tokens do not depend on β, on the block it runs in, or on the other systems.
+    """
+    return np.stack([_tokens(seed, int(s), d, n) for s in np.atleast_1d(systems)])
+
+
+def _tokens(seed: int, system: int, d: int, n: int) -> np.ndarray:
+    rng = np.random.default_rng(np.random.SeedSequence([seed, TOKENS, system]))
+    g = rng.standard_normal((n, d))
+    return g / np.linalg.norm(g, axis=1, keepdims=True)
+
+
+def ginibre_matrices(d: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(Q, K, V) from the real Ginibre ensemble: entries iid N(0, 1/d) (paper 2, Figure 5).
+
+    Drawn in the order Q, K, V from ``default_rng(SeedSequence([seed, MATRICES]))``.
+    """
+    d = check_positive_int("d", d, 2)
+    rng = np.random.default_rng(np.random.SeedSequence([seed, MATRICES]))
+    Q, K, V = rng.standard_normal((3, d, d)) / np.sqrt(d)
+    return Q, K, V
+
+
+def phase_diagram_block(beta: float, seed: np.ndarray, *, d: int, n: int, times: Sequence[float], delta: float,
+                        normalized: bool = True, matrices: str | None = None, base_seed: int = 0,
+                        rtol: float = 1e-7, atol: float = 1e-9) -> xr.Dataset:
+    """Per-system statistics of one block of systems at one β (the task of :func:`phase_diagram`).
+
+    Parameters
+    ----------
+    beta : float
+        β ≥ 0.
+    seed : array of int
+        The systems of the block (their indices s; tokens from
+        :func:`phase_diagram_tokens` with ``base_seed``).
+    d, n : int
+        Dimension of R^d and number of tokens.
+    times : sequence of float
+        Output times, times[0] = 0.
+    delta : float
+        Threshold: a pair is linked when <x_i, x_j> ≥ 1 - δ.
+    normalized : bool
+        SA (True) or USA (False) when ``matrices`` is None.
+    matrices : None or "ginibre"
+        "ginibre": SA with the weights (Q, K, V) of :func:`ginibre_matrices`
+        (d, ``base_seed``), through :class:`meanfield.Attention`.
+    base_seed : int
+        The diagram's seed.
+    rtol, atol : float
+        Tolerances of :func:`meanfield.simulate` (adaptive Dormand–Prince).
+
+    Returns
+    -------
+    xarray.Dataset
+        Over (seed, time): ``pair_fraction`` F = #{(i, j): i ≠ j, <x_i, x_j> ≥ 1 - δ}/(n(n - 1))
+        (:func:`meanfield.particles.pair_fraction`), ``clustered`` (int8, 1
+        when F = 1, every pair linked), ``clusters`` (number of clusters:
+        :func:`meanfield.number_of_clusters` at chord tolerance √(2δ), which
+        links exactly the pairs with <x_i, x_j> ≥ 1 - δ).
+
+    Notes
+    -----
+    Without weights and with d > n the tokens span an n-dimensional subspace
+    that the dynamics never leave (every velocity is a combination of the
+    x_j), so they are integrated in coordinates of that span (QR of the
+    tokens), which keeps every inner product. For d = 2 they are integrated
+    as angles.
+    """
+    from .._models import SelfAttention
+    from ..particles import Attention, number_of_clusters, pair_fraction, simulate
+
+    systems = np.atleast_1d(np.asarray(seed, dtype=np.int64))
+    x0 = phase_diagram_tokens(base_seed, systems, d, n)
+    t = np.asarray(times, dtype=float)
+    if matrices == "ginibre":
+        Q, K, V = ginibre_matrices(d, base_seed)
+        model: Any = Attention(beta, Q=Q, K=K, V=V)
+        kind = "sphere"
+    else:
+        model = SelfAttention(beta, normalized=normalized)
+        if d == 2:
+            x0 = np.arctan2(x0[..., 1], x0[..., 0])
+            kind = "circle"
+        else:
+            kind = "sphere"
+            if d > n:
+                x0 = np.swapaxes(np.linalg.qr(np.swapaxes(x0, 1, 2), mode="r"), 1, 2)
+    run = simulate(model, x0, t, rtol=rtol, atol=atol, domain=kind)
+    if not run.attrs["success"]:
+        raise RuntimeError(f"simulate failed at beta = {beta} for systems {systems.tolist()}: {run.attrs['message']}")
+    positions = run["positions"].values
+    fraction = pair_fraction(positions, delta, kind=kind)
+    clusters = number_of_clusters(positions, np.sqrt(2.0 * delta), kind=kind)
+    dims = ("seed", "time")
+    return xr.Dataset(
+        {
+            "pair_fraction": (dims, fraction),
+            "clustered": (dims, (fraction == 1.0).astype(np.int8)),
+            "clusters": (dims, clusters.astype(np.int32)),
+        },
+        coords={"seed": systems, "time": t},
+    )
+
+
+def phase_diagram(
+    d: int,
+    n: int,
+    betas: Sequence[float] | np.ndarray,
+    t: Sequence[float] | np.ndarray,
+    systems: int,
+    delta: float = 1e-3,
+    *,
+    normalized: bool = True,
+    matrices: str | None = None,
+    seed: int = 0,
+    rtol: float = 1e-7,
+    atol: float = 1e-9,
+    scheduler: Any = None,
+    n_workers: int | None = None,
+    store: Any = None,
+    resume: bool = False,
+    batch: int | None = None,
+    progress: bool = True,
+    per_system: bool = False,
+) -> xr.Dataset:
+    r"""Paper 2's phase diagram: P(<x_1(t), x_2(t)> ≥ 1 - δ) over (β, t) for iid uniform tokens (Figures 3, 5).
+
+    For every β and every system s = 0 … systems - 1, n iid uniform tokens on
+    S^{d-1} (:func:`phase_diagram_tokens`; the same tokens at every β) evolve
+    by (SA) (``normalized``), (USA), or SA with Ginibre weights; at each
+    output time the system's pair fraction F_s(t) = #{(i, j): i ≠ j,
+    <x_i, x_j> ≥ 1 - δ}/(n(n - 1)) is recorded. The diagram is
+
+        probability(β, t) = (1/S) Σ_s F_s(t),
+        probability_stderr = sd_s(F_s(t)) / √S   (sample standard deviation, ddof = 1),
+
+    an unbiased estimate of P(<x_1(t), x_2(t)> ≥ 1 - δ) by exchangeability.
+
+    Parameters
+    ----------
+    d : int
+        Dimension: tokens on S^{d-1}, d ≥ 2.
+    n : int
+        Tokens per system, n ≥ 2.
+    betas : array_like
+        Distinct values β ≥ 0 (1-D, non-empty).
+    t : array_like
+        Output times, strictly increasing, t[0] = 0.
+    systems : int
+        Number S of independent systems per β, S ≥ 1.
+    delta : float
+        Threshold δ ∈ (0, 2); the paper uses 1e-3.
+    normalized : bool
+        SA (True) or USA (False).
+    matrices : None or "ginibre"
+        None: Q = K = V = I. "ginibre": SA with (Q, K, V) of entries iid
+        N(0, 1/d), drawn once from ``seed`` (:func:`ginibre_matrices`) and
+        stored in the result (paper 2, Figure 5).
+    seed : int
+        Base seed of the tokens and matrices (see :data:`TOKENS`, :data:`MATRICES`).
+    rtol, atol : float
+        Tolerances of :func:`meanfield.simulate`.
+    scheduler, n_workers, store, resume, progress
+        Passed to :func:`meanfield.studies.sweep` (dask LocalCluster by
+        default; "serial" runs in this process; ``store`` keeps one file per
+        finished task so that ``resume=True`` skips them).
+    batch : int, optional
+        Systems per task; by default the largest block up to 256 whose
+        positions stay below :data:`BLOCK_VALUES` float64 values.
+    per_system : bool
+        Also return the per-system statistics over (beta, seed, time).
+
+    Returns
+    -------
+    xarray.Dataset
+        Over (beta, time): ``probability``, ``probability_stderr``,
+        ``fraction_clustered`` (systems with every pair linked, i.e. one
+        cluster) and ``fraction_clustered_stderr``, ``clusters_mean`` (mean
+        number of clusters: components of the graph i ~ j ⟺ <x_i, x_j> ≥ 1 - δ,
+        i.e. single linkage at chord distance √(2δ)); over beta:
+        ``critical_time`` t*(β) of Γ_{∞,δ} (:func:`equiangular_curve`, the
+        equiangular curve for Q = K = V = I); with Ginibre weights ``Q``,
+        ``K``, ``V``; attrs with every parameter, the seed rule and the sweep's record.
+
+    Raises
+    ------
+    ValueError, TypeError
+        d < 2, n < 2, systems < 1, δ outside (0, 2), β negative, non-finite,
+        repeated or empty, t not increasing or not starting at 0, unknown
+        ``matrices``, USA with matrices, batch < 1.
+
+    Examples
+    --------
+    >>> import numpy as np, meanfield as mf
+    >>> ds = mf.phase_diagram(2, 8, [0.5, 4.0], np.linspace(0, 5, 6), 16, scheduler="serial",
+    ...                       progress=False)
+    >>> ds["probability"].dims
+    ('beta', 'time')
+    """
+    from ._sweep import sweep
+
+    d = check_positive_int("d", d, 2)
+    n = check_positive_int("n", n, 2)
+    systems = check_positive_int("systems", systems, 1)
+    seed = check_positive_int("seed", seed, 0)
+    try:
+        delta = float(delta)
+    except (TypeError, ValueError):
+        raise TypeError(f"delta must be a real number in (0, 2), got {delta!r}") from None
+    if not 0 < delta < 2:
+        raise ValueError(f"delta must lie in (0, 2), got {delta!r}")
+    beta_values = _check_betas(betas)
+    times = as_times(t)
+    if times[0] != 0:
+        raise ValueError(f"t must start at 0 (the uniform initial tokens), got t[0] = {float(times[0])!r}")
+    if matrices not in MATRIX_CHOICES:
+        raise ValueError(f"matrices must be None or 'ginibre', got {matrices!r}")
+    if matrices is not None and not normalized:
+        raise ValueError("matrices='ginibre' runs SA (softmax attention); it needs normalized=True")
+    if batch is None:
+        d_eff = d if matrices is not None else min(d, n) if d > 2 else 1
+        batch = int(max(1, min(256, systems, BLOCK_VALUES // (times.size * n * d_eff))))
+    batch = check_positive_int("batch", batch, 1)
+
+    fixed = {"d": d, "n": n, "times": times.tolist(), "delta": delta, "normalized": bool(normalized),
+             "matrices": matrices, "base_seed": seed, "rtol": float(rtol), "atol": float(atol)}
+    start = _time.perf_counter()
+    raw = sweep(phase_diagram_block, {"beta": beta_values}, seeds=systems, batch={"seed": batch}, fixed=fixed,
+                store=store, resume=resume, scheduler=scheduler, n_workers=n_workers, progress=progress)
+    ds = _reduce(raw, systems, per_system)
+    ds["critical_time"] = ("beta", equiangular_curve(beta_values, n, delta, normalized=normalized), {
+        "long_name": "t*(beta): gamma_beta(t*) = 1 - delta (Theorem 6.8, Q = K = V = I)"})
+    if matrices == "ginibre":
+        for name, m in zip("QKV", ginibre_matrices(d, seed)):
+            ds[name] = (("matrix_row", "matrix_column"), m, {"long_name": f"{name}: entries iid N(0, 1/d)"})
+    model = "SA" if normalized else "USA"
+    ds.attrs = {
+        **{f"sweep_{k}": v for k, v in raw.attrs.items()},
+        "title": "P(<x_1(t), x_2(t)> >= 1 - delta) for iid uniform tokens",
+        "model": model + (" with Ginibre (Q, K, V)" if matrices else ", Q = K = V = I"),
+        "d": d, "n": n, "delta": delta, "systems": systems, "seed": seed, "normalized": int(normalized),
+        "matrices": matrices or "identity", "rtol": rtol, "atol": atol, "batch": batch,
+        "seed_rule": f"system s: tokens from default_rng(SeedSequence([seed, {TOKENS}, s])), the same at every beta; "
+                     f"Ginibre (Q, K, V): default_rng(SeedSequence([seed, {MATRICES}]))",
+        "statistic": "probability = mean over systems of the fraction of ordered pairs i != j with "
+                     "<x_i, x_j> >= 1 - delta; stderr = sample sd (ddof=1) / sqrt(systems)",
+        "wall_time": _time.perf_counter() - start,
+        "meanfield_version": __version__,
+    }
+    return ds
+
+
+def _check_betas(betas: Any) -> np.ndarray:
+    try:
+        values = np.asarray(betas, dtype=float)
+    except (TypeError, ValueError):
+        raise TypeError(f"betas must be a 1-D sequence of real numbers, got {betas!r}") from None
+    if values.ndim != 1 or values.size == 0:
+        raise ValueError(f"betas must be a non-empty 1-D sequence, got {betas!r}")
+    if not np.all(np.isfinite(values)) or np.any(values < 0):
+        raise ValueError(f"betas must be finite and >= 0, got {betas!r}")
+    if np.unique(values).size != values.size:
+        raise ValueError(f"betas must be distinct, got {betas!r}")
+    return values
+
+
+def _reduce(raw: xr.Dataset, systems: int, per_system: bool) -> xr.Dataset:
+    """Means over systems and their standard errors sd/√S (NaN for S = 1)."""
+    out = xr.Dataset(coords={"beta": raw["beta"], "time": raw["time"]})
+    out["beta"].attrs.update(long_name="inverse temperature beta")
+    out["time"].attrs.update(long_name="time", units="1")
+    for name, source, long_name in (
+        ("probability", "pair_fraction", "P(<x_1, x_2> >= 1 - delta): mean pair fraction over systems"),
+        ("fraction_clustered", "clustered", "fraction of systems with all tokens in one cluster"),
+    ):
+        values = raw[source].astype(float)
+        out[name] = values.mean("seed")
+        out[name].attrs["long_name"] = long_name
+        if systems > 1:
+            out[f"{name}_stderr"] = values.std("seed", ddof=1) / np.sqrt(systems)
+        else:
+            out[f"{name}_stderr"] = xr.full_like(out[name], np.nan)
+        out[f"{name}_stderr"].attrs["long_name"] = f"Monte-Carlo standard error of {name}"
+    out["clusters_mean"] = raw["clusters"].astype(float).mean("seed")
+    out["clusters_mean"].attrs["long_name"] = "mean number of clusters (single linkage, chord sqrt(2 delta))"
+    if per_system:
+        for name in ("pair_fraction", "clustered", "clusters"):
+            out[name] = raw[name]
+    return out.transpose("beta", "time", ...)
+
+
+def crossing_time(ds: xr.Dataset, level: float = 0.5, variable: str = "probability") -> xr.DataArray:
+    """First time at which ``variable`` of a :func:`phase_diagram` reaches ``level``, for each β.
+
+    Linear interpolation between the last output time below ``level`` and the
+    first at or above it; 0 if it starts at or above, NaN if it never gets there.
+    """
+    values = ds[variable].transpose("beta", "time").values
+    t = ds["time"].values
+    above = values >= level
+    first = np.argmax(above, axis=1)
+    out = np.full(values.shape[0], np.nan)
+    for k, j in enumerate(first):
+        if not above[k, j]:
+            continue
+        if j == 0:
+            out[k] = t[0]
+            continue
+        lo, hi = values[k, j - 1], values[k, j]
+        out[k] = t[j - 1] + (level - lo) / (hi - lo) * (t[j] - t[j - 1])
+    return xr.DataArray(out, dims="beta", coords={"beta": ds["beta"]}, name="crossing_time",
+                        attrs={"long_name": f"first time {variable} reaches {level}"})
