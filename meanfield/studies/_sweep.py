@@ -526,22 +526,28 @@ def _run_dask(client: Any, plan: _Plan, pending: list[tuple[int, ...]], box: Sto
     token = uuid.uuid4().hex[:8]
     # a task, not scattered data: the scheduler can recompute it if the worker holding it dies
     fixed = client.submit(dict, plan.fixed, key=f"sweep-fixed-{token}", pure=False)
-    futures = {}
-    for task in pending:
-        path = str(box.piece_path(task)) if box is not None else None
-        key = f"sweep-{plan.function.rpartition(':')[2]}-{token}-{'_'.join(map(str, task))}"
-        futures[client.submit(_run_task, plan.func, task, plan.point(task), fixed, plan.batch, path,
-                              key=key, pure=False)] = task
+    name = plan.function.rpartition(":")[2]
+    futures = client.map(
+        _run_task,
+        [plan.func] * len(pending),
+        pending,
+        [plan.point(task) for task in pending],
+        [fixed] * len(pending),
+        [plan.batch] * len(pending),
+        [str(box.piece_path(task)) if box is not None else None for task in pending],
+        key=[f"sweep-{name}-{token}-{'_'.join(map(str, task))}" for task in pending],
+        pure=False,
+    )
+    task_of = {future.key: task for future, task in zip(futures, pending)}
     with _progress(len(plan.tasks), skipped, progress) as bar:
-        for future in as_completed(futures):
-            task = futures[future]
+        for future, result in as_completed(futures, with_results=True, raise_errors=False):
+            task = task_of[future.key]
             if future.status == "finished":
-                results[task] = future.result()
-            elif future.status == "error":
-                err = future.exception()
-                failures[task] = f"{type(err).__name__}: {err}"
+                results[task] = result
             else:
-                failures[task] = f"the task was {future.status} by the scheduler"
+                err = future.exception() if future.status == "error" else None
+                failures[task] = (f"{type(err).__name__}: {err}" if err is not None
+                                  else f"the task was {future.status} by the scheduler")
                 logger.warning("task %s failed: %s", task, failures[task])
             future.release()
             bar.update()
