@@ -151,8 +151,9 @@ def test_a_read_only_parent_is_refused(tmp_path):
 @pytest.mark.parametrize(
     ("kwargs", "error", "match"),
     [
-        ({"grid": {"beta": [1.0]}}, ValueError, r"grid names 'beta', which is not a parameter of "
-                                                r"_sweep_funcs:slow_square; its parameters are \['x', 'seed', 'delay'\]"),
+        ({"grid": {"beta": [1.0]}}, ValueError,
+         r"grid names 'beta', which is not a parameter of _sweep_funcs:slow_square; its parameters are "
+         r"\['x', 'seed', 'delay'\]"),
         ({"grid": {"x": []}}, ValueError, r"grid\['x'\] is empty"),
         ({"grid": {"x": [1.0, np.nan]}}, ValueError, r"grid\['x'\] must hold finite values, got nan"),
         ({"grid": {"x": 2.0}}, ValueError, r"grid\['x'\] must be a 1-D sequence of values, got 2.0"),
