@@ -92,35 +92,51 @@ def _circle_velocity(theta, w, beta, normalized, factor, out, work):
         out[i, 0] = acc_s / acc_d if normalized else factor * acc_s
 
 
+#: up to this dimension the Gram matrix is built by rows (vectorised over j), above it by pair dot products
+_GRAM_BY_ROWS_MAX_D = 16
+
+
 @numba.njit(cache=True, fastmath=_LOOPS)
 def _sphere_velocity(x, w, beta, normalized, factor, out, work):
     """ẋ = P⊥_x N / D (SA) or e^β P⊥_x N (USA) of one system of unit vectors ``x`` (n, d) into ``out``;
-    ``work`` (≥ n, n) holds the kernel matrix (Gram entries once per pair)."""
+    ``work`` (≥ n + d, n) holds the kernel matrix and xᵀ (so that every inner loop runs over j)."""
     n, d = x.shape
     kernel = work[:n]
+    xt = work[n:n + d]
     for i in range(n):
-        kernel[i, i] = 1.0  # |x_i|² (unit vectors)
-        for j in range(i + 1, n):
-            g = 0.0
+        for k in range(d):
+            xt[k, i] = x[i, k]
+    if d <= _GRAM_BY_ROWS_MAX_D:
+        for i in range(n):
+            for j in range(n):
+                kernel[i, j] = 0.0
             for k in range(d):
-                g += x[i, k] * x[j, k]
-            kernel[i, j] = g
-            kernel[j, i] = g
+                xik = x[i, k]
+                for j in range(n):
+                    kernel[i, j] += xik * xt[k, j]
+    else:
+        for i in range(n):
+            kernel[i, i] = 1.0  # |x_i|² (unit vectors)
+            for j in range(i + 1, n):
+                g = 0.0
+                for k in range(d):
+                    g += x[i, k] * x[j, k]
+                kernel[i, j] = g
+                kernel[j, i] = g
     for i in range(n):
         for j in range(n):
             kernel[i, j] = w[j] * exp_nonpositive(beta * (kernel[i, j] - 1.0))
     for i in range(n):
         den = 0.0
-        for k in range(d):
-            out[i, k] = 0.0
         for j in range(n):
-            c = kernel[i, j]
-            den += c
-            for k in range(d):
-                out[i, k] += c * x[j, k]
+            den += kernel[i, j]
         g = 0.0
         for k in range(d):
-            g += x[i, k] * out[i, k]
+            acc = 0.0
+            for j in range(n):
+                acc += kernel[i, j] * xt[k, j]
+            out[i, k] = acc
+            g += x[i, k] * acc
         scale = 1.0 / den if normalized else factor
         for k in range(d):
             out[i, k] = scale * (out[i, k] - g * x[i, k])
@@ -136,7 +152,7 @@ def _velocity(kind, x, w, beta, normalized, factor, out, work):
 
 
 # ---------------------------------------------------------------------------- charts (:mod:`._geometry`)
-@numba.njit(cache=True)
+@numba.njit(cache=True, fastmath=_LOOPS)
 def _chart_exp(kind, p, u, out):
     """exp_p(u): p + u for angles; cos(r) p + (sin r / r) u, r = |u|, per point on the sphere."""
     n, m = p.shape
@@ -155,9 +171,13 @@ def _chart_exp(kind, p, u, out):
             out[i, k] = c * p[i, k] + sc * u[i, k]
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, fastmath=_LOOPS)
 def _chart_pullback(kind, p, u, f, out):
-    """dexp_p(u)^{-1} f (:meth:`._geometry.SphereGeometry.dexpinv`; the identity for angles)."""
+    """dexp_p(u)^{-1} f (:meth:`._geometry.SphereGeometry.dexpinv`; the identity for angles).
+
+    With û = u/r, e_r = cos(r) û - sin(r) p and x = cos(r) p + sin(r) û:
+    <f, e_r> û + (r / sin r)(f - <f, e_r> e_r - <f, x> x), then P⊥_p (removes round-off along p).
+    """
     n, m = p.shape
     if kind == CIRCLE:
         for i in range(n):
@@ -170,14 +190,17 @@ def _chart_pullback(kind, p, u, f, out):
         r = np.sqrt(r2)
         if r > 0:
             c, s = np.cos(r), np.sin(r)
-            f_r, f_x = 0.0, 0.0
+            inv_r = 1.0 / r
+            f_u, f_p = 0.0, 0.0
             for k in range(m):
-                uh = u[i, k] / r
-                f_r += f[i, k] * (c * uh - s * p[i, k])
-                f_x += f[i, k] * (c * p[i, k] + s * uh)
+                f_u += f[i, k] * u[i, k]
+                f_p += f[i, k] * p[i, k]
+            f_u *= inv_r
+            f_r = c * f_u - s * f_p  # <f, e_r>
+            f_x = c * f_p + s * f_u  # <f, x>
             inv_sinc = r / s
             for k in range(m):
-                uh = u[i, k] / r
+                uh = u[i, k] * inv_r
                 e_r = c * uh - s * p[i, k]
                 xk = c * p[i, k] + s * uh
                 out[i, k] = (f[i, k] - f_r * e_r - f_x * xk) * inv_sinc + f_r * uh
@@ -259,7 +282,7 @@ def _advance_system(kind, x, f, w, beta, normalized, factor, rtol, atol, t_out, 
     """
     n, m = x.shape
     ks = np.empty((7, n, m))
-    work = np.empty((n + 2, n))
+    work = np.empty((n + m + 2, n))
     u = np.empty((n, m))
     y = np.empty((n, m))
     g = np.empty((n, m))
@@ -363,7 +386,7 @@ def _advance_system(kind, x, f, w, beta, normalized, factor, rtol, atol, t_out, 
 def _start_batch(kind, x, w, beta, normalized, factor, rtol, atol, f, clock, counts):
     for s in numba.prange(x.shape[0]):
         n, m = x.shape[1], x.shape[2]
-        work = np.empty((n + 2, n))
+        work = np.empty((n + m + 2, n))
         _velocity(kind, x[s], w[s], beta, normalized, factor, f[s], work)
         u = np.empty((n, m))
         y = np.empty((n, m))
