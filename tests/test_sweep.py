@@ -205,3 +205,10 @@ def test_command_line_options_map_to_sweep_arguments(tmp_path):
     mf.sweep(slow_square, {"x": [2.0]}, seeds=1, fixed={"delay": 0.0}, progress=False, **{**options, "resume": False})
     again = mf.sweep(slow_square, {"x": [2.0]}, seeds=1, fixed={"delay": 0.0}, progress=False, **options)
     assert again.attrs["tasks_skipped"] == 1 and again.value.item() == 4.0
+
+
+def test_a_refused_foreign_directory_is_left_as_it_was(tmp_path):
+    (tmp_path / "notes.txt").write_text("x")
+    with pytest.raises(ValueError, match="holds files that are not part of a sweep store"):
+        mf.sweep(slow_square, {"x": [1.0]}, seeds=1, fixed={"delay": 0.0}, store=tmp_path, scheduler="serial")
+    assert [p.name for p in tmp_path.iterdir()] == ["notes.txt"]

@@ -69,10 +69,9 @@ class Store:
         """Refuse, without writing anything, a store this sweep cannot use (see :meth:`open`)."""
         if not self.path.exists():
             return
-        self._acquire_lock()
-        try:
-            self._check_contents(manifest, resume)
-        finally:
+        self._check_contents(manifest, resume)
+        if (self.path / "lock").exists():
+            self._acquire_lock()
             self._release_lock()
 
     @contextlib.contextmanager
