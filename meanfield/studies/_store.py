@@ -69,10 +69,10 @@ class Store:
         """Refuse, without writing anything, a store this sweep cannot use (see :meth:`open`)."""
         if not self.path.exists():
             return
-        self._check_contents(manifest, resume)
-        if (self.path / "lock").exists():
+        if (self.path / "lock").exists():  # a store in use is refused first, whatever it holds
             self._acquire_lock()
             self._release_lock()
+        self._check_contents(manifest, resume)
 
     @contextlib.contextmanager
     def open(self, manifest: dict[str, Any], resume: bool) -> Iterator[Store]:
