@@ -39,6 +39,25 @@ def test_ensemble_agrees_with_the_general_integrator(rng, normalized, domain):
     assert fast.attrs["success"] == 1 and fast.attrs["n_steps"] > 0
 
 
+@pytest.mark.parametrize("domain", ["circle", "sphere"])
+def test_ensemble_uses_the_weights_of_an_empirical_measure(rng, domain):
+    shape = (2, 9) if domain == "circle" else (2, 9, 3)
+    points = rng.uniform(0, 2 * np.pi, shape) if domain == "circle" else rng.standard_normal(shape)
+    if domain == "sphere":
+        points /= np.linalg.norm(points, axis=-1, keepdims=True)
+    weights = rng.uniform(0.5, 2.0, (2, 9))
+    measure = mf.EmpiricalMeasure(points, weights / weights.sum(axis=1, keepdims=True), domain)
+    times = np.linspace(0, 3, 4)
+    fast = mf.simulate(mf.SelfAttention(4.0), measure, times, rtol=1e-10, atol=1e-12)
+    slow = np.stack([mf.simulate(mf.SelfAttention(4.0), mf.EmpiricalMeasure(points[s], measure.weights[s], domain),
+                                 times, rtol=1e-10, atol=1e-12, path="direct")["positions"].values
+                     for s in range(2)])
+    got = fast["positions"].values
+    gap = _angle_gap(got, slow) if domain == "circle" else np.abs(got - slow)
+    assert fast.attrs["path"] == "ensemble" and gap.max() < 1e-11  # round-off only, as above (measured ≤ 1e-14)
+    np.testing.assert_array_equal(fast["weights"].values, measure.weights)
+
+
 @pytest.mark.parametrize("normalized", [True, False])
 @pytest.mark.parametrize("beta,n,d", [(1.0, 4, 4), (4.0, 6, 32), (9.0, 8, 8)])
 def test_ensemble_follows_theorem_6_8(normalized, beta, n, d):
