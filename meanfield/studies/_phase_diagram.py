@@ -22,9 +22,12 @@ from typing import Any
 import numpy as np
 import xarray as xr
 
+from .._models import SelfAttention
 from .._validate import as_times, check_positive_int
 from .._version import __version__
+from ..particles import Attention, number_of_clusters, pair_fraction, simulate
 from ._equiangular import equiangular_curve
+from ._sweep import sweep
 
 __all__ = ["phase_diagram", "phase_diagram_block", "phase_diagram_tokens", "ginibre_matrices", "crossing_time"]
 
@@ -110,9 +113,6 @@ def phase_diagram_block(beta: float, seed: np.ndarray, *, d: int, n: int, times:
     tokens), which keeps every inner product. For d = 2 they are integrated
     as angles.
     """
-    from .._models import SelfAttention
-    from ..particles import Attention, number_of_clusters, pair_fraction, simulate
-
     systems = np.atleast_1d(np.asarray(seed, dtype=np.int64))
     x0 = phase_diagram_tokens(base_seed, systems, d, n)
     t = np.asarray(times, dtype=float)
@@ -241,8 +241,6 @@ def phase_diagram(
     >>> ds["probability"].dims
     ('beta', 'time')
     """
-    from ._sweep import sweep
-
     d = check_positive_int("d", d, 2)
     n = check_positive_int("n", n, 2)
     systems = check_positive_int("systems", systems, 1)
@@ -268,6 +266,8 @@ def phase_diagram(
 
     fixed = {"d": d, "n": n, "times": times.tolist(), "delta": delta, "normalized": bool(normalized),
              "matrices": matrices, "base_seed": seed, "rtol": float(rtol), "atol": float(atol)}
+    logger.info("phase diagram d=%d n=%d: %d betas x %d systems in blocks of %d", d, n, beta_values.size, systems,
+                batch)
     start = _time.perf_counter()
     raw = sweep(phase_diagram_block, {"beta": beta_values}, seeds=systems, batch={"seed": batch}, fixed=fixed,
                 store=store, resume=resume, scheduler=scheduler, n_workers=n_workers, progress=progress)

@@ -8,7 +8,11 @@ from typing import Any
 import numpy as np
 import xarray as xr
 
+from .._models import SelfAttention
 from .._validate import check_positive_int
+from ..particles import simulate
+from ._equiangular import equiangular_curve
+from ._phase_diagram import phase_diagram_tokens
 
 __all__ = ["plot_phase_diagram", "plot_trajectories"]
 
@@ -56,8 +60,6 @@ def plot_phase_diagram(ds: xr.Dataset, variable: str = "probability", ax: Any = 
 def _fine_curve(ds: xr.Dataset, points: int = 80) -> tuple[np.ndarray, np.ndarray]:
     """Γ_{∞,δ} on a fine β grid spanning the diagram (recomputed from the attrs n, delta, normalized),
     or the stored ``critical_time`` when those attrs are missing."""
-    from ._equiangular import equiangular_curve
-
     beta = ds["beta"].values
     try:
         n, delta, normalized = int(ds.attrs["n"]), float(ds.attrs["delta"]), bool(int(ds.attrs["normalized"]))
@@ -80,10 +82,6 @@ def plot_trajectories(betas: Sequence[float] = (4.0, 9.0), times: Sequence[float
     Returns the matplotlib Figure.
     """
     from matplotlib.figure import Figure
-
-    from .._models import SelfAttention
-    from ..particles import simulate
-    from ._phase_diagram import phase_diagram_tokens
 
     n = check_positive_int("n", n, 2)
     beta_values = np.atleast_1d(np.asarray(betas, dtype=float))
