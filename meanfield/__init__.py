@@ -30,6 +30,7 @@ from ._wasserstein import WassersteinResult, wasserstein
 from ._compare import compare
 from .studies import SweepError, sweep
 from .studies import equiangular_curve, equiangular_gamma, phase_diagram, plot_phase_diagram, plot_trajectories
+from .studies import kuramoto_bifurcation, kuramoto_critical_coupling, kuramoto_theory, plot_bifurcation
 
 __all__ = [
     "Attention",
@@ -47,6 +48,9 @@ __all__ = [
     "compare",
     "density",
     "energy",
+    "kuramoto_bifurcation",
+    "kuramoto_critical_coupling",
+    "kuramoto_theory",
     "equiangular_curve",
     "equiangular_gamma",
     "methods",
@@ -54,6 +58,7 @@ __all__ = [
     "numerical_rank",
     "order_parameter",
     "orthogonal_frame",
+    "plot_bifurcation",
     "pairwise_inner_products",
     "phase_diagram",
     "plot_phase_diagram",

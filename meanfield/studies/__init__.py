@@ -9,7 +9,12 @@ from ._sweep import SweepError, sweep
 from ._equiangular import equiangular_curve, equiangular_gamma
 from ._phase_diagram import ginibre_matrices, phase_diagram, phase_diagram_tokens
 from ._plot_phase import plot_phase_diagram, plot_trajectories
+from ._kuramoto import frequency_law, kuramoto_bifurcation, kuramoto_run
+from ._kuramoto_theory import kuramoto_critical_coupling, kuramoto_theory
+from ._plot_bifurcation import plot_bifurcation
 
 __all__: list[str] = ["SweepError", "sweep"]
 __all__ += ["equiangular_curve", "equiangular_gamma", "ginibre_matrices", "phase_diagram", "phase_diagram_tokens",
             "plot_phase_diagram", "plot_trajectories"]
+__all__ += ["frequency_law", "kuramoto_bifurcation", "kuramoto_critical_coupling", "kuramoto_run", "kuramoto_theory",
+            "plot_bifurcation"]
