@@ -20,7 +20,8 @@ Its cost does not depend on β, so it is timed on ``--euler-systems`` systems at
 ``--euler-betas`` values of β and scaled to the full workload (stated in the
 output); its statistic's deviation from the reference is printed too. The
 per-system time single-threaded is measured on ``--euler-systems`` systems at
-the same β values (numba set to one thread).
+the same β values (numba set to one thread), which also gives a ratio to Euler
+on the same systems with one thread each (less exposed to a shared machine).
 
 Run with ``OMP_NUM_THREADS=1 python benchmarks/bench_particles_figure3.py``
 (``--betas 10`` for a quick look; the default is the whole workload).
@@ -78,7 +79,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--betas", type=int, default=ALL_BETAS.size, help="number of the 90 β values run")
     parser.add_argument("--systems", type=int, default=N_SYSTEMS)
     parser.add_argument("--rtol", type=float, default=1e-4)
-    parser.add_argument("--reference-systems", type=int, default=128)
+    parser.add_argument("--reference-systems", type=int, default=256)
     parser.add_argument("--euler-systems", type=int, default=256)
     parser.add_argument("--euler-betas", type=int, default=3)
     args = parser.parse_args(argv)
@@ -118,7 +119,7 @@ def main(argv: list[str] | None = None) -> None:
 
     euler_pick = pick[np.linspace(0, pick.size - 1, min(args.euler_betas, pick.size)).round().astype(int)]
     n_euler = min(args.euler_systems, args.systems)
-    euler_time = single_time = 0.0
+    euler_time = single_time = single_total = 0.0
     euler_dev = 0.0
     threads = numba.get_num_threads()
     for index in euler_pick:
@@ -131,7 +132,9 @@ def main(argv: list[str] | None = None) -> None:
         euler_dev = max(euler_dev, np.abs(fractions[:n_ref].mean(axis=0) - reference[row]).max())
         numba.set_num_threads(1)
         try:
+            start = time.perf_counter()
             single_time += run(theta0, ALL_BETAS[index], times, args.rtol, atol)[1]
+            single_total += time.perf_counter() - start
         finally:
             numba.set_num_threads(threads)
     scale = (pick.size * args.systems) / (euler_pick.size * n_euler)
@@ -139,8 +142,10 @@ def main(argv: list[str] | None = None) -> None:
     print(f"Euler dt = 0.1 + renormalise (numpy, batched): {euler_time:.2f} s on {n_euler} systems x "
           f"{euler_pick.size} betas, scaled x{scale:.0f} to {euler_full:.0f} s; its statistic deviates by "
           f"{euler_dev:.4f} from the reference")
-    print(f"single-threaded integration: {single_time / (euler_pick.size * n_euler) * 1e3:.3f} ms per system "
-          f"(full workload {single_time * scale:.0f} s on one core)")
+    print(f"single-threaded: integration {single_time / (euler_pick.size * n_euler) * 1e3:.3f} ms per system, "
+          f"with dataset and statistic {single_total / (euler_pick.size * n_euler) * 1e3:.3f} ms "
+          f"(full workload {single_total * scale:.0f} s on one core); on the same subset, one thread each, "
+          f"Euler / new = {euler_time / single_total:.2f}")
     print(f"RESULT total {total:.1f} s, ratio Euler/new {euler_full / total:.2f}, max deviation {deviation.max():.4f}")
 
 

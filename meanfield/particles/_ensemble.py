@@ -42,7 +42,6 @@ import numba
 import numpy as np
 
 from solvers._runge_kutta import A as _TABLEAU_A
-from solvers._runge_kutta import C as _TABLEAU_C
 from solvers._runge_kutta import E as _TABLEAU_E
 from solvers._runge_kutta import ERROR_ORDER, StepController
 from solvers._runge_kutta import P as _TABLEAU_P
@@ -59,7 +58,6 @@ RUNNING, MAX_STEPS, UNDERFLOW = 0, 1, 2
 STATUS_MESSAGES = {MAX_STEPS: "exceeded max_steps", UNDERFLOW: "step size underflow"}
 
 _A = np.ascontiguousarray(_TABLEAU_A)
-_C = np.ascontiguousarray(_TABLEAU_C)
 _E = np.ascontiguousarray(_TABLEAU_E)
 _P = np.ascontiguousarray(_TABLEAU_P)
 _CONTROLLER = StepController()
@@ -274,8 +272,8 @@ def _advance_system(kind, x, f, w, beta, normalized, factor, rtol, atol, t_out, 
     """Advance one system until it has written its state at every time of ``t_out`` into ``out``.
 
     ``clock`` = [t, h, rejected_last, t of the last step's start, its size]; ``counts`` =
-    [n_steps, n_rejected, nfev, status, outputs written by this call]; ``steps`` = [min h, max h] of accepted steps;
-    ``dense`` = [x_n, Q_1, …, Q_4] of the last accepted step, whose dense output is
+    [n_steps, n_rejected, nfev, status, outputs written by this call]; ``steps`` = [min h, max h]
+    of accepted steps; ``dense`` = [x_n, Q_1, …, Q_4] of the last accepted step, whose dense output is
     exp_{x_n}(Σ_q θ^q Q_q) with Q_q = h Σ_j P_jq K_j. ``x``, ``f`` (velocity at x) and these
     are updated in place; on a stop (``counts[3]`` ≠ 0) the outputs not reached are left.
     Outputs inside the last step of a previous call are written from ``dense`` first.
