@@ -18,6 +18,7 @@ import numpy as np
 from ._cli_compare import add_compare_arguments, compare_command
 from .studies import SweepError
 from ._cli_phase_diagram import add_phase_diagram_arguments, phase_diagram_command
+from ._cli_kuramoto import add_kuramoto_arguments, kuramoto_command
 
 __all__ = ["main", "build_parser"]
 
@@ -72,6 +73,14 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
     add_phase_diagram_arguments(phase)
+    kuramoto = sub.add_parser(
+        "kuramoto",
+        help="Kuramoto oscillators: one run r(t), or the bifurcation diagram r_inf(K) with --couplings (NetCDF + PNG)",
+        description="Kuramoto model with Lorentzian or Gaussian natural frequencies (and noise), by particles or "
+        "the PDE: r(t) of one coupling, or r_inf(K) over --couplings against the self-consistency theory.",
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+    )
+    add_kuramoto_arguments(kuramoto)
     return parser
 
 
@@ -133,6 +142,8 @@ def main(argv: list[str] | None = None) -> int:
             return compare_command(args)
         if args.command == "phase-diagram":
             return phase_diagram_command(args)
+        if args.command == "kuramoto":
+            return kuramoto_command(args)
     except (ValueError, TypeError, ConnectionError, SweepError) as err:
         parser.exit(2, f"meanfield {args.command}: error: {err}\n")
     parser.error(f"unknown command {args.command!r}")

@@ -149,3 +149,35 @@ def test_bad_input():
         mf.kuramoto_theory(np.nan, None)
     with pytest.raises(TypeError, match="frequencies must be None, a number or a scipy.stats frozen law"):
         mf.kuramoto_critical_coupling("cauchy")
+
+
+def test_cli_single_run_and_diagram(tmp_path, capsys):
+    from meanfield.cli import main
+
+    out = tmp_path / "run.nc"
+    assert main(["kuramoto", "--coupling", "2", "--width", "0.5", "--n", "300", "--t-final", "10",
+                 "--average-window", "4", "--output", str(out)]) == 0
+    assert out.exists() and out.with_suffix(".png").exists()
+    assert "theory 0.7071" in capsys.readouterr().out
+    diagram = tmp_path / "diagram.nc"
+    assert main(["kuramoto", "--couplings", "0.5,2", "--width", "0.5", "--n", "200", "--t-final", "10",
+                 "--average-window", "4", "--seeds", "1", "--scheduler", "serial", "--no-progress",
+                 "--output", str(diagram)]) == 0
+    assert diagram.with_suffix(".png").exists()
+    import xarray as xr
+
+    with xr.open_dataset(diagram) as ds:
+        assert ds["r_inf"].dims == ("coupling", "seed")
+
+
+def test_cli_refuses_bad_output_before_computing(tmp_path):
+    from meanfield.cli import main
+
+    with pytest.raises(SystemExit) as exit_info:
+        main(["kuramoto", "--output", str(tmp_path / "missing" / "x.nc")])
+    assert exit_info.value.code == 2
+    with pytest.raises(SystemExit):
+        main(["kuramoto", "--output", str(tmp_path / "x.txt")])
+    with pytest.raises(SystemExit):
+        main(["kuramoto", "--couplings", "1:2"])
+    assert not list(tmp_path.iterdir())

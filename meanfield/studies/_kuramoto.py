@@ -165,9 +165,9 @@ def kuramoto_run(
     -------
     xarray.Dataset
         ``order_parameter`` (time), ``r_inf`` and ``r_spread`` (the mean and
-        standard deviation of r over the window); attrs with every setting,
-        the integrator or scheme, run facts and (PDE) ``frequency_nodes``,
-        ``recurrence_time``, ``recurrence_free``.
+        standard deviation of r over the window), ``n_steps`` and ``success``;
+        attrs with every setting, the integrator or scheme and (PDE)
+        ``theta_nodes``, ``frequency_nodes``, ``recurrence_time``, ``recurrence_free``.
     """
     import meanfield as mf
 
@@ -189,8 +189,8 @@ def kuramoto_run(
         theta0 = np.random.default_rng(np.random.SeedSequence([int(seed)])).uniform(0, 2 * np.pi, int(n))
         options = {"dt": dt, "seed": int(seed)} if noise > 0 else {"rtol": rtol, "atol": rtol * 1e-3}
         ds = mf.simulate(model, theta0, times, **options)
-        attrs.update(n=int(n), integrator=ds.attrs["integrator"], n_steps=int(ds.attrs["n_steps"]),
-                     dt=float(dt) if noise > 0 else -1.0, rtol=float(rtol))
+        attrs.update(n=int(n), integrator=ds.attrs["integrator"], dt=float(dt) if noise > 0 else -1.0,
+                     rtol=float(rtol))
     else:
         nodes, t_rec = _pde_nodes(model, frequency_nodes, t_final, noise)
         scheme = "spectral" if noise > 0 else "finite_volume"
@@ -198,9 +198,8 @@ def kuramoto_run(
         rho0 = mf.density(circle, lambda th: 1 + PDE_PERTURBATION * np.cos(th))
         options = {"rtol": rtol, "atol": rtol * 1e-3} if scheme == "spectral" else {}
         ds = mf.solve(model, rho0, times, method=scheme, frequency_nodes=nodes, **options)
-        attrs.update(scheme=scheme, grid=int(grid), frequency_nodes=nodes, recurrence_time=t_rec,
-                     recurrence_free=int(_recurrence_free(t_rec, t_final, noise)), n_steps=int(ds.attrs["n_steps"]))
-    attrs["success"] = int(ds.attrs.get("success", 1))
+        attrs.update(scheme=scheme, theta_nodes=int(grid), frequency_nodes=nodes, recurrence_time=t_rec,
+                     recurrence_free=int(_recurrence_free(t_rec, t_final, noise)))
     r = ds["order_parameter"].values
     reached = ds["time"].values
     late = r[reached >= t_final - average_window - 1e-9]
@@ -215,6 +214,8 @@ def kuramoto_run(
             "order_parameter": ("time", r_full, {"long_name": "r(t) = |∫ e^{iθ} dμ_t|"}),
             "r_inf": ((), float(np.mean(late)), {"long_name": "mean of r over the final window"}),
             "r_spread": ((), float(np.std(late)), {"long_name": "standard deviation of r over the final window"}),
+            "n_steps": ((), int(ds.attrs["n_steps"]), {"long_name": "accepted time steps"}),
+            "success": ((), int(ds.attrs.get("success", 1)), {"long_name": "1 if the run reached t_final"}),
         },
         coords={"time": ("time", times, {"long_name": "time", "units": "1"})},
         attrs=attrs,
