@@ -55,7 +55,7 @@ def add_phase_diagram_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--systems", type=int, default=2048, help="independent systems per beta")
     parser.add_argument("--betas", default="0.1:9:90", help=f"beta values: {BETAS_HELP}")
     parser.add_argument("--t-final", type=float, default=30.0, help="final time")
-    parser.add_argument("--n-times", type=int, default=301, help="number of output times in [0, t-final]")
+    parser.add_argument("--n-times", type=int, default=61, help="number of output times in [0, t-final]")
     parser.add_argument("--delta", type=float, default=1e-3, help="threshold: pairs with <x_i, x_j> >= 1 - delta")
     parser.add_argument("--unnormalized", action="store_true", help="USA instead of SA")
     parser.add_argument("--ginibre", action="store_true",
