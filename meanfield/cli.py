@@ -133,6 +133,7 @@ def _solve_command(args: argparse.Namespace) -> int:
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``meanfield`` console command."""
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s: %(message)s")
+    logging.getLogger("distributed").setLevel(logging.WARNING)  # a local cluster's start and stop are not news
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
