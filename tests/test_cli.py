@@ -42,7 +42,7 @@ def test_solve_command_on_the_sphere(tmp_path):
 
 def test_compare_command_writes_netcdf_and_png(tmp_path, capsys):
     out = tmp_path / "cmp.nc"
-    args = ["compare", "--n", "32", "128", "--seeds", "2", "--grid", "128", "--times", "0", "0.5"]
+    args = ["compare", "--n", "32", "128", "--seeds", "2", "--grid", "128", "--times", "0", "0.5", "--scheduler", "serial"]
     assert main([*args, "--output", str(out)]) == 0
     assert "exponent" in capsys.readouterr().out
     with xr.open_dataset(out) as ds:
