@@ -71,6 +71,9 @@ def main(argv: list[str] | None = None) -> None:
     print(f"* dopri5 at n = {n}: measured on [0, {args.probe:g}] ({t_probe:.2f} s, {s_probe} steps) and scaled by "
           f"{scale:g} (its step is set by max|w| for the whole run)")
     print(f"moebius, n = {n}: {t_m:.2f} s (target < 30 s), |r_inf - theory| = {e_m:.4f} (target <= 0.02)")
+    t_strict, e_strict, s_strict = run(n, "moebius", 1e-8)
+    print(f"moebius, n = {n} at simulate's default rtol = 1e-8: {t_strict:.2f} s, {s_strict} steps, "
+          f"|r_inf - theory| = {e_strict:.4f}")
 
 
 if __name__ == "__main__":
