@@ -14,7 +14,8 @@ from meanfield.studies._phase_diagram import crossing_time, phase_diagram_block
 def _rate(beta: float, n: int, normalized: bool):
     """γ' of (6.9)/(6.10) written literally from the paper."""
     if normalized:
-        return lambda g: 2 * np.exp(beta * g) * (1 - g) * ((n - 1) * g + 1) / (np.exp(beta) + (n - 1) * np.exp(beta * g))
+        return lambda g: (2 * np.exp(beta * g) * (1 - g) * ((n - 1) * g + 1)
+                          / (np.exp(beta) + (n - 1) * np.exp(beta * g)))
     return lambda g: 2 / n * np.exp(beta * g) * (1 - g) * ((n - 1) * g + 1)
 
 

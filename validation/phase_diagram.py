@@ -169,7 +169,8 @@ def main(argv: list[str] | None = None) -> int:
 
     t_star = diagrams[128]["critical_time"].values
     lines.append("")
-    lines.append(f"(b) d >= n: every system in one cluster at t = {T_FINAL:g} for beta with t* <= {CLUSTER_CURVE_MAX:g}")
+    lines.append(f"(b) d >= n: every system in one cluster at t = {T_FINAL:g} "
+                 f"for beta with t* <= {CLUSTER_CURVE_MAX:g}")
     lines.append(f"{'beta':>6} {'t*':>8} {'clustered d=32':>15} {'clustered d=128':>16} {'ok':>4}")
     for k in np.flatnonzero(t_star <= CLUSTER_CURVE_MAX):
         clustered = [float(diagrams[d]["fraction_clustered"].isel(beta=k, time=-1)) for d in (32, 128)]
