@@ -32,13 +32,15 @@ def density_dataset(
     states: np.ndarray,
     mass: np.ndarray,
     attrs: dict[str, Any],
+    energies: np.ndarray | None = None,
 ) -> xr.Dataset:
     """Dataset of a PDE run: marginal density, energy, mass, order parameter.
 
     ``states`` has shape (time, m, *grid) (node values); the marginal is
     ρ̄ = Σ_m w_m ρ_m. ``mass`` is the scheme's own total mass of ρ̄ (exact for
     its discretisation, e.g. the sum of cell masses of a finite-volume scheme).
-    Energy is E_β of ρ̄ (NaN for a Kuramoto interaction without energy);
+    Energy is E_β of ρ̄ (NaN for a Kuramoto interaction without energy),
+    computed here unless ``energies`` (one per time) are given;
     the order parameter is |∫ x ρ̄ dσ|.
     """
     grid_dims = tuple(domain.coords)
@@ -47,10 +49,8 @@ def density_dataset(
     axes = tuple(range(1, marginal.ndim))
     first_moment = np.tensordot(marginal * weights, moment_points(domain), axes=(axes, tuple(range(len(axes)))))
     order = np.linalg.norm(first_moment, axis=-1)
-    try:
-        energies = density_energy(model, domain, marginal)
-    except ValueError:
-        energies = np.full(times.size, np.nan)
+    if energies is None:
+        energies = marginal_energy(model, domain, marginal)
     coords: dict[str, Any] = {"time": ("time", np.asarray(times, dtype=float), COORD_ATTRS["time"])}
     for name, values in domain.coords.items():
         coords[name] = (name, values, COORD_ATTRS.get(name, {}))
@@ -68,10 +68,19 @@ def density_dataset(
             {"long_name": "density of the oscillators at each frequency node"},
         )
         data["frequency_weight"] = ("frequency", velocity.weights, {"long_name": "quadrature weight"})
-    return xr.Dataset(data, coords=coords, attrs=_netcdf_safe(attrs))
+    return xr.Dataset(data, coords=coords, attrs=netcdf_safe(attrs))
 
 
-def _netcdf_safe(attrs: dict[str, Any]) -> dict[str, Any]:
+def marginal_energy(model: Any, domain: Any, marginal: np.ndarray) -> np.ndarray:
+    """E_β of each marginal density in ``marginal`` (time, *grid); NaN where the model has no energy."""
+    try:
+        return density_energy(model, domain, marginal)
+    except ValueError:
+        return np.full(marginal.shape[0], np.nan)
+
+
+def netcdf_safe(attrs: dict[str, Any]) -> dict[str, Any]:
+    """Attrs as NetCDF stores them: booleans as 0/1, None as "none", other objects by repr."""
     out: dict[str, Any] = {}
     for key, value in attrs.items():
         if isinstance(value, (bool, np.bool_)):

@@ -17,12 +17,22 @@ from typing import Any
 import numpy as np
 import xarray as xr
 
-from solvers import SCHEMES, evolve
+from solvers import SCHEMES, Evolution, evolve
 
-from ._dataset import density_dataset
+from ._checkpoint import (
+    Checkpoint,
+    CheckpointError,
+    check_same_run,
+    fingerprint,
+    load_checkpoint,
+    locks_checkpoint,
+    snapshot_of,
+    snapshot_variables,
+)
+from ._dataset import density_dataset, marginal_energy, netcdf_safe
 from ._measures import Density
 from ._models import Kuramoto, SelfAttention
-from ._trackers import Checkpoint, ProgressBar
+from ._trackers import ProgressBar
 from ._validate import as_times, check_positive_int
 
 logger = logging.getLogger(__name__)
@@ -35,6 +45,7 @@ def methods(kind: str) -> list[str]:
     return sorted(method for (domain, method) in SCHEMES if domain == kind)
 
 
+@locks_checkpoint
 def solve(
     model: SelfAttention | Kuramoto,
     rho0: Density,
@@ -122,78 +133,144 @@ def solve(
         if domain.kind != "circle":
             raise ValueError(f"Kuramoto models live on the circle, got a {domain.kind} domain")
         check_positive_int("frequency_nodes", frequency_nodes)
+    if not max_step > 0:
+        raise ValueError(f"max_step must be positive, got {max_step!r}")
+    _check_options(SCHEMES[key], method, options)
+    if resume and checkpoint is None:
+        raise ValueError("resume=True needs a checkpoint path")
+    return _solve(model, rho0, times, method, frequency_nodes, max_step, progress, checkpoint,
+                  checkpoint_interval, resume, raise_on_error, options)
+
+
+def _solve(model: SelfAttention | Kuramoto, rho0: Density, times: np.ndarray, method: str, frequency_nodes: int,
+           max_step: float, progress: bool, checkpoint: str | os.PathLike | None, checkpoint_interval: float,
+           resume: bool, raise_on_error: bool, options: dict[str, Any]) -> xr.Dataset:
+    """:func:`solve` once its arguments are checked and its checkpoint path is locked."""
+    domain = rho0.domain
+    key = (domain.kind, method)
+    if isinstance(model, Kuramoto):
         velocity = model.velocity_spec(frequency_nodes)
     else:
         velocity = model.velocity_spec(domain.dimension)
-    _check_options(SCHEMES[key], method, options)
     scheme = SCHEMES[key](domain.grid, velocity, diffusion=model.noise, **options)
     rho_values = rho0.normalized().values
     y0 = scheme.from_grid(np.repeat(rho_values[None], velocity.n_species, axis=0))
 
-    attrs = _attrs(model, domain, method, scheme, options)
-    if not max_step > 0:
-        raise ValueError(f"max_step must be positive, got {max_step!r}")
+    attrs = _attrs(model, domain, method, scheme, _effective_options(SCHEMES[key], options))
+    attrs["rho0_sha256"] = fingerprint(np.asarray(rho0.values), text=repr(domain))
+    if isinstance(model, Kuramoto):
+        attrs["frequency_nodes"] = int(frequency_nodes)
     if np.isfinite(max_step):
         attrs["max_step"] = float(max_step)
+    attrs = netcdf_safe(attrs)
     done: xr.Dataset | None = None
+    first_step = None
+    prior = {"n_steps": 0, "n_rejected": 0, "nfev": 0, "dt_min": np.inf, "dt_max": 0.0}
     if resume:
-        if checkpoint is None:
-            raise ValueError("resume=True needs a checkpoint path")
-        done = _load_checkpoint(Path(checkpoint), attrs, times)
+        done = _load_checkpoint(Path(checkpoint), attrs, times)  # type: ignore[arg-type]
     start = 0
     if done is not None:
         start = done.sizes["time"] - 1
-        y0 = scheme.from_grid(_state_of(done, velocity.n_species))
+        snapshot = snapshot_of(done)
+        if "state" in snapshot:
+            y0 = scheme.restore(snapshot)
+        else:
+            logger.warning("%s holds no scheme state: restarting from its node values, so the continuation "
+                           "matches an uninterrupted run to the scheme's tolerance, not bit for bit", checkpoint)
+            y0 = scheme.from_grid(_state_of(done, velocity.n_species))
+        dt_next = float(done.attrs.get("checkpoint_dt_next", np.nan))
+        first_step = dt_next if np.isfinite(dt_next) and dt_next > 0 else None
+        for name in prior:
+            value = done.attrs.get(name, prior[name])
+            prior[name] = value if np.isfinite(value) else prior[name]
         logger.info("resuming from %s at t=%g", checkpoint, times[start])
 
     remaining = times[start:]
     states = np.empty((remaining.size, velocity.n_species, *domain.shape))
     masses = np.empty(remaining.size)
+    energies = np.empty(remaining.size)
+    steps = np.zeros(remaining.size, dtype=int)
+    live = Evolution(t=remaining, y=states)
+    latest: dict[str, Any] = {"n_steps": 0}
 
     def record(index: int, time_: float, y: np.ndarray) -> None:
         states[index] = scheme.to_grid(y)
         masses[index] = velocity.weights @ scheme.mass(y)
+        energies[index] = marginal_energy(model, domain, np.tensordot(velocity.weights, states[index : index + 1],
+                                                                      axes=([0], [1])))[0]
+        steps[index] = live.n_steps - latest["n_steps"]
+        latest["n_steps"] = live.n_steps
+        if checkpoint is not None:
+            dt_next = live.dt_next if index > 0 else (first_step or np.nan)
+            latest.update(snapshot=scheme.snapshot(y), dt_next=dt_next)
+
+    def facts(run: Any) -> dict[str, Any]:
+        n_steps = int(prior["n_steps"]) + int(run.n_steps)
+        return {
+            "n_steps": n_steps,
+            "n_rejected": int(prior["n_rejected"]) + int(run.n_rejected),
+            "nfev": int(prior["nfev"]) + int(scheme.nfev),
+            "dt_min": float(min(prior["dt_min"], run.dt_min)) if n_steps else np.nan,
+            "dt_max": float(max(prior["dt_max"], run.dt_max)) if n_steps else np.nan,
+        }
 
     def build(n_reached: int, run: dict[str, Any] | None = None) -> xr.Dataset:
         all_states = states[:n_reached]
         all_times = remaining[:n_reached]
         all_masses = masses[:n_reached]
+        all_energies = energies[:n_reached]
+        all_steps = steps[:n_reached]
         if done is not None:
             all_states = np.concatenate([_state_of(done, velocity.n_species, all_times=True)[:-1], all_states])
             all_times = np.concatenate([done.time.values[:-1], all_times])
             all_masses = np.concatenate([done.mass.values[:-1], all_masses])
-        facts = dict(attrs, **(run or {"success": 1, "message": "checkpoint"}))
-        return density_dataset(model, domain, velocity, all_times, all_states, all_masses, facts)
+            all_energies = np.concatenate([done.energy.values[:-1], all_energies])
+            all_steps = np.concatenate([done.steps.values, all_steps[1:]])
+        attrs_run = dict(attrs, **(run or {"success": 1, "message": "checkpoint", **facts(live)}))
+        ds = density_dataset(model, domain, velocity, all_times, all_states, all_masses, attrs_run, all_energies)
+        ds["steps"] = ("time", all_steps, {"long_name": "accepted steps since the previous output"})
+        return ds
+
+    def checkpoint_file(n_reached: int) -> xr.Dataset:
+        ds = build(n_reached)
+        ds.attrs["checkpoint_dt_next"] = float(latest["dt_next"])
+        return ds.assign(snapshot_variables(latest["snapshot"]))
 
     observers: list[Any] = [record]
     bar = ProgressBar(remaining, description=f"{model.name} {method}") if progress else None
     if bar is not None:
         observers.append(bar)
-    keeper = Checkpoint(checkpoint, build, checkpoint_interval) if checkpoint is not None else None
+    keeper = Checkpoint(checkpoint, checkpoint_file, checkpoint_interval) if checkpoint is not None else None
     if keeper is not None:
         observers.append(keeper)
     try:
-        result = evolve(scheme, y0, remaining, max_step=max_step, observers=observers, raise_on_error=raise_on_error)
+        result = evolve(scheme, y0, remaining, first_step=first_step, max_step=max_step, observers=observers,
+                        raise_on_error=raise_on_error, record=live)
     finally:
         if bar is not None:
             bar.close()
-    run = {
-        "success": int(result.success),
-        "message": result.message,
-        "n_steps": int(result.n_steps),
-        "n_rejected": int(result.n_rejected),
-        "nfev": int(result.nfev),
-        "dt_min": float(result.dt_min) if result.n_steps else np.nan,
-        "dt_max": float(result.dt_max) if result.n_steps else np.nan,
-    }
+    run = {"success": int(result.success), "message": result.message, **facts(result)}
     ds = build(result.t.size, run)
-    steps = np.concatenate([np.zeros(start, dtype=int), result.steps_per_output])
-    ds["steps"] = ("time", steps[: ds.sizes["time"]], {"long_name": "accepted steps since the previous output"})
     if keeper is not None:
-        keeper.save(ds)
+        keeper.save(ds.assign(snapshot_variables(latest["snapshot"])).assign_attrs(
+            checkpoint_dt_next=float(latest["dt_next"])))
     if not result.success:
         logger.warning("solve stopped early at t=%g: %s", ds.time.values[-1], result.message)
     return ds
+
+
+def _effective_options(scheme_cls: type, options: dict[str, Any]) -> dict[str, Any]:
+    """Every option the scheme takes with the value this run uses (given, else the default)."""
+    params = inspect.signature(scheme_cls.__init__).parameters
+    effective = {
+        name: p.default
+        for name, p in params.items()
+        if name not in ("self", "grid", "velocity", "diffusion")
+        and p.default is not inspect.Parameter.empty
+        and p.kind is not inspect.Parameter.VAR_KEYWORD
+    }
+    effective.update(options)
+    return effective
 
 
 def _check_options(scheme_cls: type, method: str, options: dict[str, Any]) -> None:
@@ -230,20 +307,21 @@ def _attrs(model: Any, domain: Any, method: str, scheme: Any, options: dict[str,
     return attrs
 
 
+#: attrs of a run that a resumed run may change or that are facts of the run, not parameters
+RUN_FACTS = frozenset({"success", "message", "n_steps", "n_rejected", "nfev", "dt_min", "dt_max", "sha256",
+                       "meanfield_version", "initial_condition", "checkpoint_dt_next"})
+
+
 def _load_checkpoint(path: Path, attrs: dict[str, Any], times: np.ndarray) -> xr.Dataset | None:
-    if not path.exists():
+    """The verified checkpoint at ``path`` made by the same run (every parameter, rho0's fingerprint), or None."""
+    done = load_checkpoint(path)
+    if done is None:
         return None
-    with xr.open_dataset(path) as opened:
-        done = opened.load()
-    for name in ("model", "domain", "grid", "method", "beta", "noise", "coupling", "frequencies"):
-        if name in attrs and str(done.attrs.get(name)) != str(attrs[name]):
-            raise ValueError(
-                f"checkpoint {str(path)!r} was made with {name}={done.attrs.get(name)}, "
-                f"but this run has {name}={attrs[name]}; remove it or pass resume=False"
-            )
+    check_same_run(done.attrs, attrs, path, RUN_FACTS)
     saved = done.time.values
     if saved.size > times.size or not np.allclose(saved, times[: saved.size], rtol=1e-12, atol=0):
-        raise ValueError(f"checkpoint {str(path)!r} holds times that are not a prefix of t")
+        raise CheckpointError(f"checkpoint {str(path)!r} holds times that are not a prefix of t; "
+                              "remove it or pass resume=False")
     return done
 
 

@@ -15,7 +15,9 @@ from pathlib import Path
 
 import numpy as np
 
+from ._checkpoint import CheckpointInUseError, finish_output
 from ._cli_compare import add_compare_arguments, compare_command
+from ._files import check_output_path
 from .studies import SweepError
 from ._cli_phase_diagram import add_phase_diagram_arguments, phase_diagram_command
 from ._cli_kuramoto import add_kuramoto_arguments, kuramoto_command
@@ -104,8 +106,8 @@ def _solve_command(args: argparse.Namespace) -> int:
     if args.n_times < 2:
         raise ValueError(f"--n-times must be at least 2, got {args.n_times}")
     times = np.linspace(0.0, args.t_final, args.n_times)
-    output = args.output
-    output.parent.mkdir(parents=True, exist_ok=True)
+    output = check_output_path(args.output, "--output")
+    png = check_output_path(output.with_suffix(".png"), "PNG")
     ds = mf.solve(
         model,
         rho0,
@@ -117,9 +119,8 @@ def _solve_command(args: argparse.Namespace) -> int:
         resume=args.resume,
     )
     ds.attrs["initial_condition"] = start
-    ds.to_netcdf(output)
+    finish_output(output, {"initial_condition": start})
     figure = plot_sphere_solution(ds) if args.domain == "sphere" else plot_density_map(ds)
-    png = output.with_suffix(".png")
     figure.savefig(png, dpi=120)
     status = "completed" if ds.attrs["success"] else f"stopped early: {ds.attrs['message']}"
     print(f"{model.name} β={model.beta} σ={model.noise} on {domain!r} with {args.method}: {status}")
@@ -145,7 +146,7 @@ def main(argv: list[str] | None = None) -> int:
             return phase_diagram_command(args)
         if args.command == "kuramoto":
             return kuramoto_command(args)
-    except (ValueError, TypeError, ConnectionError, SweepError) as err:
+    except (ValueError, TypeError, ConnectionError, SweepError, CheckpointInUseError) as err:
         parser.exit(2, f"meanfield {args.command}: error: {err}\n")
     parser.error(f"unknown command {args.command!r}")
     return 2

@@ -12,7 +12,7 @@ import scipy.fft
 from . import _validate as check_arg
 from ._circle_grid import CircleGrid
 from ._fft import RealFFT
-from ._runge_kutta import N_STAGES, FsalCache, LawsonTables, StepController, adaptive_lawson_step, initial_step
+from ._runge_kutta import N_STAGES, FsalCache, FsalSnapshots, LawsonTables, StepController, adaptive_lawson_step, initial_step
 from ._scheme import NegativeDensityError, Scheme, StepResult, UnderResolvedError, tail_tolerance
 from ._velocity import CallableVelocity, ConvolutionVelocity
 
@@ -21,7 +21,7 @@ __all__ = ["CircleSpectral"]
 logger = logging.getLogger(__name__)
 
 
-class CircleSpectral(Scheme):
+class CircleSpectral(FsalSnapshots, Scheme):
     r"""Fourier pseudo-spectral scheme on S¹ with adaptive (integrating-factor) Dormand–Prince 5(4).
 
     Equations. For densities ρ_1, …, ρ_m on S¹ (one per frequency node ω_m,

@@ -350,6 +350,40 @@ class FsalCache:
         """Forget the cached state."""
         self._entry = None
 
+    def snapshot(self, y: np.ndarray) -> dict[str, np.ndarray]:
+        """``y`` with its coefficients, N(coefficients) and a float ``extra`` when ``y`` is the cached state."""
+        saved = {"state": np.array(y, dtype=float)}
+        entry = self.lookup(y)
+        if entry is not None:
+            saved["coefficients"] = np.array(entry.coefficients)
+            saved["derivative"] = np.array(entry.derivative)
+            if entry.extra is not None:
+                saved["extra"] = np.array(float(entry.extra))
+        return saved
+
+    def restore(self, snapshot: dict[str, np.ndarray]) -> np.ndarray:
+        """The state of :meth:`snapshot`, read-only and cached with what was saved of it."""
+        y = np.array(snapshot["state"], dtype=float)
+        y.flags.writeable = False
+        if "coefficients" in snapshot:
+            extra = float(snapshot["extra"]) if "extra" in snapshot else None
+            self.store(y, np.array(snapshot["coefficients"]), np.array(snapshot["derivative"]), extra)
+        return y
+
+
+class FsalSnapshots:
+    """:meth:`Scheme.snapshot` / ``restore`` of a scheme keeping its accepted state in ``self._fsal``
+    (a mixin listed before :class:`Scheme`): the coefficients the steps run on and the
+    last stage are saved, not recomputed from node values (which differs at round-off)."""
+
+    _fsal: FsalCache
+
+    def snapshot(self, y: np.ndarray) -> dict[str, np.ndarray]:
+        return self._fsal.snapshot(y)
+
+    def restore(self, snapshot: dict[str, np.ndarray]) -> np.ndarray:
+        return self._fsal.restore(snapshot)
+
 
 # ---------------------------------------------------------------------------- step-size control
 class StepDecision(NamedTuple):

@@ -23,7 +23,12 @@ Rules for implementers (in the manner of ``scipy.integrate.OdeSolver``):
 * ``mass(y)`` returns the total mass of each density (quadrature);
 * ``from_grid(values)`` / ``to_grid(y)`` convert between node values on the
   domain's grid and the scheme's state (identity unless the scheme works on
-  cells of its own).
+  cells of its own);
+* ``snapshot(y)`` / ``restore(snapshot)`` save and rebuild everything the
+  next step from an accepted ``y`` depends on (the state itself, and e.g. the
+  coefficients and last stage a spectral scheme keeps), so that a run
+  continued from a snapshot, with ``first_step`` the saved
+  :attr:`Evolution.dt_next`, repeats the uninterrupted run bit for bit.
 
 Schemes count right-hand-side evaluations in ``nfev``.
 """
@@ -167,6 +172,14 @@ class Scheme(ABC):
         """Node values on the domain's grid from a scheme state (identity by default)."""
         return y
 
+    def snapshot(self, y: np.ndarray) -> dict[str, np.ndarray]:
+        """Arrays from which :meth:`restore` rebuilds the accepted state ``y`` exactly (here: ``y``)."""
+        return {"state": np.array(y, dtype=float)}
+
+    def restore(self, snapshot: dict[str, np.ndarray]) -> np.ndarray:
+        """The state saved by :meth:`snapshot`, ready for the next step."""
+        return np.array(snapshot["state"], dtype=float)
+
     def check(self, y: np.ndarray) -> None:
         """Raise a :class:`SchemeError` when ``y`` cannot be trusted."""
         if not np.all(np.isfinite(y)):
@@ -197,6 +210,10 @@ class Evolution:
         True when every requested time was reached.
     message : str
         Why the run stopped.
+    dt_next : float
+        The step size the next step would try; kept up to date during the run,
+        so that an observer given the live record (``evolve(..., record=)``)
+        can save it with a :meth:`Scheme.snapshot`.
     """
 
     t: np.ndarray
@@ -209,6 +226,7 @@ class Evolution:
     success: bool = True
     message: str = "reached the final time"
     steps_per_output: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=int))
+    dt_next: float = np.nan
 
 
 Observer = Callable[[int, float, np.ndarray], Any]
@@ -226,6 +244,7 @@ def evolve(
     max_steps: int = 10_000_000,
     observers: Sequence[Observer] = (),
     raise_on_error: bool = False,
+    record: Evolution | None = None,
 ) -> Evolution:
     """Advance ``y0`` from ``t_eval[0]`` through every time of ``t_eval``.
 
@@ -251,6 +270,9 @@ def evolve(
         the initial one.
     raise_on_error : bool
         Re-raise scheme errors instead of returning a partial result.
+    record : Evolution, optional
+        Filled in (counters, ``dt_next``) as the run goes, before the observers
+        are called at each output, and returned; its counters start from zero.
     """
     t_eval = np.asarray(t_eval, dtype=float)
     if t_eval.ndim != 1 or t_eval.size < 1:
@@ -259,13 +281,15 @@ def evolve(
         raise ValueError("t_eval must contain finite times")
     if t_eval.size > 1 and not np.all(np.diff(t_eval) > 0):
         raise ValueError("t_eval must be strictly increasing")
-    y = np.array(y0, dtype=float, copy=True)
+    read_only = isinstance(y0, np.ndarray) and y0.dtype == float and not y0.flags.writeable
+    y = y0 if read_only else np.array(y0, dtype=float, copy=True)  # a read-only state may be a scheme's cached one
     span = max(t_eval[-1] - t_eval[0], 1.0)
     h_min = min_step * span
     out_y = np.empty((t_eval.size, *y.shape))
     out_y[0] = y
     steps_per_output = np.zeros(t_eval.size, dtype=int)
-    result = Evolution(t=t_eval, y=out_y)
+    result = record if record is not None else Evolution(t=t_eval, y=out_y)
+    result.t, result.y = t_eval, out_y
     scheme.check(y)
     for obs in observers:
         obs(0, t_eval[0], y)
@@ -303,6 +327,8 @@ def evolve(
                     dt = min(res.dt_next, max_step)
             out_y[i] = y
             reached = i + 1
+            result.dt_next = dt
+            result.nfev = scheme.nfev
             for obs in observers:
                 obs(i, target, y)
     except SchemeError as err:

@@ -48,6 +48,7 @@ from . import _validate as check_arg
 from ._runge_kutta import (
     N_STAGES,
     FsalCache,
+    FsalSnapshots,
     LawsonTables,
     StepController,
     adaptive_lawson_step,
@@ -62,7 +63,7 @@ from ._velocity import ConvolutionVelocity
 __all__ = ["SphereSpectral"]
 
 
-class SphereSpectral(Scheme):
+class SphereSpectral(FsalSnapshots, Scheme):
     """Spherical-harmonic Galerkin scheme with dealiased products (see module docstring).
 
     Parameters

@@ -57,6 +57,7 @@ from . import _validate as check_arg
 from ._runge_kutta import (
     N_STAGES,
     FsalCache,
+    FsalSnapshots,
     LawsonTables,
     StepController,
     adaptive_lawson_step,
@@ -71,7 +72,7 @@ from ._zonal_grid import ZonalGaussGrid, gegenbauer_table
 __all__ = ["ZonalSpectralScheme"]
 
 
-class ZonalSpectralScheme(Scheme):
+class ZonalSpectralScheme(FsalSnapshots, Scheme):
     """Spectral scheme for zonal densities on S^{d-1}; see the module docstring.
 
     Parameters

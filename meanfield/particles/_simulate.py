@@ -15,7 +15,7 @@ import xarray as xr
 
 from .._measures import EmpiricalMeasure
 from .._models import Kuramoto, SelfAttention
-from .._trackers import Checkpoint
+from .._checkpoint import Checkpoint, load_checkpoint, locks_checkpoint
 from .._validate import as_times
 from .._version import __version__
 from . import _ensemble
@@ -50,6 +50,7 @@ FREQUENCY_RULES = ("quantile", "iid")
 RESUME_MAY_DIFFER = frozenset({"path_requested", "fourier_modes", "renormalize"})
 
 
+@locks_checkpoint
 def simulate(
     model: SelfAttention | Kuramoto | Attention,
     x0: Any,
@@ -276,13 +277,15 @@ def simulate(
         run_attrs["stability_rate"] = check_fixed_step(geometry, velocity, method, remaining, states, dt)
     reached: list[np.ndarray] = []
     rng_states: list[str] = []
+    energy_rows: list[np.ndarray] = []  # per output, computed once as outputs are built
 
     def build(n_reached: int, facts: dict[str, Any] | None = None) -> xr.Dataset:
         traj = np.stack(previous + reached[:n_reached], axis=1)  # (systems, time, n[, d])
         run = facts or {"success": 1, "message": "checkpoint", "max_sphere_deviation": geometry.deviation(traj)}
         if noise > 0:
             run = {**run, "rng_state": rng_states[n_reached - 1]}
-        return _dataset(model, traj, weights, kind, batch, times[: traj.shape[1]], omega, {**run_attrs, **run})
+        return _dataset(model, traj, weights, kind, batch, times[: traj.shape[1]], omega, {**run_attrs, **run},
+                        energy_rows)
 
     keeper = Checkpoint(checkpoint, build, checkpoint_interval) if checkpoint is not None else None
     bar = None
@@ -335,11 +338,8 @@ def simulate(
 
 
 def _open_checkpoint(path: Path) -> xr.Dataset | None:
-    """The saved run at ``path`` loaded into memory (None if absent)."""
-    if not path.exists():
-        return None
-    with xr.open_dataset(path) as opened:
-        return opened.load()
+    """The saved run at ``path`` loaded into memory and verified against its checksum (None if absent)."""
+    return load_checkpoint(path)
 
 
 def _fingerprint(states: np.ndarray, weights: np.ndarray) -> str:
@@ -475,7 +475,9 @@ def _frequencies(model: Kuramoto, rule: Any, shape: tuple[int, ...], rng: np.ran
     return omega
 
 
-def _dataset(model, traj, weights, kind, batch, times, omega, run_attrs) -> xr.Dataset:
+def _dataset(model, traj, weights, kind, batch, times, omega, run_attrs, energy_rows=None) -> xr.Dataset:
+    """Dataset of a trajectory (systems, time, n[, d]); ``energy_rows`` caches the energies of the outputs
+    (one array over systems per time), extended here to every time of ``traj``."""
     n_sys, n_t, n = traj.shape[:3]
     sys_dims = ("system",) if batch else ()
     sel = slice(None) if batch else 0
@@ -496,8 +498,12 @@ def _dataset(model, traj, weights, kind, batch, times, omega, run_attrs) -> xr.D
     if kind != "euclidean":
         data["order_parameter"] = ((*sys_dims, "time"), order[sel], {"long_name": "|sum_i w_i x_i|"})
     has_energy = isinstance(model, SelfAttention) or (isinstance(model, Kuramoto) and model.is_gradient)
-    if has_energy:
+    if has_energy and energy_rows is not None:
+        energy_rows.extend(energy_of_states(model, traj[:, j], weights, kind) for j in range(len(energy_rows), n_t))
+        energy = np.stack(energy_rows[:n_t], axis=1)
+    elif has_energy:
         energy = energy_of_states(model, flat, flat_w, kind).reshape(n_sys, n_t)
+    if has_energy:
         data["energy"] = ((*sys_dims, "time"), energy[sel], {"long_name": "interaction energy E"})
     if omega is not None:
         data["frequency"] = ((*sys_dims, "particle"), omega[sel], {"long_name": "natural frequency"})

@@ -1,0 +1,293 @@
+"""Checkpoints of ``solve`` and ``simulate``: one path, checked, locked, checksummed and verified.
+
+* :func:`open_checkpoint`: check the path before any work (a device, a
+  directory, a missing or read-only directory is refused, naming it) and lock
+  it against a second writer (:class:`CheckpointInUseError` names the process
+  holding it).
+* :class:`Checkpoint`: an observer writing the outputs reached so far at most
+  every ``interval`` seconds, atomically, with the SHA-256 of its data
+  (:func:`meanfield._files.write_netcdf`); a failed write is logged and
+  retried at the next output, never fatal to the computation.
+* :func:`load_checkpoint`: read and verify a checkpoint; a file that is empty,
+  truncated, foreign or fails its checksum raises one :class:`CheckpointError`
+  naming it and suggesting ``resume=False``.
+* :func:`check_same_run`: a resumed run must have every parameter of the saved
+  one (model, scheme options, initial-state fingerprint), refused by name.
+* :func:`snapshot_variables` / :func:`snapshot_of`: a scheme's own state
+  (:meth:`solvers.Scheme.snapshot`) as dataset variables and back.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import functools
+import hashlib
+import inspect
+import logging
+import os
+import time
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any, TypeVar
+
+import numpy as np
+import xarray as xr
+
+from ._files import FileCheckError, check_output_path, read_netcdf, write_netcdf
+
+logger = logging.getLogger(__name__)
+
+__all__ = [
+    "Checkpoint",
+    "CheckpointError",
+    "CheckpointInUseError",
+    "CheckpointLock",
+    "check_same_run",
+    "finish_output",
+    "fingerprint",
+    "load_checkpoint",
+    "locks_checkpoint",
+    "open_checkpoint",
+    "snapshot_of",
+    "snapshot_variables",
+]
+
+#: prefix of the dataset variables holding a scheme's own state
+SNAPSHOT_PREFIX = "scheme_"
+
+
+class CheckpointError(FileCheckError):
+    """A checkpoint cannot be resumed from: unreadable, altered, or made by a different run."""
+
+
+class CheckpointInUseError(RuntimeError):
+    """Another process holds the lock of a checkpoint path."""
+
+
+class CheckpointLock:
+    """Exclusive lock of a checkpoint path: ``fcntl.flock`` on ``.<name>.lock`` beside it, holding the pid.
+
+    The kernel releases the lock when its process ends, even by SIGKILL, so a
+    killed run never blocks the next one; the lock file is removed on
+    :meth:`release`.
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.lock_path = path.with_name(f".{path.name}.lock")
+        self._fd: int | None = None
+
+    def acquire(self) -> None:
+        """Take the lock, or raise :class:`CheckpointInUseError` naming the pid that holds it."""
+        while True:
+            fd = os.open(self.lock_path, os.O_RDWR | os.O_CREAT, 0o644)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                holder = os.read(fd, 32).decode(errors="replace").strip() or "unknown"
+                os.close(fd)
+                raise CheckpointInUseError(
+                    f"checkpoint {str(self.path)!r} is being written by process {holder} "
+                    f"(lock {str(self.lock_path)!r}); wait for it to finish or use another path"
+                ) from None
+            try:
+                same = os.fstat(fd).st_ino == os.stat(self.lock_path).st_ino
+            except FileNotFoundError:
+                same = False
+            if same:  # not a lock file its previous holder removed after we opened it
+                break
+            os.close(fd)
+        os.ftruncate(fd, 0)
+        os.write(fd, f"{os.getpid()}\n".encode())
+        self._fd = fd
+
+    def release(self) -> None:
+        """Remove the lock file and drop the lock (no-op when not held)."""
+        if self._fd is None:
+            return
+        self.lock_path.unlink(missing_ok=True)
+        os.close(self._fd)
+        self._fd = None
+
+
+def open_checkpoint(path: str | os.PathLike, name: str = "checkpoint") -> CheckpointLock:
+    """Check that a checkpoint can be written at ``path`` and lock it (before any computation).
+
+    Raises
+    ------
+    ValueError
+        ``path`` is a device, a directory, or lies in a missing or read-only
+        directory (the message names it).
+    CheckpointInUseError
+        Another process is writing the same checkpoint.
+    """
+    lock = CheckpointLock(check_output_path(path, name))
+    lock.acquire()
+    return lock
+
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def locks_checkpoint(func: F) -> F:
+    """Decorate a run taking ``checkpoint=``: check and lock that path (:func:`open_checkpoint`)
+    before the run starts, release it when the run returns or raises."""
+    signature = inspect.signature(func)
+
+    @functools.wraps(func)
+    def run(*args: Any, **kwargs: Any) -> Any:
+        path = signature.bind_partial(*args, **kwargs).arguments.get("checkpoint")
+        lock = open_checkpoint(path) if path is not None else None
+        try:
+            return func(*args, **kwargs)
+        finally:
+            if lock is not None:
+                lock.release()
+
+    return run  # type: ignore[return-value]
+
+
+def fingerprint(*arrays: np.ndarray, text: str = "") -> str:
+    """SHA-256 of ``text`` and of the shape and float64 bytes of each array, in order."""
+    digest = hashlib.sha256(text.encode())
+    for array in arrays:
+        values = np.ascontiguousarray(array, dtype=np.dtype("<f8"))
+        digest.update(f"{values.shape}|".encode())
+        digest.update(values.tobytes())
+    return digest.hexdigest()
+
+
+def load_checkpoint(path: str | os.PathLike) -> xr.Dataset | None:
+    """The verified checkpoint at ``path`` (None when there is none).
+
+    Raises
+    ------
+    CheckpointError
+        The file is not a regular file, is empty, truncated, foreign, carries
+        no checksum or fails it.
+    """
+    p = Path(path)
+    if not p.exists():
+        return None
+    try:
+        return read_netcdf(p)
+    except FileCheckError as err:
+        raise CheckpointError(f"cannot resume from checkpoint: {err}; remove it or pass resume=False") from None
+
+
+def check_same_run(saved: dict[str, Any], attrs: dict[str, Any], path: str | os.PathLike,
+                   ignore: Iterable[str] = ()) -> None:
+    """Refuse, by name, any parameter in which ``attrs`` (this run) and ``saved`` (the checkpoint's) differ.
+
+    Every key of either mapping is compared as text, except those in ``ignore``
+    (run facts and settings a resumed run may change).
+    """
+    skip = set(ignore)
+    for name in sorted((set(attrs) | set(saved)) - skip):
+        ours, theirs = attrs.get(name, "<absent>"), saved.get(name, "<absent>")
+        if _as_text(ours) != _as_text(theirs):
+            raise CheckpointError(
+                f"checkpoint {str(path)!r} was made with {name}={theirs}, but this run has {name}={ours}; "
+                "remove it or pass resume=False"
+            )
+
+
+def _as_text(value: Any) -> str:
+    if isinstance(value, np.ndarray):
+        return repr(value.tolist())
+    if isinstance(value, (np.integer, np.floating)):
+        return str(value.item())
+    return str(value)
+
+
+def snapshot_variables(snapshot: dict[str, np.ndarray]) -> dict[str, tuple[tuple[str, ...], np.ndarray, dict]]:
+    """Dataset variables ``scheme_<key>`` of a scheme snapshot; complex arrays as (2, ...) real, imaginary."""
+    out = {}
+    for key, value in snapshot.items():
+        array = np.asarray(value)
+        attrs = {"complex": 0}
+        if np.iscomplexobj(array):
+            array, attrs = np.stack([array.real, array.imag]), {"complex": 1}
+        name = f"{SNAPSHOT_PREFIX}{key}"
+        out[name] = (tuple(f"{name}_{i}" for i in range(array.ndim)), array, attrs)
+    return out
+
+
+def snapshot_of(ds: xr.Dataset) -> dict[str, np.ndarray]:
+    """The scheme snapshot stored by :func:`snapshot_variables` in ``ds`` (empty when none)."""
+    snapshot = {}
+    for name in ds.data_vars:
+        if str(name).startswith(SNAPSHOT_PREFIX):
+            values = np.asarray(ds[name].values)
+            if int(ds[name].attrs.get("complex", 0)):
+                values = values[0] + 1j * values[1]
+            snapshot[str(name)[len(SNAPSHOT_PREFIX):]] = values
+    return snapshot
+
+
+def finish_output(path: str | os.PathLike, attrs: dict[str, Any]) -> None:
+    """Turn the verified checkpoint at ``path`` into a result file: drop the scheme's state
+    (:func:`snapshot_variables`), add ``attrs``, write it back with its checksum.
+
+    A run resumed from such a file restarts the scheme from the saved node values.
+    """
+    ds = load_checkpoint(path)
+    if ds is None:
+        raise CheckpointError(f"checkpoint {str(path)!r} does not exist")
+    ds = ds.drop_vars([name for name in ds.data_vars if str(name).startswith(SNAPSHOT_PREFIX)])
+    ds.attrs.pop("checkpoint_dt_next", None)
+    write_netcdf(ds.assign_attrs(attrs), path)
+
+
+class Checkpoint:
+    """Observer writing the outputs reached so far to ``path``, as they are computed.
+
+    Parameters
+    ----------
+    path : str or Path
+        NetCDF file, rewritten atomically with the SHA-256 of its data.
+    build : callable
+        ``build(n_reached) -> xarray.Dataset`` of the first ``n_reached`` outputs.
+    interval : float
+        Minimum wall-clock seconds between writes.
+
+    A write that fails (disk full, file system gone) is logged as a warning
+    and tried again at the next output; the computation goes on.
+    """
+
+    def __init__(self, path: str | os.PathLike, build: Callable[[int], xr.Dataset], interval: float = 30.0) -> None:
+        self.path = Path(path)
+        self._build = build
+        self._interval = float(interval)
+        self._last_write = time.monotonic()
+        self.n_written = 0
+        self.failures = 0
+
+    def __call__(self, index: int, t: float, y: Any) -> None:
+        if time.monotonic() - self._last_write >= self._interval:
+            self.write(index + 1)
+
+    def write(self, n_reached: int) -> bool:
+        """Write the first ``n_reached`` outputs now; False (logged) when the write failed."""
+        try:
+            ds = self._build(n_reached)
+        except MemoryError as err:
+            return self._failed(err)
+        if self.save(ds):
+            self.n_written = n_reached
+            return True
+        return False
+
+    def save(self, ds: xr.Dataset) -> bool:
+        """Write ``ds`` to the file atomically; False (logged) when the write failed."""
+        try:
+            write_netcdf(ds, self.path)
+        except (OSError, ValueError, RuntimeError) as err:
+            return self._failed(err)
+        self._last_write = time.monotonic()
+        return True
+
+    def _failed(self, err: BaseException) -> bool:
+        self.failures += 1
+        logger.warning("could not write checkpoint %s (%s); will try again at the next output", self.path, err)
+        return False
