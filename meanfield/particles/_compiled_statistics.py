@@ -12,8 +12,10 @@ O(n) memory per configuration:
   sorting the angles and counting circular gaps whose chord 2 sin(gap/2)
   exceeds ε, elsewhere by union–find over the pairs;
 * :func:`kernel_sums` — Σ_ij w_i w_j e^{β(<x_i,x_j> - 1)}, each pair once
-  (exponentials by :func:`._vector_exp.exp_nonpositive`);
+  (exponentials by :func:`._vector_math.exp_nonpositive`);
 * :func:`order_parameters` — |Σ_i w_i x_i|.
+
+Angles enter through (sin θ, cos θ) of :func:`._vector_math.sincos` (vectorised).
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from ._vector_exp import exp_nonpositive
+from ._vector_math import exp_nonpositive, sincos
 
 __all__ = ["pair_fractions", "cluster_counts", "kernel_sums", "order_parameters"]
 
@@ -43,8 +45,7 @@ def pair_fractions(states: np.ndarray, circle: bool, delta: float) -> np.ndarray
             cs = np.empty(n)
             sn = np.empty(n)
             for i in range(n):
-                cs[i] = np.cos(x[i, 0])
-                sn[i] = np.sin(x[i, 0])
+                sn[i], cs[i] = sincos(x[i, 0])
             for i in range(n):
                 for j in range(i + 1, n):
                     if cs[i] * cs[j] + sn[i] * sn[j] >= threshold:
@@ -125,8 +126,7 @@ def kernel_sums(states: np.ndarray, weights: np.ndarray, circle: bool, beta: flo
             cs = np.empty(n)
             sn = np.empty(n)
             for i in range(n):
-                cs[i] = np.cos(x[i, 0])
-                sn[i] = np.sin(x[i, 0])
+                sn[i], cs[i] = sincos(x[i, 0])
             for i in range(n):
                 acc = 0.0
                 for j in range(n):
@@ -148,7 +148,7 @@ def kernel_sums(states: np.ndarray, weights: np.ndarray, circle: bool, beta: flo
     return out
 
 
-@numba.njit(cache=True, parallel=True)
+@numba.njit(cache=True, parallel=True, fastmath={"reassoc", "contract"})
 def order_parameters(states: np.ndarray, weights: np.ndarray, circle: bool) -> np.ndarray:
     """|Σ_i w_i x_i| per configuration (angles: |Σ_i w_i e^{iθ_i}|)."""
     n_conf, n, m = states.shape
@@ -159,8 +159,9 @@ def order_parameters(states: np.ndarray, weights: np.ndarray, circle: bool) -> n
         if circle:
             re, im = 0.0, 0.0
             for i in range(n):
-                re += w[i] * np.cos(x[i, 0])
-                im += w[i] * np.sin(x[i, 0])
+                sine, cosine = sincos(x[i, 0])
+                re += w[i] * cosine
+                im += w[i] * sine
             out[s] = np.sqrt(re * re + im * im)
         else:
             total = 0.0

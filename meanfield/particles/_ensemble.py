@@ -7,9 +7,9 @@ the exponent shifted by -β so that no term overflows,
     SA:  ẋ_i = P⊥_{x_i} N_i / D_i,            USA: ẋ_i = e^β P⊥_{x_i} N_i,
 
 is summed in compiled loops that the compiler vectorises (the exponentials by
-:func:`._vector_exp.exp_nonpositive`, relative error ≤ 2.3e-16). On S¹ the
+:mod:`._vector_math`, relative error ≤ 2.3e-16). On S¹ the
 state is the angles, <x_i,x_j> = c_i c_j + s_i s_j and sin(θ_j - θ_i) =
-c_i s_j - s_i c_j with c = cos θ, s = sin θ (2n trigonometric calls per
+c_i s_j - s_i c_j with c = cos θ, s = sin θ (n sine-cosine pairs per
 evaluation, none per pair), and the velocity is θ̇_i = Σ_j w_j e_ij sin(θ_j - θ_i)
 over D_i (SA) or times e^β (USA); full rows of n exponentials are cheaper
 vectorised than the n(n-1)/2 pairs scalar. On S^{d-1} the Gram entries are
@@ -47,7 +47,7 @@ from solvers._runge_kutta import ERROR_ORDER, StepController
 from solvers._runge_kutta import P as _TABLEAU_P
 
 from ._integrators import IntegrationResult
-from ._vector_exp import exp_nonpositive
+from ._vector_math import exp_nonpositive, sincos
 
 __all__ = ["EnsembleState", "start", "advance", "integrate", "CIRCLE", "SPHERE", "STATUS_MESSAGES"]
 
@@ -78,8 +78,7 @@ def _circle_velocity(theta, w, beta, normalized, factor, out, work):
     n = theta.shape[0]
     cs, sn = work[0], work[1]
     for i in range(n):
-        cs[i] = np.cos(theta[i, 0])
-        sn[i] = np.sin(theta[i, 0])
+        sn[i], cs[i] = sincos(theta[i, 0])
     for i in range(n):
         ci, si = cs[i], sn[i]
         acc_s, acc_d = 0.0, 0.0
