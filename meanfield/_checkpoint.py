@@ -172,7 +172,9 @@ def load_checkpoint(path: str | os.PathLike) -> xr.Dataset | None:
     try:
         return read_netcdf(p)
     except FileCheckError as err:
-        raise CheckpointError(f"cannot resume from checkpoint: {err}; remove it or pass resume=False") from None
+        # a reader's own exception (h5py, xarray) says nothing a user can act on: name the file only
+        reason = f"{str(p)!r} is not a readable NetCDF file (truncated, damaged or foreign)" if err.__cause__ else err
+        raise CheckpointError(f"cannot resume from checkpoint: {reason}; remove it or pass resume=False") from None
 
 
 def check_same_run(saved: dict[str, Any], attrs: dict[str, Any], path: str | os.PathLike,

@@ -1,0 +1,313 @@
+"""Checkpoints of ``solve``, ``simulate`` and ``meanfield solve``: paths refused before any work, every
+parameter and the initial state compared on resume, checksummed files, exact resume, one writer."""
+
+from __future__ import annotations
+
+import logging
+import os
+import stat
+
+import numpy as np
+import pytest
+import scipy.stats
+import xarray as xr
+
+import meanfield as mf
+import meanfield._dataset
+import meanfield._solve
+import meanfield.particles._simulate
+from meanfield._checkpoint import CheckpointError, CheckpointInUseError, load_checkpoint, open_checkpoint
+from meanfield.cli import main
+
+T = np.linspace(0.0, 1.0, 6)
+
+
+@pytest.fixture
+def rho0():
+    return mf.density(mf.Circle(64), lambda th: 1 + 0.3 * np.cos(2 * th) + 0.1 * np.sin(th))
+
+
+@pytest.fixture
+def no_evolve(monkeypatch):
+    """Make any computation fail loudly, so a refusal is known to come before it."""
+
+    def evolve(*args, **kwargs):
+        raise AssertionError("the run started")
+
+    monkeypatch.setattr(meanfield._solve, "evolve", evolve)
+
+
+def _circle_particles(n: int = 16) -> np.ndarray:
+    return np.linspace(0.0, 2 * np.pi, n, endpoint=False) + 0.1 * np.sin(np.arange(n))
+
+
+# ---------------------------------------------------------------------------- paths refused before any work
+@pytest.mark.parametrize(
+    "make, message",
+    [
+        (lambda tmp: "/dev/null", "exists and is not a regular file"),
+        (lambda tmp: tmp, "exists and is not a regular file"),
+        (lambda tmp: tmp / "missing" / "run.nc", "directory that does not exist"),
+    ],
+    ids=["device", "directory", "missing-directory"],
+)
+def test_solve_refuses_unwritable_checkpoint_paths_before_running(rho0, tmp_path, no_evolve, make, message):
+    path = make(tmp_path)
+    with pytest.raises(ValueError, match=f"checkpoint '{path}' .*{message}"):
+        mf.solve(mf.SelfAttention(beta=2.0), rho0, T, checkpoint=path)
+    assert stat.S_ISCHR(os.stat("/dev/null").st_mode)
+    assert not [p for p in tmp_path.iterdir() if p.name.endswith(".partial")]
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root may write in a read-only directory")
+def test_solve_refuses_a_read_only_directory(rho0, tmp_path, no_evolve):
+    locked = tmp_path / "ro"
+    locked.mkdir()
+    locked.chmod(0o555)
+    with pytest.raises(ValueError, match="is not writable"):
+        mf.solve(mf.SelfAttention(beta=2.0), rho0, T, checkpoint=locked / "run.nc")
+
+
+def test_simulate_refuses_a_device_or_directory_before_running(tmp_path, monkeypatch):
+    def integrate(*args, **kwargs):
+        raise AssertionError("the run started")
+
+    monkeypatch.setattr(meanfield.particles._simulate, "integrate", integrate)
+    for path in ("/dev/null", tmp_path):
+        with pytest.raises(ValueError, match=f"checkpoint '{path}' exists and is not a regular file"):
+            mf.simulate(mf.Kuramoto(coupling=1.0), _circle_particles(), T, method="rk4", dt=0.1, path="direct",
+                        checkpoint=path)
+    assert stat.S_ISCHR(os.stat("/dev/null").st_mode)
+    assert not [p for p in tmp_path.iterdir() if p.name.endswith(".partial")]
+
+
+@pytest.mark.parametrize("where", ["/dev/null", "{tmp}", "{tmp}/missing/run.nc"])
+def test_cli_refuses_unwritable_output_before_running(tmp_path, capsys, no_evolve, where):
+    out = where.format(tmp=tmp_path)
+    with pytest.raises(SystemExit) as exit_info:
+        main(["solve", "--n", "32", "--t-final", "0.1", "--n-times", "3", "--output", out, "--no-progress"])
+    assert exit_info.value.code == 2
+    assert f"--output '{out}'" in capsys.readouterr().err
+    assert stat.S_ISCHR(os.stat("/dev/null").st_mode)
+    assert not (tmp_path / "missing").exists()
+    assert not [p for p in tmp_path.iterdir() if p.name.endswith(".partial")]
+
+
+# ---------------------------------------------------------------------------- same run, by name
+@pytest.mark.parametrize(
+    "change, name",
+    [
+        ({"options": {"rtol": 1e-9}}, "option_rtol"),
+        ({"options": {"atol": 1e-11}}, "option_atol"),
+        ({"rho0": lambda th: 1 + 0.3 * np.cos(3 * th)}, "rho0_sha256"),
+        ({"max_step": 0.01}, "max_step"),
+    ],
+    ids=["rtol", "atol", "rho0", "max_step"],
+)
+def test_resume_refuses_a_different_parameter_or_initial_density_by_name(rho0, tmp_path, change, name):
+    path = tmp_path / "run.nc"
+    model = mf.SelfAttention(beta=2.0)
+    mf.solve(model, rho0, T[:3], checkpoint=path)
+    start = mf.density(rho0.domain, change["rho0"]) if "rho0" in change else rho0
+    kwargs = dict(change.get("options", {}))
+    if "max_step" in change:
+        kwargs["max_step"] = change["max_step"]
+    with pytest.raises(CheckpointError, match=f"checkpoint '{path}' was made with {name}=.*pass resume=False"):
+        mf.solve(model, start, T, checkpoint=path, resume=True, **kwargs)
+
+
+@pytest.mark.parametrize(
+    "other, name",
+    [
+        ({"interaction": np.array([0.0, -0.5j, 0.2j])}, "interaction"),
+        ({"frequency_nodes": 6}, "frequency_nodes"),
+    ],
+)
+def test_resume_refuses_a_different_kuramoto_interaction_or_frequency_grid(tmp_path, other, name):
+    path = tmp_path / "run.nc"
+    rho0 = mf.von_mises(mf.Circle(32), kappa=1.0)
+    law = scipy.stats.norm(0.0, 0.5)
+    mf.solve(mf.Kuramoto(coupling=2.0, frequencies=law), rho0, T[:3], frequency_nodes=4, checkpoint=path)
+    model = mf.Kuramoto(coupling=2.0, frequencies=law, **{k: v for k, v in other.items() if k == "interaction"})
+    nodes = other.get("frequency_nodes", 4)
+    with pytest.raises(CheckpointError, match=f"was made with {name}="):
+        mf.solve(model, rho0, T, frequency_nodes=nodes, checkpoint=path, resume=True)
+
+
+# ---------------------------------------------------------------------------- damaged files
+def _random_bytes(path):
+    path.write_bytes(np.random.default_rng(0).bytes(4096))
+
+
+def _truncated(path):
+    data = path.read_bytes()
+    path.write_bytes(data[: len(data) // 2])
+
+
+def _empty(path):
+    path.write_bytes(b"")
+
+
+def _foreign(path):
+    xr.Dataset({"x": ("i", np.arange(3.0))}).to_netcdf(path)
+
+
+def _density_times_ten(path):
+    with xr.open_dataset(path) as opened:
+        ds = opened.load()
+    ds["density"] = ds["density"] * 10  # the recorded sha256 attr is kept: an edit that does not update it
+    ds["scheme_state"] = ds["scheme_state"] * 10
+    ds.to_netcdf(path)
+
+
+@pytest.mark.parametrize("damage", [_random_bytes, _truncated, _empty, _foreign, _density_times_ten])
+def test_damaged_checkpoint_gives_one_clear_error(rho0, tmp_path, damage):
+    path = tmp_path / "run.nc"
+    mf.solve(mf.SelfAttention(beta=2.0), rho0, T[:3], checkpoint=path)
+    damage(path)
+    with pytest.raises(CheckpointError, match=f"'{path}' .*remove it or pass resume=False"):
+        mf.solve(mf.SelfAttention(beta=2.0), rho0, T, checkpoint=path, resume=True)
+
+
+def test_damaged_particle_checkpoint_gives_one_clear_error(tmp_path):
+    path = tmp_path / "run.nc"
+    model = mf.Kuramoto(coupling=1.0)
+    mf.simulate(model, _circle_particles(), T[:3], method="rk4", dt=0.1, path="direct", checkpoint=path)
+    _truncated(path)
+    with pytest.raises(CheckpointError, match=f"'{path}' .*remove it or pass resume=False"):
+        mf.simulate(model, _circle_particles(), T, method="rk4", dt=0.1, path="direct", checkpoint=path,
+                    resume=True)
+
+
+# ---------------------------------------------------------------------------- exact resume
+SCHEMES = [
+    ("circle", "spectral", lambda: mf.density(mf.Circle(64), lambda th: 1 + 0.3 * np.cos(2 * th))),
+    ("circle", "finite_volume", lambda: mf.density(mf.Circle(64), lambda th: 1 + 0.3 * np.cos(2 * th))),
+    ("sphere", "finite_volume",
+     lambda: mf.density(mf.Sphere(11), lambda th, ph: 1 + 0.3 * np.cos(th) + 0.2 * np.sin(th) * np.cos(ph))),
+    ("sphere", "spectral", lambda: mf.von_mises(mf.Sphere(15), kappa=1.0)),
+    ("zonal", "spectral", lambda: mf.von_mises(mf.ZonalSphere(3, 32), kappa=1.0)),
+    ("zonal", "finite_volume", lambda: mf.von_mises(mf.ZonalSphere(3, 32, nodes="cells"), kappa=1.0)),
+]
+
+
+@pytest.mark.parametrize("kind, method, make", SCHEMES, ids=[f"{k}-{m}" for k, m, _ in SCHEMES])
+def test_interrupted_and_resumed_run_equals_uninterrupted_bit_for_bit(tmp_path, kind, method, make):
+    rho0 = make()
+    model = mf.SelfAttention(beta=2.0)
+    full = mf.solve(model, rho0, T, method)
+    path = tmp_path / "run.nc"
+    mf.solve(model, rho0, T[:3], method, checkpoint=path)
+    resumed = mf.solve(model, rho0, T, method, checkpoint=path, resume=True)
+    for name in ("density", "mass", "energy", "order_parameter", "steps"):
+        np.testing.assert_array_equal(resumed[name].values, full[name].values, err_msg=name)
+    for name in ("n_steps", "n_rejected", "nfev", "dt_min", "dt_max", "success"):
+        assert resumed.attrs[name] == full.attrs[name], name
+    assert resumed.steps.values.sum() == full.attrs["n_steps"] > 0
+
+
+def test_resume_from_periodic_checkpoints_equals_uninterrupted(rho0, tmp_path, monkeypatch):
+    """A run stopped after a periodic write (not at its last output) continues exactly."""
+    model = mf.SelfAttention(beta=2.0)
+    full = mf.solve(model, rho0, T)
+    path = tmp_path / "run.nc"
+
+    class Stop(Exception):
+        pass
+
+    import meanfield._checkpoint as module
+
+    original = module.write_netcdf
+    written = []
+
+    def write_then_stop(ds, target):
+        original(ds, target)
+        written.append(ds.sizes["time"])
+        if len(written) == 3:
+            raise Stop
+
+    monkeypatch.setattr(module, "write_netcdf", write_then_stop)
+    with pytest.raises(Stop):
+        mf.solve(model, rho0, T, checkpoint=path, checkpoint_interval=0.0)
+    monkeypatch.setattr(module, "write_netcdf", original)
+    assert load_checkpoint(path).sizes["time"] == 3
+    resumed = mf.solve(model, rho0, T, checkpoint=path, resume=True)
+    np.testing.assert_array_equal(resumed.density.values, full.density.values)
+    np.testing.assert_array_equal(resumed.steps.values, full.steps.values)
+    assert resumed.attrs["n_steps"] == full.attrs["n_steps"]
+
+
+# ---------------------------------------------------------------------------- one writer; failed writes retried
+def test_a_second_writer_is_refused_naming_the_first(rho0, tmp_path, no_evolve):
+    path = tmp_path / "run.nc"
+    lock = open_checkpoint(path)
+    try:
+        with pytest.raises(CheckpointInUseError, match=f"being written by process {os.getpid()}"):
+            mf.solve(mf.SelfAttention(beta=2.0), rho0, T, checkpoint=path)
+        with pytest.raises(CheckpointInUseError, match=f"being written by process {os.getpid()}"):
+            mf.simulate(mf.Kuramoto(coupling=1.0), _circle_particles(), T, method="rk4", dt=0.1, checkpoint=path)
+    finally:
+        lock.release()
+    assert not lock.lock_path.exists()
+
+
+def test_lock_is_released_after_a_run_and_after_an_error(rho0, tmp_path):
+    path = tmp_path / "run.nc"
+    model = mf.SelfAttention(beta=2.0)
+    mf.solve(model, rho0, T[:3], checkpoint=path)
+    with pytest.raises(CheckpointError):
+        mf.solve(mf.SelfAttention(beta=3.0), rho0, T, checkpoint=path, resume=True)
+    assert mf.solve(model, rho0, T, checkpoint=path, resume=True).attrs["success"] == 1
+    assert [p.name for p in tmp_path.iterdir()] == ["run.nc"]
+
+
+def test_a_failed_periodic_write_is_logged_and_retried(rho0, tmp_path, monkeypatch, caplog):
+    import meanfield._checkpoint as module
+
+    original = module.write_netcdf
+    failures = []
+
+    def fail_twice(ds, target):
+        if len(failures) < 2:
+            failures.append(ds.sizes["time"])
+            raise OSError("No space left on device")
+        return original(ds, target)
+
+    monkeypatch.setattr(module, "write_netcdf", fail_twice)
+    path = tmp_path / "run.nc"
+    with caplog.at_level(logging.WARNING, logger="meanfield._checkpoint"):
+        ds = mf.solve(mf.SelfAttention(beta=2.0), rho0, T, checkpoint=path, checkpoint_interval=0.0)
+    assert ds.attrs["success"] == 1 and ds.sizes["time"] == T.size
+    assert failures == [1, 2]
+    assert "No space left on device" in caplog.text and "will try again" in caplog.text
+    np.testing.assert_array_equal(load_checkpoint(path).density.values, ds.density.values)
+
+
+# ---------------------------------------------------------------------------- diagnostics computed once
+def test_checkpoints_do_not_recompute_energies_of_earlier_outputs(rho0, tmp_path, monkeypatch):
+    evaluated = []
+    original = meanfield._dataset.density_energy
+
+    def counting(model, domain, marginal):
+        evaluated.append(marginal.shape[0])
+        return original(model, domain, marginal)
+
+    monkeypatch.setattr(meanfield._dataset, "density_energy", counting)
+    t = np.linspace(0.0, 1.0, 11)
+    mf.solve(mf.SelfAttention(beta=2.0), rho0, t, checkpoint=tmp_path / "run.nc", checkpoint_interval=0.0)
+    assert sum(evaluated) == t.size  # one energy per output; rewriting all at every write gave 11·12/2 + 11
+
+
+def test_particle_checkpoints_do_not_recompute_energies_of_earlier_outputs(tmp_path, monkeypatch):
+    evaluated = []
+    original = meanfield.particles._simulate.energy_of_states
+
+    def counting(model, states, weights, kind):
+        evaluated.append(states.shape[0])
+        return original(model, states, weights, kind)
+
+    monkeypatch.setattr(meanfield.particles._simulate, "energy_of_states", counting)
+    t = np.linspace(0.0, 1.0, 11)
+    mf.simulate(mf.Kuramoto(coupling=1.0), _circle_particles(), t, method="rk4", dt=0.05, path="direct",
+                checkpoint=tmp_path / "run.nc", checkpoint_interval=0.0)
+    assert sum(evaluated) == t.size
