@@ -7,6 +7,7 @@ The public API is re-exported here; implementation lives in private modules.
 
 from __future__ import annotations
 
+from ._checkpoint import CheckpointError, CheckpointInUseError
 from ._domains import Circle, sphere_area
 from ._energy import energy
 from ._measures import Density, EmpiricalMeasure, density, uniform, von_mises, wrapped_cauchy
@@ -34,6 +35,8 @@ from .studies import kuramoto_bifurcation, kuramoto_critical_coupling, kuramoto_
 
 __all__ = [
     "Attention",
+    "CheckpointError",
+    "CheckpointInUseError",
     "Circle",
     "Density",
     "EmpiricalMeasure",

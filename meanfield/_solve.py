@@ -83,10 +83,20 @@ def solve(
         Show a progress bar.
     checkpoint : path, optional
         NetCDF file written as the run goes (at most every
-        ``checkpoint_interval`` seconds and at the end).
+        ``checkpoint_interval`` seconds and at the end), atomically, with the
+        SHA-256 of its data and the scheme's own state (e.g. cell averages,
+        spectral coefficients, last Runge–Kutta stage, next step size). The
+        path is checked and locked before any work: a device, a directory, a
+        missing or read-only directory, or a path another process is writing
+        is refused. A failed periodic write is logged and tried again.
     resume : bool
         Continue from ``checkpoint`` if it exists and was made with the same
-        model, grid, method and times; the outputs already there are kept.
+        model, every scheme option (given or default), ``max_step``,
+        ``frequency_nodes`` and initial density (attr ``rho0_sha256``, the
+        SHA-256 of its values and grid), at times that are a prefix of ``t``.
+        The outputs already there are kept, ``steps``, ``n_steps``,
+        ``n_rejected`` and ``nfev`` count both segments, and the continuation
+        equals an uninterrupted run bit for bit.
     raise_on_error : bool
         Raise a :class:`solvers.SchemeError` (under-resolution, negative
         density, step-size failure) instead of returning the outputs reached
@@ -106,7 +116,14 @@ def solve(
     Raises
     ------
     ValueError, TypeError
-        Unknown method, wrong model or measure type, bad times, bad options.
+        Unknown method, wrong model or measure type, bad times, bad options,
+        a checkpoint path that cannot be written.
+    CheckpointError
+        (a ValueError) ``resume`` with a checkpoint that is damaged (empty,
+        truncated, foreign, failing its checksum) or made by a different run
+        (the differing parameter is named).
+    CheckpointInUseError
+        Another process is writing ``checkpoint``.
 
     Examples
     --------

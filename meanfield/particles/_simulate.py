@@ -146,7 +146,11 @@ def simulate(
         Show a tqdm progress bar over output times.
     checkpoint : path, optional
         NetCDF file rewritten with the outputs reached so far (at most every
-        ``checkpoint_interval`` seconds of wall time, and at the end).
+        ``checkpoint_interval`` seconds of wall time, and at the end), with the
+        SHA-256 of its data, which ``resume`` verifies. The path is checked and
+        locked before any work (a device, a directory, a missing or read-only
+        directory, or a path another process writes is refused); a failed
+        periodic write is logged and tried again.
     resume : bool
         Continue from ``checkpoint`` if it exists and was made with the same
         model parameters and run settings (every such attr except those in
