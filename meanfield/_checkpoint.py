@@ -43,7 +43,6 @@ __all__ = [
     "CheckpointInUseError",
     "CheckpointLock",
     "check_same_run",
-    "finish_output",
     "fingerprint",
     "load_checkpoint",
     "locks_checkpoint",
@@ -225,20 +224,6 @@ def snapshot_of(ds: xr.Dataset) -> dict[str, np.ndarray]:
                 values = values[0] + 1j * values[1]
             snapshot[str(name)[len(SNAPSHOT_PREFIX):]] = values
     return snapshot
-
-
-def finish_output(path: str | os.PathLike, attrs: dict[str, Any]) -> None:
-    """Turn the verified checkpoint at ``path`` into a result file: drop the scheme's state
-    (:func:`snapshot_variables`), add ``attrs``, write it back with its checksum.
-
-    A run resumed from such a file restarts the scheme from the saved node values.
-    """
-    ds = load_checkpoint(path)
-    if ds is None:
-        raise CheckpointError(f"checkpoint {str(path)!r} does not exist")
-    ds = ds.drop_vars([name for name in ds.data_vars if str(name).startswith(SNAPSHOT_PREFIX)])
-    ds.attrs.pop("checkpoint_dt_next", None)
-    write_netcdf(ds.assign_attrs(attrs), path)
 
 
 class Checkpoint:

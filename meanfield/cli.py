@@ -15,9 +15,9 @@ from pathlib import Path
 
 import numpy as np
 
-from ._checkpoint import CheckpointInUseError, finish_output
+from ._checkpoint import CheckpointInUseError
 from ._cli_compare import add_compare_arguments, compare_command
-from ._files import check_output_path
+from ._files import check_output_path, write_netcdf
 from .studies import SweepError
 from ._cli_phase_diagram import add_phase_diagram_arguments, phase_diagram_command
 from ._cli_kuramoto import add_kuramoto_arguments, kuramoto_command
@@ -119,7 +119,7 @@ def _solve_command(args: argparse.Namespace) -> int:
         resume=args.resume,
     )
     ds.attrs["initial_condition"] = start
-    finish_output(output, {"initial_condition": start})
+    write_netcdf(ds, output)  # the result, checksummed; it replaces the checkpoint (and its scheme state)
     figure = plot_sphere_solution(ds) if args.domain == "sphere" else plot_density_map(ds)
     figure.savefig(png, dpi=120)
     status = "completed" if ds.attrs["success"] else f"stopped early: {ds.attrs['message']}"

@@ -311,3 +311,28 @@ def test_particle_checkpoints_do_not_recompute_energies_of_earlier_outputs(tmp_p
     mf.simulate(mf.Kuramoto(coupling=1.0), _circle_particles(), t, method="rk4", dt=0.05, path="direct",
                 checkpoint=tmp_path / "run.nc", checkpoint_interval=0.0)
     assert sum(evaluated) == t.size
+
+
+# ---------------------------------------------------------------------------- the command line
+def test_cli_output_is_checksummed_and_resumable(tmp_path, capsys):
+    out = tmp_path / "run.nc"
+    args = ["solve", "--n", "32", "--no-progress", "--output", str(out)]
+    assert main([*args, "--t-final", "1", "--n-times", "5"]) == 0
+    first = load_checkpoint(out)
+    assert first.sizes["time"] == 5 and first.attrs["initial_condition"].startswith("perturbed_uniform")
+    assert main([*args, "--t-final", "2", "--n-times", "9", "--resume"]) == 0
+    extended = load_checkpoint(out)
+    np.testing.assert_array_equal(extended.density.values[:5], first.density.values)
+    assert extended.attrs["n_steps"] == extended.steps.values.sum() > first.attrs["n_steps"]
+
+
+def test_cli_refuses_a_second_writer(tmp_path, capsys, no_evolve):
+    out = tmp_path / "run.nc"
+    lock = open_checkpoint(out)
+    try:
+        with pytest.raises(SystemExit) as exit_info:
+            main(["solve", "--n", "32", "--output", str(out), "--no-progress"])
+    finally:
+        lock.release()
+    assert exit_info.value.code == 2
+    assert f"is being written by process {os.getpid()}" in capsys.readouterr().err
