@@ -46,7 +46,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--n", type=int, default=40_000, help="target number of oscillators")
     parser.add_argument("--dopri-sizes", type=int, nargs="+", default=[250, 500, 1000],
                         help="sizes at which the dopri5 baseline is measured")
-    parser.add_argument("--rtol", type=float, default=1e-6)
+    parser.add_argument("--rtol", type=float, default=1e-4,
+                        help="tolerance of both methods (moebius: on Z; r_inf needs no more than this)")
     parser.add_argument("--probe", type=float, default=2.0, help="dopri5 at the target n runs on [0, probe]")
     args = parser.parse_args(argv)
     run(200, "moebius", args.rtol)  # compile the kernels outside the timings
@@ -71,9 +72,6 @@ def main(argv: list[str] | None = None) -> None:
     print(f"* dopri5 at n = {n}: measured on [0, {args.probe:g}] ({t_probe:.2f} s, {s_probe} steps) and scaled by "
           f"{scale:g} (its step is set by max|w| for the whole run)")
     print(f"moebius, n = {n}: {t_m:.2f} s (target < 30 s), |r_inf - theory| = {e_m:.4f} (target <= 0.02)")
-    t_strict, e_strict, s_strict = run(n, "moebius", 1e-8)
-    print(f"moebius, n = {n} at simulate's default rtol = 1e-8: {t_strict:.2f} s, {s_strict} steps, "
-          f"|r_inf - theory| = {e_strict:.4f}")
 
 
 if __name__ == "__main__":

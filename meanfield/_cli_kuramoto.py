@@ -69,7 +69,7 @@ def add_kuramoto_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--frequency-nodes", type=int, default=None,
                         help="PDE quadrature nodes in omega (default: enough to avoid rephasing up to t-final)")
     parser.add_argument("--dt", type=float, default=0.01, help="Euler-Maruyama step (particles with noise)")
-    parser.add_argument("--rtol", type=float, default=1e-6, help="tolerance of the adaptive integrators")
+    parser.add_argument("--rtol", type=float, default=1e-4, help="tolerance of the adaptive integrators")
     parser.add_argument("--output", type=Path, default=None,
                         help="NetCDF output (default: named after the run, e.g. "
                         "kuramoto_lorentzian0.6_particles_n2000_K4.nc); PNG beside it")

@@ -76,13 +76,14 @@ def test_error_does_not_grow_with_the_largest_frequency():
         errors.append(abs(_order(run.states[-1], w) - _order(ref.states[-1], w))[0])
         adaptive = integrate_moebius(2.0, SIN, omega, w, theta0, times, rtol=1e-6, atol=1e-9)
         steps.append(adaptive.n_steps + adaptive.n_rejected)
-    # The fast oscillators drive the others at their time average; the dropped oscillation of
-    # their field (amplitude |Z_fast|, frequency ≥ Ω/2) moves the others by ~ 2K|Z_fast|/(Ω/2)
-    # = 8|Z_fast|/Ω: the error falls with Ω (measured 3.4e-4, 2.8e-5, 6.0e-6 against
+    # The fast oscillators drive the others at their time average plus the impulse of their
+    # uniform rotation; what is left is bounded by the whole oscillation's effect, 2K|Z_fast|/(Ω/2)
+    # = 8|Z_fast|/Ω: the error falls with Ω (measured 2.2e-5, 6.6e-6, 6.9e-7 against
     # 8|Z_fast|/Ω = 1.3e-3, 1.3e-4, 1.3e-5) instead of growing
     assert np.all(np.array(errors) <= 8 * fast_field / np.array([1e2, 1e3, 1e4]))
-    # and the adaptive step count does not grow either (measured 6, 6, 6)
-    assert max(steps) == steps[0]
+    # and the adaptive step count falls too (measured 220, 142, 15): the faster the oscillators,
+    # the smaller the remainder their rotation leaves, so the fewer steps the tolerance needs
+    assert steps[2] <= steps[1] <= steps[0]
 
 
 @pytest.mark.parametrize("lag", [0.0, 0.4])
@@ -102,7 +103,7 @@ def test_lorentzian_order_parameter_matches_ott_antonsen():
     gamma, coupling, n = 0.5, 2.0, 5000
     model = mf.Kuramoto(coupling=coupling, frequencies=scipy.stats.cauchy(0, gamma))
     theta0 = np.random.default_rng(4).uniform(0, 2 * np.pi, n)
-    ds = mf.simulate(model, theta0, np.linspace(0, 40, 81), rtol=1e-6, atol=1e-9)
+    ds = mf.simulate(model, theta0, np.linspace(0, 40, 81), rtol=1e-4, atol=1e-7)
     late = ds["order_parameter"].values[ds["time"].values >= 20]
     # finite-n fluctuations: std of r(t) 0.004–0.006 at n = 5000 with correlation time ~1, so the
     # mean of 41 samples has s.e. ≈ 0.002; 0.01 is 5 s.e. (measured deviations 7e-4, 1e-5, 2e-4

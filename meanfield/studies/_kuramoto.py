@@ -132,7 +132,7 @@ def kuramoto_run(
     frequency_nodes: int | None = None,
     grid: int = 128,
     dt: float = 0.01,
-    rtol: float = 1e-6,
+    rtol: float = 1e-4,
 ) -> xr.Dataset:
     r"""One Kuramoto run: r(t) on t = 0, 0.5, …, t_final and r∞ = its mean over the final window.
 
@@ -236,7 +236,7 @@ def kuramoto_bifurcation(
     frequency_nodes: int | None = None,
     grid: int = 128,
     dt: float = 0.01,
-    rtol: float = 1e-6,
+    rtol: float = 1e-4,
     scheduler: Any = None,
     n_workers: int | None = None,
     store: Any = None,
