@@ -327,8 +327,11 @@ def simulate(
     if not result.success:
         logger.warning("simulate stopped early: %s", result.message)
     traj = np.stack(previous + reached, axis=1)
+    # counts of the first segment, when the checkpoint recorded them (a run's last write does)
+    prior = {name: int(done.attrs.get(name, 0)) if done is not None else 0 for name in ("n_steps", "n_rejected", "nfev")}
     facts = {
-        "n_steps": result.n_steps, "n_rejected": result.n_rejected, "nfev": result.nfev,
+        "n_steps": prior["n_steps"] + result.n_steps, "n_rejected": prior["n_rejected"] + result.n_rejected,
+        "nfev": prior["nfev"] + result.nfev,
         "min_step": float(min(result.step_sizes)) if result.step_sizes else -1.0,
         "max_step": float(max(result.step_sizes)) if result.step_sizes else -1.0,
         "max_sphere_deviation": geometry.deviation(traj),
@@ -503,7 +506,11 @@ def _dataset(model, traj, weights, kind, batch, times, omega, run_attrs, energy_
         data["order_parameter"] = ((*sys_dims, "time"), order[sel], {"long_name": "|sum_i w_i x_i|"})
     has_energy = isinstance(model, SelfAttention) or (isinstance(model, Kuramoto) and model.is_gradient)
     if has_energy and energy_rows is not None:
-        energy_rows.extend(energy_of_states(model, traj[:, j], weights, kind) for j in range(len(energy_rows), n_t))
+        missing = n_t - len(energy_rows)
+        if missing > 0:  # the outputs not yet cached, in one call (one parallel launch over systems × times)
+            block = traj[:, n_t - missing:].reshape(n_sys * missing, *traj.shape[2:])
+            values = energy_of_states(model, block, np.repeat(weights, missing, axis=0), kind).reshape(n_sys, missing)
+            energy_rows.extend(values.T)
         energy = np.stack(energy_rows[:n_t], axis=1)
     elif has_energy:
         energy = energy_of_states(model, flat, flat_w, kind).reshape(n_sys, n_t)
