@@ -336,3 +336,16 @@ def test_cli_refuses_a_second_writer(tmp_path, capsys, no_evolve):
         lock.release()
     assert exit_info.value.code == 2
     assert f"is being written by process {os.getpid()}" in capsys.readouterr().err
+
+
+def test_resumed_particle_run_counts_the_steps_of_both_segments(tmp_path):
+    path = tmp_path / "run.nc"
+    model = mf.SelfAttention(beta=1.0)
+    x0 = np.random.default_rng(1).uniform(0.0, 2 * np.pi, 40)
+    t = np.linspace(0.0, 2.0, 11)
+    first = mf.simulate(model, x0, t[:5], path="direct", checkpoint=path)
+    second = mf.simulate(model, first.positions.values[-1], t[4:], path="direct")  # the resumed segment alone
+    resumed = mf.simulate(model, x0, t, path="direct", checkpoint=path, resume=True)
+    for name in ("n_steps", "n_rejected", "nfev"):
+        assert resumed.attrs[name] == first.attrs[name] + second.attrs[name], name
+    assert resumed.attrs["n_steps"] > first.attrs["n_steps"] > 0
