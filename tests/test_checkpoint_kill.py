@@ -62,10 +62,12 @@ mf.solve(model, rho0, t, checkpoint={str(path)!r}, checkpoint_interval=0.0)
 
 def test_second_process_is_refused_at_start_naming_the_first(tmp_path):
     path = tmp_path / "run.nc"
+    # a writer holds the lock file beside the checkpoint (flock, its pid inside) until told to stop
     holder = _python(f"""
-import sys, time
-from meanfield._checkpoint import open_checkpoint
-lock = open_checkpoint({str(path)!r})
+import fcntl, os, sys
+fd = os.open({str(tmp_path / ".run.nc.lock")!r}, os.O_RDWR | os.O_CREAT)
+fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+os.write(fd, f"{{os.getpid()}}\\n".encode())
 print("locked", flush=True)
 sys.stdin.readline()
 """, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
