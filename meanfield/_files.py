@@ -72,17 +72,26 @@ def write_atomically(path: str | os.PathLike, write: Callable[[Path], object]) -
     """Call ``write(tmp)`` on a file beside ``path``, then rename it to ``path`` (``os.replace``).
 
     The temporary name is unique to the process, so concurrent writers never
-    share it; on failure it is removed and the error propagates.
+    share it; on failure it is removed and the error propagates. A ``path``
+    that exists and is not a regular file (a device, a directory) is never
+    replaced: ``ValueError`` naming it, before anything is written.
     """
     p = Path(path)
+    _refuse_non_regular(p)
     tmp = p.with_name(f".{p.name}.{os.getpid()}.{uuid.uuid4().hex[:8]}.partial")
     try:
         write(tmp)
+        _refuse_non_regular(p)  # it may have become one while writing
         os.replace(tmp, p)
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
     return p
+
+
+def _refuse_non_regular(p: Path) -> None:
+    if p.exists() and not p.is_file():
+        raise ValueError(f"{str(p)!r} exists and is not a regular file; it is not replaced")
 
 
 def data_checksum(ds: xr.Dataset) -> str:

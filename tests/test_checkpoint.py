@@ -6,6 +6,7 @@ from __future__ import annotations
 import logging
 import os
 import stat
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -349,3 +350,13 @@ def test_resumed_particle_run_counts_the_steps_of_both_segments(tmp_path):
     for name in ("n_steps", "n_rejected", "nfev"):
         assert resumed.attrs[name] == first.attrs[name] + second.attrs[name], name
     assert resumed.attrs["n_steps"] > first.attrs["n_steps"] > 0
+
+
+def test_atomic_writes_never_replace_a_device_or_directory(tmp_path):
+    from meanfield._files import write_atomically
+
+    for target in (Path("/dev/null"), tmp_path):
+        with pytest.raises(ValueError, match=f"'{target}' exists and is not a regular file; it is not replaced"):
+            write_atomically(target, lambda tmp: tmp.write_text("x"))
+    assert stat.S_ISCHR(os.stat("/dev/null").st_mode)
+    assert not list(tmp_path.iterdir())
