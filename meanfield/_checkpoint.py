@@ -19,7 +19,6 @@
 
 from __future__ import annotations
 
-import fcntl
 import functools
 import hashlib
 import inspect
@@ -33,7 +32,7 @@ from typing import Any, TypeVar
 import numpy as np
 import xarray as xr
 
-from ._files import FileCheckError, check_output_path, read_netcdf, write_netcdf
+from ._files import FileCheckError, PathInUseError, PathLock, check_output_path, read_netcdf, write_netcdf
 
 logger = logging.getLogger(__name__)
 
@@ -41,7 +40,6 @@ __all__ = [
     "Checkpoint",
     "CheckpointError",
     "CheckpointInUseError",
-    "CheckpointLock",
     "check_same_run",
     "fingerprint",
     "load_checkpoint",
@@ -59,57 +57,11 @@ class CheckpointError(FileCheckError):
     """A checkpoint cannot be resumed from: unreadable, altered, or made by a different run."""
 
 
-class CheckpointInUseError(RuntimeError):
+class CheckpointInUseError(PathInUseError):
     """Another process holds the lock of a checkpoint path."""
 
 
-class CheckpointLock:
-    """Exclusive lock of a checkpoint path: ``fcntl.flock`` on ``.<name>.lock`` beside it, holding the pid.
-
-    The kernel releases the lock when its process ends, even by SIGKILL, so a
-    killed run never blocks the next one; the lock file is removed on
-    :meth:`release`.
-    """
-
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        self.lock_path = path.with_name(f".{path.name}.lock")
-        self._fd: int | None = None
-
-    def acquire(self) -> None:
-        """Take the lock, or raise :class:`CheckpointInUseError` naming the pid that holds it."""
-        while True:
-            fd = os.open(self.lock_path, os.O_RDWR | os.O_CREAT, 0o644)
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except BlockingIOError:
-                holder = os.read(fd, 32).decode(errors="replace").strip() or "unknown"
-                os.close(fd)
-                raise CheckpointInUseError(
-                    f"checkpoint {str(self.path)!r} is being written by process {holder} "
-                    f"(lock {str(self.lock_path)!r}); wait for it to finish or use another path"
-                ) from None
-            try:
-                same = os.fstat(fd).st_ino == os.stat(self.lock_path).st_ino
-            except FileNotFoundError:
-                same = False
-            if same:  # not a lock file its previous holder removed after we opened it
-                break
-            os.close(fd)
-        os.ftruncate(fd, 0)
-        os.write(fd, f"{os.getpid()}\n".encode())
-        self._fd = fd
-
-    def release(self) -> None:
-        """Remove the lock file and drop the lock (no-op when not held)."""
-        if self._fd is None:
-            return
-        self.lock_path.unlink(missing_ok=True)
-        os.close(self._fd)
-        self._fd = None
-
-
-def open_checkpoint(path: str | os.PathLike, name: str = "checkpoint") -> CheckpointLock:
+def open_checkpoint(path: str | os.PathLike, name: str = "checkpoint") -> PathLock:
     """Check that a checkpoint can be written at ``path`` and lock it (before any computation).
 
     Raises
@@ -120,7 +72,8 @@ def open_checkpoint(path: str | os.PathLike, name: str = "checkpoint") -> Checkp
     CheckpointInUseError
         Another process is writing the same checkpoint.
     """
-    lock = CheckpointLock(check_output_path(path, name))
+    checked = check_output_path(path, name)
+    lock = PathLock(checked.with_name(f".{checked.name}.lock"), f"checkpoint {str(checked)!r}", CheckpointInUseError)
     lock.acquire()
     return lock
 

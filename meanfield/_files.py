@@ -9,12 +9,16 @@
   ``sha256`` is the digest of its data variables (:func:`data_checksum`); the
   reader checks it and names the file when it is empty, truncated, foreign or
   altered.
+* :class:`PathLock`: one writer per checkpoint or sweep store; a second one is
+  refused at start with :class:`PathInUseError` naming the process that holds it.
 """
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import os
+import socket
 import uuid
 from collections.abc import Callable
 from pathlib import Path
@@ -24,6 +28,8 @@ import xarray as xr
 
 __all__ = [
     "FileCheckError",
+    "PathInUseError",
+    "PathLock",
     "check_output_path",
     "data_checksum",
     "read_netcdf",
@@ -36,6 +42,63 @@ CHECKSUM_ATTR = "sha256"
 
 class FileCheckError(ValueError):
     """A result file is missing, unreadable, foreign, or fails its checksum."""
+
+
+class PathInUseError(ValueError):
+    """Another process holds the lock of a checkpoint or store."""
+
+
+class PathLock:
+    """Exclusive lock of a file or directory by ``fcntl.flock`` on ``lock_path``, which holds the holder's pid.
+
+    The kernel releases the lock when its process ends, even by SIGKILL, so a
+    killed run never blocks the next one; :meth:`release` removes the lock file.
+
+    Parameters
+    ----------
+    lock_path : Path
+        The lock file (created if absent).
+    what : str
+        How error messages name the locked thing, e.g. ``"checkpoint 'run.nc'"``.
+    error : type
+        The exception raised when another process holds the lock.
+    """
+
+    def __init__(self, lock_path: Path, what: str, error: type[PathInUseError] = PathInUseError) -> None:
+        self.lock_path = Path(lock_path)
+        self.what = what
+        self._error = error
+        self._fd: int | None = None
+
+    def acquire(self) -> None:
+        """Take the lock, or raise ``error`` naming the process that holds it."""
+        while True:
+            fd = os.open(self.lock_path, os.O_RDWR | os.O_CREAT, 0o644)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                holder = os.read(fd, 256).decode(errors="replace").strip() or "an unknown process"
+                os.close(fd)
+                raise self._error(f"{self.what} is in use by {holder} (lock {str(self.lock_path)!r}); "
+                                  "wait for it to finish or use another path") from None
+            try:
+                same = os.fstat(fd).st_ino == os.stat(self.lock_path).st_ino
+            except FileNotFoundError:
+                same = False
+            if same:  # not a lock file its previous holder removed after we opened it
+                break
+            os.close(fd)
+        os.ftruncate(fd, 0)
+        os.write(fd, f"process {os.getpid()} on {socket.gethostname()}\n".encode())
+        self._fd = fd
+
+    def release(self) -> None:
+        """Remove the lock file and drop the lock (no-op when not held)."""
+        if self._fd is None:
+            return
+        self.lock_path.unlink(missing_ok=True)
+        os.close(self._fd)
+        self._fd = None
 
 
 def check_output_path(path: str | os.PathLike, name: str = "output", *, directory: bool = False) -> Path:

@@ -15,7 +15,6 @@ from pathlib import Path
 
 import numpy as np
 
-from ._checkpoint import CheckpointInUseError
 from ._cli_compare import add_compare_arguments, compare_command
 from ._files import check_output_path, write_netcdf
 from .studies import SweepError
@@ -146,7 +145,7 @@ def main(argv: list[str] | None = None) -> int:
             return phase_diagram_command(args)
         if args.command == "kuramoto":
             return kuramoto_command(args)
-    except (ValueError, TypeError, ConnectionError, SweepError, CheckpointInUseError) as err:
+    except (ValueError, TypeError, ConnectionError, SweepError) as err:
         parser.exit(2, f"meanfield {args.command}: error: {err}\n")
     parser.error(f"unknown command {args.command!r}")
     return 2

@@ -243,9 +243,9 @@ def test_a_second_writer_is_refused_naming_the_first(rho0, tmp_path, no_evolve):
     path = tmp_path / "run.nc"
     lock = open_checkpoint(path)
     try:
-        with pytest.raises(CheckpointInUseError, match=f"being written by process {os.getpid()}"):
+        with pytest.raises(CheckpointInUseError, match=f"in use by process {os.getpid()} on"):
             mf.solve(mf.SelfAttention(beta=2.0), rho0, T, checkpoint=path)
-        with pytest.raises(CheckpointInUseError, match=f"being written by process {os.getpid()}"):
+        with pytest.raises(CheckpointInUseError, match=f"in use by process {os.getpid()} on"):
             mf.simulate(mf.Kuramoto(coupling=1.0), _circle_particles(), T, method="rk4", dt=0.1, checkpoint=path)
     finally:
         lock.release()
@@ -336,7 +336,7 @@ def test_cli_refuses_a_second_writer(tmp_path, capsys, no_evolve):
     finally:
         lock.release()
     assert exit_info.value.code == 2
-    assert f"is being written by process {os.getpid()}" in capsys.readouterr().err
+    assert f"is in use by process {os.getpid()} on" in capsys.readouterr().err
 
 
 def test_resumed_particle_run_counts_the_steps_of_both_segments(tmp_path):

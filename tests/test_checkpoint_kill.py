@@ -62,19 +62,18 @@ mf.solve(model, rho0, t, checkpoint={str(path)!r}, checkpoint_interval=0.0)
 
 def test_second_process_is_refused_at_start_naming_the_first(tmp_path):
     path = tmp_path / "run.nc"
-    # a writer holds the lock file beside the checkpoint (flock, its pid inside) until told to stop
+    # another process holds the checkpoint's lock (opened as a run would) until told to stop
     holder = _python(f"""
-import fcntl, os, sys
-fd = os.open({str(tmp_path / ".run.nc.lock")!r}, os.O_RDWR | os.O_CREAT)
-fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-os.write(fd, f"{{os.getpid()}}\\n".encode())
+import sys
+from meanfield._checkpoint import open_checkpoint
+lock = open_checkpoint({str(path)!r})
 print("locked", flush=True)
 sys.stdin.readline()
 """, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     try:
         assert holder.stdout.readline().strip() == "locked"
         scope = _namespace()
-        with pytest.raises(CheckpointInUseError, match=f"'{path}' is being written by process {holder.pid}"):
+        with pytest.raises(CheckpointInUseError, match=f"'{path}' is in use by process {holder.pid} "):
             mf.solve(scope["model"], scope["rho0"], scope["t"], checkpoint=path)
     finally:
         holder.stdin.close()

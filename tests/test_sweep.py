@@ -118,7 +118,7 @@ def test_a_second_sweep_on_a_store_in_use_is_refused_naming_the_pid(tmp_path):
     store = tmp_path / "store"
     holder = Store(store)
     with holder.open({"function": "f", "grid": {}, "seeds": None, "batch": {}, "fixed": {}}, resume=False):
-        with pytest.raises(ValueError, match=f"is in use by another sweep \\(pid {os.getpid()} on "):
+        with pytest.raises(ValueError, match=f"is in use by process {os.getpid()} on "):
             mf.sweep(slow_square, {"x": [1.0]}, seeds=1, fixed={"delay": 0.0}, store=store, resume=True,
                      scheduler="serial", progress=False)
 

@@ -43,7 +43,7 @@ def test_a_sweep_killed_with_sigkill_resumes_running_only_the_missing_tasks(tmp_
         while time.monotonic() < deadline and len(list(store.glob("pieces/*.nc"))) < 3:
             time.sleep(0.05)
         # while it runs, the store is refused to anyone else, naming the process
-        with pytest.raises(ValueError, match=f"is in use by another sweep \\(pid {proc.pid} on "):
+        with pytest.raises(ValueError, match=f"is in use by process {proc.pid} on "):
             mf.sweep(slow_square, {"x": [0.0, 1.0, 2.0, 3.0, 4.0, 5.0]}, seeds=2, fixed={"delay": 0.2}, store=store,
                      resume=True, scheduler="serial", progress=False)
         os.kill(proc.pid, signal.SIGKILL)

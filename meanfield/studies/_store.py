@@ -4,7 +4,7 @@ Layout of a store directory::
 
     manifest.json          what the sweep is: function, grid, seeds, batch, fixed, version, creation time
     pieces/<task>.nc       the result of one task, written atomically by the worker that ran it
-    lock                   pid and host of the sweep using the store (an fcntl lock while it runs)
+    lock                   pid and host of the sweep using the store (an fcntl lock while it runs, see PathLock)
 
 A piece carries attrs ``sweep_task`` (its index tuple), ``sweep_point`` (its
 parameter values, JSON), ``sha256`` (of its data variables), ``wall_time``,
@@ -14,11 +14,9 @@ parameter values, JSON), ``sha256`` (of its data variables), ``wall_time``,
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import json
 import logging
 import os
-import socket
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -27,7 +25,7 @@ from typing import Any
 import numpy as np
 import xarray as xr
 
-from .._files import FileCheckError, check_output_path, read_netcdf, write_atomically, write_netcdf
+from .._files import FileCheckError, PathLock, check_output_path, read_netcdf, write_atomically, write_netcdf
 from .._version import __version__
 
 __all__ = ["Store", "COMPARED_FIELDS"]
@@ -56,7 +54,7 @@ class Store:
         self.path = check_output_path(path, "store", directory=True)
         self.manifest_path = self.path / "manifest.json"
         self.pieces = self.path / "pieces"
-        self._lock_file: Any = None
+        self._lock = PathLock(self.path / "lock", f"store {str(self.path)!r}")
 
     def __repr__(self) -> str:
         return f"Store({str(self.path)!r})"
@@ -70,8 +68,8 @@ class Store:
         if not self.path.exists():
             return
         if (self.path / "lock").exists():  # a store in use is refused first, whatever it holds
-            self._acquire_lock()
-            self._release_lock()
+            self._lock.acquire()
+            self._lock.release()
         self._check_contents(manifest, resume)
 
     @contextlib.contextmanager
@@ -87,7 +85,7 @@ class Store:
             directory holds files that are not a sweep store.
         """
         self.path.mkdir(exist_ok=True)
-        self._acquire_lock()
+        self._lock.acquire()
         try:
             self._check_contents(manifest, resume)
             if not self.manifest_path.exists():
@@ -100,31 +98,7 @@ class Store:
                 stale.unlink(missing_ok=True)
             yield self
         finally:
-            self._release_lock()
-
-    def _acquire_lock(self) -> None:
-        lock_path = self.path / "lock"
-        handle = open(lock_path, "a+")
-        try:
-            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            handle.seek(0)
-            owner = handle.read().strip() or "unknown"
-            handle.close()
-            raise ValueError(f"store {str(self.path)!r} is in use by another sweep ({owner}); "
-                             "wait for it to finish or use another store") from None
-        handle.seek(0)
-        handle.truncate()
-        handle.write(f"pid {os.getpid()} on {socket.gethostname()}\n")
-        handle.flush()
-        self._lock_file = handle
-
-    def _release_lock(self) -> None:
-        if self._lock_file is not None:
-            self._lock_file.truncate(0)
-            fcntl.flock(self._lock_file, fcntl.LOCK_UN)
-            self._lock_file.close()
-            self._lock_file = None
+            self._lock.release()
 
     def _check_contents(self, manifest: dict[str, Any], resume: bool) -> None:
         others = sorted(p.name for p in self.path.iterdir() if p.name not in ("lock", "manifest.json", "pieces"))
