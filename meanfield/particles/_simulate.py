@@ -125,7 +125,8 @@ def simulate(
         Kuramoto models always use their O(n K_h) Fourier moments.
     accuracy : float
         Relative accuracy of the NUFFT kernel sums (Fourier truncation and
-        finufft tolerance).
+        finufft tolerance); on that path the energies are Fourier sums of the
+        same truncation, relative error ≤ ``accuracy``, O(n) per output.
     domain : {"circle", "sphere", "euclidean"}, optional
         Overrides the reading of ``x0``.
     frequencies : "quantile", "iid" or array
@@ -505,15 +506,18 @@ def _dataset(model, traj, weights, kind, batch, times, omega, run_attrs, energy_
     if kind != "euclidean":
         data["order_parameter"] = ((*sys_dims, "time"), order[sel], {"long_name": "|sum_i w_i x_i|"})
     has_energy = isinstance(model, SelfAttention) or (isinstance(model, Kuramoto) and model.is_gradient)
+    # the NUFFT path's energies are its Fourier sums at its accuracy (O(n), not O(n²))
+    energy_accuracy = run_attrs["accuracy"] if run_attrs.get("path") == "nufft" else None
     if has_energy and energy_rows is not None:
         missing = n_t - len(energy_rows)
         if missing > 0:  # the outputs not yet cached, in one call (one parallel launch over systems × times)
             block = traj[:, n_t - missing:].reshape(n_sys * missing, *traj.shape[2:])
-            values = energy_of_states(model, block, np.repeat(weights, missing, axis=0), kind).reshape(n_sys, missing)
+            values = energy_of_states(model, block, np.repeat(weights, missing, axis=0), kind,
+                                      energy_accuracy).reshape(n_sys, missing)
             energy_rows.extend(values.T)
         energy = np.stack(energy_rows[:n_t], axis=1)
     elif has_energy:
-        energy = energy_of_states(model, flat, flat_w, kind).reshape(n_sys, n_t)
+        energy = energy_of_states(model, flat, flat_w, kind, energy_accuracy).reshape(n_sys, n_t)
     if has_energy:
         data["energy"] = ((*sys_dims, "time"), energy[sel], {"long_name": "interaction energy E"})
     if omega is not None:
