@@ -19,6 +19,10 @@ _TIME_RTOL = 1e-9
 _NEGATIVE_TOL = 1e-8
 
 
+#: model parameters in a result's attrs that two compared runs must share
+MODEL_ATTRS = ("model", "beta", "normalized", "noise", "coupling", "frequencies", "interaction")
+
+
 def compare(
     pde: xr.Dataset,
     particles: xr.Dataset,
@@ -74,11 +78,13 @@ def compare(
     Raises
     ------
     ValueError
-        Different output times, incompatible domains, p < 1, a density with
-        negative values beyond rounding.
+        Different output times, incompatible domains, runs of different models
+        (any of ``MODEL_ATTRS`` recorded by both with different values), p < 1,
+        a density with negative values beyond rounding.
     """
     p = check_order(p)
     _check_inputs(pde, particles)
+    _check_same_model(pde, particles)
     domain = pde_domain(pde)
     _check_times(pde, particles)
     kind = domain.kind
@@ -208,6 +214,14 @@ def _check_inputs(pde: Any, particles: Any) -> None:
         raise TypeError(
             f"particles must be an xarray.Dataset with a 'positions' variable (from mf.simulate), got {type(particles).__name__}"
         )
+
+
+def _check_same_model(pde: xr.Dataset, particles: xr.Dataset) -> None:
+    """Refuse runs whose recorded model parameters differ, naming each of them."""
+    differ = [f"{key}: pde {pde.attrs[key]!r}, particles {particles.attrs[key]!r}" for key in MODEL_ATTRS
+              if key in pde.attrs and key in particles.attrs and str(pde.attrs[key]) != str(particles.attrs[key])]
+    if differ:
+        raise ValueError("pde and particles must be runs of the same model, got different " + "; ".join(differ))
 
 
 def _check_times(pde: xr.Dataset, particles: xr.Dataset) -> None:

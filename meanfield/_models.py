@@ -157,13 +157,29 @@ class Kuramoto:
             raise ValueError(f"interaction ĥ_0 must be real for a real h, got {coeffs[0]!r}")
         object.__setattr__(self, "interaction", coeffs)
         freq = self.frequencies
-        if freq is not None and not _is_number(freq) and not hasattr(freq, "ppf"):
+        if isinstance(freq, (scipy.stats.rv_continuous, scipy.stats.rv_discrete)):
+            raise TypeError(
+                f"frequencies must be a frozen distribution with its parameters, e.g. scipy.stats.{freq.name}(0, 1), "
+                f"got the unfrozen family scipy.stats.{freq.name}"
+            )
+        if freq is not None and not _is_number(freq) and not (hasattr(freq, "ppf") and hasattr(freq, "dist")):
             raise TypeError(
                 "frequencies must be None, a number, or a scipy.stats frozen distribution, "
                 f"got {type(freq).__name__}"
             )
         if _is_number(freq) and not np.isfinite(float(freq)):
             raise ValueError(f"frequencies must be finite, got {freq!r}")
+
+    def __eq__(self, other: object) -> bool:
+        """Same coupling, noise, frequency law and interaction coefficients."""
+        if not isinstance(other, Kuramoto):
+            return NotImplemented
+        return (self.coupling, self.noise, self.attrs["frequencies"]) == (
+            other.coupling, other.noise, other.attrs["frequencies"]) and np.array_equal(
+            self.interaction, other.interaction)
+
+    def __hash__(self) -> int:
+        return hash((self.coupling, self.noise, self.attrs["frequencies"], self.interaction.tobytes()))
 
     @property
     def name(self) -> str:

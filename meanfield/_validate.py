@@ -29,6 +29,8 @@ def check_nonnegative(name: str, value: float) -> float:
 
 
 def _finite_at_least(name: str, value: float, minimum: float, expected: str = "a real number") -> float:
+    if isinstance(value, (str, bytes, bool, np.bool_)):
+        raise TypeError(f"{name} must be {expected}, got {value!r} ({type(value).__name__})")
     try:
         out = float(value)
     except (TypeError, ValueError):

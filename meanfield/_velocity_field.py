@@ -15,7 +15,7 @@ import numpy as np
 
 from ._measures import Density, EmpiricalMeasure
 from ._models import Kuramoto, SelfAttention
-from .particles._geometry import SPHERE_TOLERANCE, check_on_sphere
+from ._reading import SPHERE_TOLERANCE, read_particles
 from .particles._velocity import DirectSelfAttention, KuramotoVelocity, check_unnormalized_beta
 
 __all__ = ["velocity_field"]
@@ -23,7 +23,7 @@ __all__ = ["velocity_field"]
 
 def velocity_field(
     model: SelfAttention | Kuramoto, measure: Density | EmpiricalMeasure | np.ndarray, frequencies: Any = None,
-    *, renormalize: bool = False, sphere_tolerance: float = SPHERE_TOLERANCE,
+    *, domain: str | None = None, renormalize: bool = False, sphere_tolerance: float = SPHERE_TOLERANCE,
 ) -> np.ndarray:
     """X[μ] at the nodes of a density or at the atoms of an empirical measure.
 
@@ -38,6 +38,9 @@ def velocity_field(
         density the frequency (scalar or per node) of the oscillators whose
         velocity ω + K ∫ h(φ - θ) ρ(φ) dφ is returned; the model's frequency law
         does not enter.
+    domain : {"circle", "sphere"}, optional
+        How a plain array is read (:mod:`meanfield._reading`: default the
+        circle for Kuramoto, else by shape; "circle" for systems of angles).
     renormalize : bool
         Project particles onto the sphere instead of rejecting points off it.
     sphere_tolerance : float
@@ -74,26 +77,16 @@ def velocity_field(
         weights = (rho * domain.weights).reshape(1, -1)
         field = DirectSelfAttention(model.beta, model.normalized, weights, "sphere")(0.0, points)
         return field.reshape(*domain.shape, -1)
-    measure = measure if isinstance(measure, EmpiricalMeasure) else _as_measure(model, measure)
-    points, weights = measure.points, measure.weights
-    if measure.kind == "sphere":
-        points = check_on_sphere(points, sphere_tolerance, renormalize, name="measure points")
-    batch = weights.ndim == 2
-    states = points if batch else points[None]
-    weights = weights if batch else weights[None]
+    read = read_particles(measure, name="measure", domain=domain, model=model, kinds=("circle", "sphere"),
+                          renormalize=renormalize, tolerance=sphere_tolerance)
+    states, weights, batch = read.points, read.weights, read.batched
     if isinstance(model, Kuramoto):
+        if read.kind != "circle":
+            raise ValueError(f"Kuramoto models live on the circle, got particles on the {read.kind!r} domain")
         omega = np.broadcast_to(np.zeros(1) if frequencies is None else np.asarray(frequencies, float), states.shape)
         out = KuramotoVelocity(model.coupling, model.interaction, omega, weights)(0.0, states)
     elif isinstance(model, SelfAttention):
-        if measure.kind not in ("circle", "sphere"):
-            raise ValueError(f"SelfAttention particles live on the circle or a sphere, got domain {measure.kind!r}")
-        out = DirectSelfAttention(model.beta, model.normalized, weights, measure.kind)(0.0, states)
+        out = DirectSelfAttention(model.beta, model.normalized, weights, read.kind)(0.0, states)
     else:
         raise TypeError(f"model must be SelfAttention or Kuramoto, got {type(model).__name__}")
     return out if batch else out[0]
-
-
-def _as_measure(model: Any, positions: np.ndarray) -> EmpiricalMeasure:
-    positions = np.asarray(positions, dtype=float)
-    kind = "circle" if isinstance(model, Kuramoto) or positions.ndim == 1 else "sphere"
-    return EmpiricalMeasure(positions, domain=kind)

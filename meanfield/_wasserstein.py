@@ -20,8 +20,9 @@ the cell measure.
   [0, π]); a lower bound, equal to W_p when both measures are zonal. Points
   must live in the ZonalSphere's R^d.
 
-Plain arrays are read by their shape and the other argument's domain (or
-``domain=``), never by their values; see :func:`wasserstein`.
+Plain arrays are read as every function reads particles (:mod:`._reading`):
+on ``domain=`` if given, else by their shape, never by their values; see
+:func:`wasserstein`.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from typing import Any
 import numpy as np
 
 from ._measures import Density, EmpiricalMeasure
+from ._reading import read_particles
 from ._validate import check_order
 from ._wasserstein_circle import circle_w1, circle_w1_cells, circle_wp, interval_wp
 
@@ -41,7 +43,6 @@ __all__ = ["WassersteinResult", "wasserstein"]
 logger = logging.getLogger(__name__)
 
 CELL_SUBATOMS = 16
-_UNIT_TOL = 1e-8
 _MASS_TOL = 1e-8
 
 
@@ -110,16 +111,17 @@ def wasserstein(
     ----------
     a, b : Density, EmpiricalMeasure or ndarray
         Densities (see ``density``), empirical measures, or plain arrays of
-        equally weighted points, read by their shape only:
+        equally weighted points, read on ``domain`` if given, else by their
+        shape only (the same rule as ``simulate``, ``energy`` and ``velocity``):
 
         * (n,): n angles on S¹;
-        * (n, d), d ≥ 2: n unit vectors on S^{d-1}; but when the other
-          argument is a Circle density or an EmpiricalMeasure on the circle
-          and d ≠ 2, a batch of n systems of d angles;
+        * (n, d), d ≥ 2: n unit vectors on S^{d-1} (systems of angles
+          (systems, n) need ``domain="circle"``);
         * (systems, n, d): a batch of unit vectors.
 
         Values never decide the reading: unit vectors must satisfy
-        | |x| - 1 | ≤ 1e-8 or a ValueError names the largest deviation. Unit
+        | |x| - 1 | ≤ SPHERE_TOLERANCE = 1e-10 or a ValueError names the
+        largest deviation. Unit
         vectors of S¹ ⊂ R² (d = 2) are converted to angles atan2(x₂, x₁)
         and compared by the exact circle methods. ``domain`` overrides the
         reading (e.g. ``domain="circle"`` for systems of two angles). A single
@@ -129,7 +131,7 @@ def wasserstein(
     domain : {"circle", "sphere"}, optional
         How plain arrays are read: "circle": angles (n,) or (systems, n);
         "sphere": unit vectors (n, d) or (systems, n, d). Default: by shape,
-        as above.
+        as above. Measures on another domain than ``domain`` are refused.
     return_info : bool
         Return a :class:`WassersteinResult` (value, method, accuracy) instead
         of the bare value.
@@ -178,8 +180,8 @@ def wasserstein(
     # W₁ of a cell density against atoms has a closed form; otherwise cells become sub-atoms
     w1_cells = cells and p == 1 and isinstance(a, Density) != isinstance(b, Density)
     subcells = cells and not w1_cells
-    atoms_a = _as_atoms(a, "a", domain or _domain_of(b), domain is not None, subcells)
-    atoms_b = _as_atoms(b, "b", domain or _domain_of(a), domain is not None, subcells)
+    atoms_a = _as_atoms(a, "a", domain, subcells)
+    atoms_b = _as_atoms(b, "b", domain, subcells)
     atoms_a, atoms_b = _same_domain(atoms_a, atoms_b)
     batched = atoms_a.batched or atoms_b.batched
     n_atoms = (int(atoms_a.weights.shape[-1]), int(atoms_b.weights.shape[-1]))
@@ -213,15 +215,6 @@ def wasserstein(
     return out
 
 
-def _domain_of(m: Any) -> str | None:
-    """The domain kind of a Density or EmpiricalMeasure; None for a plain array (it states no domain)."""
-    if isinstance(m, Density):
-        return m.domain.kind
-    if isinstance(m, EmpiricalMeasure):
-        return m.kind
-    return None
-
-
 def _same_domain(a: _Atoms, b: _Atoms) -> tuple[_Atoms, _Atoms]:
     """Both measures on one domain: unit vectors of R² as angles, sphere points as polar angles against a zonal density."""
     a, b = _angles_if_planar(a), _angles_if_planar(b)
@@ -253,8 +246,8 @@ def _polar(atoms: _Atoms) -> _Atoms:
     return _Atoms("zonal", angles, atoms.weights, atoms.batched, atoms.dimension)
 
 
-def _as_atoms(m: Any, name: str, hint: str | None, explicit: bool, subcells: bool) -> _Atoms:
-    """Atoms of a measure; ``hint`` is the domain plain arrays are read on (``explicit``: given as ``domain``)."""
+def _as_atoms(m: Any, name: str, domain: str | None, subcells: bool) -> _Atoms:
+    """Atoms of a measure; plain arrays are read by :func:`meanfield._reading.read_particles` (on ``domain`` if given)."""
     if isinstance(m, Density):
         atoms = _density_atoms(m, name)
         if subcells:
@@ -264,67 +257,11 @@ def _as_atoms(m: Any, name: str, hint: str | None, explicit: bool, subcells: boo
             weights = np.repeat(atoms.weights / CELL_SUBATOMS, CELL_SUBATOMS, axis=-1)
             atoms = _Atoms("circle", points, weights, False, 2)
         return atoms
-    if isinstance(m, EmpiricalMeasure):
-        kind = m.kind
-        if kind not in ("circle", "sphere"):
-            raise ValueError(f"{name} must live on the circle or a sphere, got an empirical measure on {kind!r}")
-        batched = m.weights.ndim == 2
-        points = m.points if batched else m.points[None]
-        weights = m.weights if batched else m.weights[None]
-        if kind == "sphere":
-            _check_unit(points, name, read_by_shape=False)
-        return _Atoms(kind, points, weights, batched, 2 if kind == "circle" else points.shape[-1])
-    if isinstance(m, (np.ndarray, list, tuple)):
-        points = np.asarray(m, dtype=float)
-        if not np.all(np.isfinite(points)):
-            raise ValueError(f"{name} must contain finite points (found NaN or infinity)")
-        kind = _array_kind(points, hint, explicit)
-        if kind == "circle":
-            if points.ndim not in (1, 2) or points.shape[-1] < 1:
-                raise ValueError(f"{name}: angles must have shape (n,) or (systems, n), got {points.shape}")
-            batched = points.ndim == 2
-        else:
-            if points.ndim not in (2, 3) or points.shape[-2] < 1 or points.shape[-1] < 2:
-                raise ValueError(
-                    f"{name}: points on a sphere must have shape (n, d) or (systems, n, d) with d >= 2, got {points.shape}"
-                )
-            batched = points.ndim == 3
-            _check_unit(points, name, read_by_shape=not explicit and points.ndim == 2)
-        points = points if batched else points[None]
-        n = points.shape[1]
-        dimension = 2 if kind == "circle" else points.shape[-1]
-        return _Atoms(kind, points, np.full(points.shape[:2], 1.0 / n), batched, dimension)
+    if isinstance(m, (EmpiricalMeasure, np.ndarray, list, tuple)):
+        read = read_particles(m, name=name, domain=domain, kinds=("circle", "sphere"), can_renormalize=False)
+        dimension = 2 if read.kind == "circle" else read.points.shape[-1]
+        return _Atoms(read.kind, read.points, read.weights, read.batched, dimension)
     raise TypeError(f"{name} must be a Density, an EmpiricalMeasure or an array of points, got {type(m).__name__}")
-
-
-def _array_kind(points: np.ndarray, hint: str | None, explicit: bool) -> str:
-    """"circle" (angles) or "sphere" (unit vectors) for a plain array, from its shape and the domain hint."""
-    if explicit:
-        return str(hint)
-    if points.ndim == 1:
-        return "circle"
-    # (n, d) against the circle: systems of angles, except d = 2 (unit vectors of S¹ ⊂ R²)
-    if points.ndim == 2 and hint == "circle" and points.shape[-1] != 2:
-        return "circle"
-    return "sphere"
-
-
-def _check_unit(points: np.ndarray, name: str, read_by_shape: bool) -> None:
-    """Reject points off the unit sphere beyond ``_UNIT_TOL``, naming the largest deviation."""
-    err = float(np.max(np.abs(np.linalg.norm(points, axis=-1) - 1.0)))
-    if err <= _UNIT_TOL:
-        return
-    d = points.shape[-1]
-    message = (
-        f"{name}: points on S^{d - 1} must have unit norm (| |x| - 1 | <= {_UNIT_TOL:g}), "
-        f"got max | |x| - 1 | = {err:.3g}; normalise them (x / |x|)"
-    )
-    if read_by_shape:
-        message += (
-            f", or, if the plain array of shape {points.shape} holds systems of angles (rows), pass "
-            "domain='circle' or an EmpiricalMeasure(points, domain='circle')"
-        )
-    raise ValueError(message)
 
 
 def _density_atoms(rho: Density, name: str) -> _Atoms:

@@ -303,9 +303,9 @@ def test_particle_checkpoints_do_not_recompute_energies_of_earlier_outputs(tmp_p
     evaluated = []
     original = meanfield.particles._simulate.energy_of_states
 
-    def counting(model, states, weights, kind):
+    def counting(model, states, weights, kind, accuracy=None):
         evaluated.append(states.shape[0])
-        return original(model, states, weights, kind)
+        return original(model, states, weights, kind, accuracy)
 
     monkeypatch.setattr(meanfield.particles._simulate, "energy_of_states", counting)
     t = np.linspace(0.0, 1.0, 11)

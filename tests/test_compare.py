@@ -131,6 +131,10 @@ def test_sphere_pde_and_particles_agree_to_sampling_error():
     assert out.attrs["wasserstein_method"] == "emd" and out.attrs["wasserstein_exact"] == 1
     w0, w1 = out.wasserstein_mean.values
     assert 0 < w1 < 1.15 * w0
-    wrong = mf.compare(mf.solve(mf.SelfAttention(2.0), rho, t), particles)
+    other = mf.solve(mf.SelfAttention(2.0), rho, t)
+    with pytest.raises(ValueError, match=r"runs of the same model, got different beta: pde 2.0, particles 4.0"):
+        mf.compare(other, particles)
+    # the β = 2 density relabelled as β = 4 only to measure its distance to the particles
+    wrong = mf.compare(other.assign_attrs(beta=4.0), particles)
     assert wrong.wasserstein_mean.values[1] > 1.3 * w0
     assert out.moment_gap.sizes["mode"] == 2

@@ -15,7 +15,11 @@ def x_sphere():
 
 def test_points_off_the_sphere_rejected_unless_renormalize(x_sphere):
     off = x_sphere * 1.01
-    with pytest.raises(ValueError, match=r"x0 points must lie on the unit sphere: max \| \|x_i\| - 1 \| = 0.01"):
+    # read by its shape, the array might hold 6 systems of 3 angles: domain='circle' is offered before renormalize
+    with pytest.raises(ValueError, match=r"^x0 must lie on the unit sphere S\^2: max \| \|x_i\| - 1 \| = 0.01 .*; the "
+                                         r"plain array of shape \(6, 3\) was read by its shape as 6 points of R\^3: if "
+                                         r"its rows are systems of angles, pass domain='circle'; if they are points "
+                                         r"meant for S\^2, normalise them \(x / \|x\|\) or pass renormalize=True"):
         mf.simulate(mf.SelfAttention(1.0), off, [0, 1])
     ds = mf.simulate(mf.SelfAttention(1.0), off, [0, 1], renormalize=True)
     np.testing.assert_allclose(ds["positions"].values[0], x_sphere, atol=1e-15)
@@ -143,11 +147,13 @@ def test_points_off_the_sphere_rejected_by_energy_velocity_and_diagnostics(x_sph
     off = x_sphere * 1.01
     model = mf.SelfAttention(1.0)
     deviation = r"must lie on the unit sphere: max \| \|x_i\| - 1 \| = 0.01 exceeds sphere_tolerance = 1e-10"
-    with pytest.raises(ValueError, match="measure points " + deviation + "; pass renormalize=True"):
+    read = r"must lie on the unit sphere S\^2: max \| \|x_i\| - 1 \| = 0.01 exceeds sphere_tolerance = 1e-10"
+    by_shape = r"; the plain array of shape \(6, 3\) was read by its shape as 6 points of R\^3: .*domain='circle'"
+    with pytest.raises(ValueError, match="^measure " + read + by_shape):
         mf.energy(model, off)
-    with pytest.raises(ValueError, match="measure points " + deviation + "; pass renormalize=True"):
+    with pytest.raises(ValueError, match="^measure " + read + by_shape):
         model.velocity(off)
-    with pytest.raises(ValueError, match="measure points " + deviation):
+    with pytest.raises(ValueError, match="^measure " + read + r"; normalise them \(x / \|x\|\) or pass renormalize=True"):
         model.velocity(mf.EmpiricalMeasure(off, domain="sphere"))
     for diagnostic in (mf.order_parameter, mf.number_of_clusters, mf.pairwise_inner_products,
                        lambda x: mf.attention_matrix(model, x)):

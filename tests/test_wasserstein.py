@@ -112,7 +112,7 @@ def test_batches_against_single_calls(rng):
     x = rng.vonmises(0.0, 1.0, (5, 40))
     rho = mf.von_mises(mf.Circle(32), 1.0, 1.0)
     for p in (1, 2):
-        batch = wasserstein(rho, x, p)
+        batch = wasserstein(rho, x, p, domain="circle")
         assert batch.shape == (5,)
         single = [wasserstein(rho, row, p) for row in x]
         np.testing.assert_allclose(batch, single, rtol=0, atol=1e-13)
@@ -201,7 +201,7 @@ def test_iid_sampler_error_decays_like_inverse_sqrt_n():
     means = []
     for n in ns:
         x = np.stack([sample(rho, int(n), seed=1000 * int(n) + s).points for s in range(20)])
-        means.append(np.mean(wasserstein(rho, x, 1)))
+        means.append(np.mean(wasserstein(rho, x, 1, domain="circle")))
     slope = np.polyfit(np.log(ns), np.log(means), 1)[0]
     assert slope == pytest.approx(-0.5, abs=0.1)
 
@@ -222,8 +222,10 @@ def test_bad_input_messages(rng):
     sphere_points /= np.linalg.norm(sphere_points, axis=1, keepdims=True)
     with pytest.raises(ValueError, match="a and b must live on the same domain, got a on 'circle' and b on 'sphere'"):
         wasserstein(mf.EmpiricalMeasure(x), mf.EmpiricalMeasure(sphere_points, domain="sphere"))
-    with pytest.raises(ValueError, match=r"b: points on S\^2 must have unit norm \(\| \|x\| - 1 \| <= 1e-08\), "
-                                         r"got max \| \|x\| - 1 \| = 1; normalise them \(x / \|x\|\), or, if the plain"):
+    with pytest.raises(ValueError, match=r"^b must lie on the unit sphere S\^2: max \| \|x_i\| - 1 \| = 1 exceeds "
+                                         r"sphere_tolerance = 1e-10; the plain array of shape \(10, 3\) was read by "
+                                         r"its shape as 10 points of R\^3: if its rows are systems of angles, pass "
+                                         r"domain='circle'; if they are points meant for S\^2, normalise them \(x / \|x\|\)$"):
         wasserstein(mf.EmpiricalMeasure(sphere_points, domain="sphere"), 2 * sphere_points)
     with pytest.raises(ValueError, match="same number of systems"):
         wasserstein(rng.uniform(size=(3, 5)), rng.uniform(size=(4, 5)), domain="circle")
@@ -250,13 +252,13 @@ def test_cells_against_fine_subdivision(rng):
     h = TWO_PI / 48
     sub = (circle.theta[:, None] + ((np.arange(r) + 0.5) / r - 0.5) * h).ravel()
     weights = np.repeat(rho.values * circle.weights / r, r)
-    reference = wasserstein(mf.EmpiricalMeasure(sub, weights / weights.sum()), x, 1)
-    info = wasserstein(rho, x, 1, density="cells", return_info=True)
+    reference = wasserstein(mf.EmpiricalMeasure(sub, weights / weights.sum()), x, 1, domain="circle")
+    info = wasserstein(rho, x, 1, density="cells", return_info=True, domain="circle")
     assert info.method == "circle-cdf-cells" and info.exact
     np.testing.assert_allclose(info.value, reference, atol=h / (4 * r))
     # p = 2 with 16 sub-atoms per cell: the stated accuracy bounds the error
-    info2 = wasserstein(rho, x, 2, density="cells", return_info=True)
-    reference2 = wasserstein(mf.EmpiricalMeasure(sub, weights / weights.sum()), x, 2)
+    info2 = wasserstein(rho, x, 2, density="cells", return_info=True, domain="circle")
+    reference2 = wasserstein(mf.EmpiricalMeasure(sub, weights / weights.sum()), x, 2, domain="circle")
     assert not info2.exact and np.all(np.abs(info2.value - reference2) <= info2.accuracy + h / (2 * r))
 
 
@@ -310,41 +312,38 @@ def test_unit_vectors_in_the_plane_against_the_circle_are_angles(rng):
 
 
 def test_points_slightly_off_the_circle_are_rejected_not_read_as_angles(rng):
-    # norms 1 + 2e-5: within np.allclose's default rtol, far beyond the stated 1e-8
+    # norms 1 + 2e-5: within np.allclose's default rtol, far beyond the one sphere tolerance 1e-10
     theta = rng.uniform(0, TWO_PI, 30)
     u = (1 + 2e-5) * np.stack([np.cos(theta), np.sin(theta)], axis=-1)
     rho = mf.von_mises(mf.Circle(64), 0.3, 2.0)
-    with pytest.raises(ValueError, match=r"^a: points on S\^1 must have unit norm \(\| \|x\| - 1 \| <= 1e-08\), got max "
-                                         r"\| \|x\| - 1 \| = 2e-05; normalise them \(x / \|x\|\), or, if the plain array "
-                                         r"of shape \(30, 2\) holds systems of angles \(rows\), pass domain='circle' or an "
-                                         r"EmpiricalMeasure\(points, domain='circle'\)$"):
+    with pytest.raises(ValueError, match=r"^a must lie on the unit sphere S\^1: max \| \|x_i\| - 1 \| = 2e-05 exceeds "
+                                         r"sphere_tolerance = 1e-10; the plain array of shape \(30, 2\) was read by its "
+                                         r"shape as 30 points of R\^2: if its rows are systems of angles, pass "
+                                         r"domain='circle'; if they are points meant for S\^1, normalise them \(x / \|x\|\)$"):
         wasserstein(u, rho)
     # the same off the sphere S²; an EmpiricalMeasure on a sphere gets no advice about angles
     x = rng.normal(size=(10, 3))
     x *= (1 + 3e-6) / np.linalg.norm(x, axis=1, keepdims=True)
-    with pytest.raises(ValueError, match=r"^b: points on S\^2 must have unit norm .* = 3e-06; normalise them \(x / \|x\|\)$"):
+    with pytest.raises(ValueError, match=r"^b must lie on the unit sphere S\^2: .* = 3e-06 exceeds sphere_tolerance = "
+                                         r"1e-10; normalise them \(x / \|x\|\)$"):
         wasserstein(mf.uniform(mf.Sphere(4)), mf.EmpiricalMeasure(x, domain="sphere"))
 
 
-def test_systems_of_angles_need_a_circle_on_the_other_side_or_domain(rng):
+def test_systems_of_angles_need_domain_circle_whatever_the_other_argument(rng):
+    # one reading for every function: a 2-D plain array is (n, d) points unless domain='circle'
     rho = mf.von_mises(mf.Circle(32), 1.0, 1.0)
     x = rng.uniform(0, TWO_PI, (4, 5))
     single = [wasserstein(rho, row, 1) for row in x]
-    # against a Circle density, (systems, n) with n != 2 is a batch of angles
-    np.testing.assert_allclose(wasserstein(rho, x, 1), single, rtol=0, atol=1e-13)
-    np.testing.assert_allclose(wasserstein(mf.EmpiricalMeasure(rho.domain.theta, rho.values * rho.domain.weights / rho.mass),
-                                           x, 1), single, rtol=0, atol=1e-13)
-    # two plain 2-D arrays state no domain: read as points, and angles are not unit vectors
-    with pytest.raises(ValueError, match=r"a: points on S\^4 must have unit norm .*; normalise them \(x / \|x\|\), or, if "
-                                         r"the plain array of shape \(4, 5\) holds systems of angles \(rows\), pass "
-                                         r"domain='circle' or an EmpiricalMeasure\(points, domain='circle'\)"):
-        wasserstein(x, x[::-1])
-    with pytest.raises(ValueError, match=r"b: points on S\^4 must have unit norm .* shape \(4, 5\) holds systems of angles"):
-        wasserstein(x[0], x)
+    np.testing.assert_allclose(wasserstein(rho, x, 1, domain="circle"), single, rtol=0, atol=1e-13)
+    for call in (lambda: wasserstein(rho, x, 1), lambda: wasserstein(x, x[::-1]), lambda: wasserstein(x[0], x)):
+        with pytest.raises(ValueError, match=r"must lie on the unit sphere S\^4: .*the plain array of shape \(4, 5\) "
+                                             r"was read by its shape as 4 points of R\^5: if its rows are systems of "
+                                             r"angles, pass domain='circle'"):
+            call()
     np.testing.assert_allclose(wasserstein(x[0], x, 1, domain="circle"), [wasserstein(x[0], r, 1) for r in x], atol=1e-13)
-    # systems of two angles against the circle: shape (n, 2) means unit vectors unless domain='circle'
+    # systems of two angles: shape (n, 2) means unit vectors unless domain='circle'
     pairs = rng.uniform(0, TWO_PI, (6, 2))
-    with pytest.raises(ValueError, match=r"b: points on S\^1 must have unit norm .* shape \(6, 2\) holds systems of angles"):
+    with pytest.raises(ValueError, match=r"b must lie on the unit sphere S\^1: .* shape \(6, 2\) was read by its shape"):
         wasserstein(rho, pairs)
     np.testing.assert_allclose(wasserstein(rho, pairs, 2, domain="circle"), [wasserstein(rho, r, 2) for r in pairs], atol=1e-13)
 
@@ -353,10 +352,11 @@ def test_domain_argument_bad_input(rng):
     theta = rng.uniform(0, TWO_PI, 5)
     with pytest.raises(ValueError, match=r"domain must be 'circle' or 'sphere' \(how plain arrays are read\), got 'torus'"):
         wasserstein(theta, theta, domain="torus")
-    with pytest.raises(ValueError, match=r"a: points on a sphere must have shape \(n, d\) or \(systems, n, d\) with d >= 2, "
-                                         r"got \(5,\)"):
+    with pytest.raises(ValueError, match=r"^a on the sphere domain must have shape \(n, d\) or \(systems, n, d\) with d >= 2 "
+                                         r"and n >= 1, got \(5,\)$"):
         wasserstein(theta, theta, domain="sphere")
-    with pytest.raises(ValueError, match=r"b: angles must have shape \(n,\) or \(systems, n\), got \(2, 5, 3\)"):
+    with pytest.raises(ValueError, match=r"b on the circle domain must have shape \(n,\) or \(systems, n\) and n >= 1, "
+                                         r"got \(2, 5, 3\)"):
         wasserstein(theta, np.zeros((2, 5, 3)), domain="circle")
     x = rng.normal(size=(5, 3))
     x /= np.linalg.norm(x, axis=1, keepdims=True)

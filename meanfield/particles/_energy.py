@@ -20,7 +20,7 @@ from scipy.special import ive
 
 from .._measures import EmpiricalMeasure
 from .._models import Kuramoto, SelfAttention
-from ._geometry import SPHERE_TOLERANCE, check_on_sphere
+from .._reading import SPHERE_TOLERANCE, read_particles
 from ._compiled_statistics import kernel_sums
 from ._velocity import BETA_MAX_UNNORMALIZED, fourier_moments, fourier_truncation
 
@@ -30,7 +30,8 @@ __all__ = ["particle_energy", "energy_of_states", "fourier_kernel_sums"]
 
 
 def particle_energy(model: SelfAttention | Kuramoto, measure: EmpiricalMeasure | np.ndarray, *,
-                    renormalize: bool = False, sphere_tolerance: float = SPHERE_TOLERANCE) -> float | np.ndarray:
+                    domain: str | None = None, renormalize: bool = False,
+                    sphere_tolerance: float = SPHERE_TOLERANCE) -> float | np.ndarray:
     """Interaction energy of particles.
 
     Parameters
@@ -38,8 +39,12 @@ def particle_energy(model: SelfAttention | Kuramoto, measure: EmpiricalMeasure |
     model : SelfAttention or Kuramoto
     measure : EmpiricalMeasure or ndarray
         Angles (n,) / (systems, n) on S¹, or unit vectors (n, d) / (systems, n, d).
-        A plain array is read as angles when 1-D (or for a Kuramoto model),
-        as points otherwise; weights are 1/n.
+        A plain array is read as every function reads particles
+        (:mod:`meanfield._reading`): on ``domain`` if given, on the circle for
+        a Kuramoto model, else by its shape (1-D angles, 2-D (n, d) points);
+        weights are 1/n.
+    domain : {"circle", "sphere"}, optional
+        How a plain array is read ("circle" for systems of angles (systems, n)).
     renormalize : bool
         Project points onto the sphere instead of rejecting points off it.
     sphere_tolerance : float
@@ -54,29 +59,13 @@ def particle_energy(model: SelfAttention | Kuramoto, measure: EmpiricalMeasure |
     Raises
     ------
     ValueError
-        Points off the unit sphere (beyond ``sphere_tolerance``), wrong shapes.
+        Points off the unit sphere (beyond ``sphere_tolerance``), wrong shapes,
+        non-finite positions, an unknown ``domain``.
     """
-    if isinstance(measure, EmpiricalMeasure):
-        points, weights, kind = measure.points, measure.weights, measure.kind
-    else:
-        points = np.asarray(measure, dtype=float)
-        kind = "circle" if (points.ndim == 1 or isinstance(model, Kuramoto)) else "sphere"
-        weights = None
-    atom_ndim = 1 if kind == "circle" else 2
-    if points.ndim not in (atom_ndim, atom_ndim + 1):
-        raise ValueError(f"particle positions must have shape (n,{'' if kind == 'circle' else ' d'}) "
-                         f"or with a leading systems axis, got {points.shape}")
-    batch = points.ndim == atom_ndim + 1
-    pts = points if batch else points[None]
-    if kind == "sphere":
-        pts = check_on_sphere(pts, sphere_tolerance, renormalize, name="measure points")
-    if weights is None:
-        n = pts.shape[1]
-        w = np.full(pts.shape[:2], 1.0 / n)
-    else:
-        w = np.asarray(weights) if batch else np.asarray(weights)[None]
-    out = energy_of_states(model, pts, w, kind)
-    return out if batch else float(out[0])
+    read = read_particles(measure, name="measure", domain=domain, model=model, kinds=("circle", "sphere"),
+                          renormalize=renormalize, tolerance=sphere_tolerance)
+    out = energy_of_states(model, read.points, read.weights, read.kind)
+    return out if read.batched else float(out[0])
 
 
 def energy_of_states(model: Any, states: np.ndarray, weights: np.ndarray, kind: str,

@@ -15,11 +15,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._reading import SPHERE_TOLERANCE
+
 __all__ = ["CircleGeometry", "SphereGeometry", "EuclideanGeometry", "geometry_for", "check_on_sphere",
            "tangent_projection", "SPHERE_TOLERANCE"]
 
-#: default allowed | |x_i| - 1 | of points given on S^{d-1}
-SPHERE_TOLERANCE = 1e-10
 RENORMALIZE_HINT = "pass renormalize=True to project them onto the sphere"
 
 

@@ -14,6 +14,7 @@ import numpy as np
 import xarray as xr
 
 from .._measures import EmpiricalMeasure
+from .._reading import model_domain, read_particles
 from .._models import Kuramoto, SelfAttention
 from .._checkpoint import Checkpoint, load_checkpoint, locks_checkpoint
 from .._validate import as_times
@@ -22,7 +23,7 @@ from . import _ensemble
 from ._attention import Attention
 from ._compiled_statistics import order_parameters
 from ._energy import energy_of_states
-from ._geometry import SPHERE_TOLERANCE, check_on_sphere, geometry_for
+from ._geometry import SPHERE_TOLERANCE, geometry_for
 from ._integrators import METHODS, check_fixed_step, integrate
 from ._kuramoto_flow import KURAMOTO_METHODS, first_harmonic, integrate_moebius
 from ._velocity import BLOCK_ELEMENTS, DirectSelfAttention, KuramotoVelocity, NufftSelfAttention
@@ -40,6 +41,9 @@ NUFFT_MIN_PARTICLES = 256
 #: and S^31, 0.7x at n = 512 on S^31
 ENSEMBLE_MAX_PARTICLES = NUFFT_MIN_PARTICLES - 1
 PATHS = ("auto", "direct", "nufft", "ensemble")
+#: positions per block of the diagnostics (energy, order parameter) over systems × times: the memory a
+#: diagnostic needs beyond the trajectory is bounded by about this (a copy of the block and its weights)
+DIAGNOSTIC_BLOCK_BYTES = 32 * 2**20
 ENSEMBLE_INTEGRATOR = "Dormand–Prince 5(4) in exponential charts, adaptive per system (compiled), dense output"
 FREQUENCY_RULES = ("quantile", "iid")
 #: settings a resumed run may change: how the path was asked for ("auto" or the path it chose,
@@ -171,7 +175,9 @@ def simulate(
         ``weights``; attrs with
         the model's parameters, method, tolerances, path, integrator, seed,
         steps, nfev (sums over systems), ``max_sphere_deviation`` (max_i,t | |x_i(t)| - 1 |),
-        ``success``/``message`` and wall time.
+        ``success``/``message`` and wall time. The diagnostics (energy, order parameter) are
+        computed in blocks of bounded memory (``DIAGNOSTIC_BLOCK_BYTES``); one that fails is
+        left out, logged and named in attr ``diagnostic_errors``, never costing the positions.
 
     Raises
     ------
@@ -327,7 +333,6 @@ def simulate(
     wall = _time.perf_counter() - start
     if not result.success:
         logger.warning("simulate stopped early: %s", result.message)
-    traj = np.stack(previous + reached, axis=1)
     # counts of the first segment, when the checkpoint recorded them (a run's last write does)
     prior = {name: int(done.attrs.get(name, 0)) if done is not None else 0 for name in ("n_steps", "n_rejected", "nfev")}
     facts = {
@@ -335,7 +340,7 @@ def simulate(
         "nfev": prior["nfev"] + result.nfev,
         "min_step": float(min(result.step_sizes)) if result.step_sizes else -1.0,
         "max_step": float(max(result.step_sizes)) if result.step_sizes else -1.0,
-        "max_sphere_deviation": geometry.deviation(traj),
+        "max_sphere_deviation": max(geometry.deviation(x) for x in previous + reached),
         "success": int(result.success), "message": result.message,
         "wall_time": wall, "resumed_at": float(remaining[0]) if done is not None else -1.0,
     }
@@ -395,27 +400,17 @@ def _states_of(ds: xr.Dataset, batch: bool) -> np.ndarray:
 
 
 def _read_initial(model, x0, domain, renormalize, tol):
-    weights = None
-    if isinstance(x0, EmpiricalMeasure):
-        points, weights = x0.points, x0.weights
-        kind = x0.kind if domain is None else domain
-    else:
-        try:
-            points = np.asarray(x0, dtype=float)
-        except (TypeError, ValueError):
-            raise TypeError(
-                f"x0 must be an array of positions or an EmpiricalMeasure, got {type(x0).__name__}"
-            ) from None
-        kind = domain
-    if kind is None:
-        if isinstance(model, Kuramoto) or points.ndim == 1:
-            kind = "circle"
-        elif isinstance(model, Attention) and not model.projection:
-            kind = "euclidean"
-        else:
-            kind = "sphere"
-    if kind not in ("circle", "sphere", "euclidean"):
-        raise ValueError(f"domain must be 'circle', 'sphere' or 'euclidean', got {kind!r}")
+    if domain is not None and domain not in ("circle", "sphere", "euclidean"):
+        raise ValueError(f"domain must be 'circle', 'sphere' or 'euclidean', got {domain!r}")
+    kind = domain or (x0.kind if isinstance(x0, EmpiricalMeasure) else model_domain(model))
+    if kind is not None:
+        _check_model_domain(model, kind)
+    read = read_particles(x0, name="x0", domain=domain, model=model, renormalize=renormalize, tolerance=tol)
+    _check_model_domain(model, read.kind)
+    return read.points, read.weights, read.kind, read.batched
+
+
+def _check_model_domain(model, kind):
     if isinstance(model, Kuramoto) and kind != "circle":
         raise ValueError(f"Kuramoto particles are angles on the circle, got domain {kind!r}")
     if isinstance(model, SelfAttention) and kind == "euclidean":
@@ -425,23 +420,6 @@ def _read_initial(model, x0, domain, renormalize, tol):
         if kind != want:
             raise ValueError(f"Attention(projection={model.projection}) needs points on the {want} domain "
                              f"(shape (n, d)), got domain {kind!r}")
-    atom_ndim = 1 if kind == "circle" else 2
-    if points.ndim not in (atom_ndim, atom_ndim + 1) or points.shape[-1] < 1 or points.size == 0:
-        shape = "(n,) or (systems, n)" if kind == "circle" else "(n, d) or (systems, n, d)"
-        raise ValueError(f"x0 on the {kind} domain must have shape {shape}, got {points.shape}")
-    if kind != "circle" and points.shape[-1] < (2 if kind == "sphere" else 1):
-        raise ValueError(f"x0 points on a sphere need d >= 2 components, got shape {points.shape}")
-    if not np.all(np.isfinite(points)):
-        raise ValueError("x0 must be finite (found NaN or infinity)")
-    batch = points.ndim == atom_ndim + 1
-    states = np.array(points if batch else points[None], dtype=float)
-    if weights is None:
-        weights = np.full(states.shape[:2], 1.0 / states.shape[1])
-    else:
-        weights = np.array(weights if batch else np.asarray(weights)[None], dtype=float)
-    if kind == "sphere":
-        states = check_on_sphere(states, tol, renormalize, name="x0 points")
-    return states, weights, kind, batch
 
 
 def _self_attention_velocity(model, kind, path, weights, accuracy, block_elements):
@@ -483,6 +461,34 @@ def _frequencies(model: Kuramoto, rule: Any, shape: tuple[int, ...], rng: np.ran
     return omega
 
 
+def _diagnostic(name: str, failures: list[str], traj: np.ndarray, weights: np.ndarray, func) -> np.ndarray | None:
+    """``func(states, weights)`` (one value per configuration) over every (system, time) of ``traj``.
+
+    Computed in blocks of at most :data:`DIAGNOSTIC_BLOCK_BYTES` of positions (each block copied
+    once, its weights repeated once), so the memory beyond the trajectory is bounded for any
+    ensemble. A diagnostic that fails (for any reason) is logged and named in ``failures``
+    and None is returned: the integrated positions are never lost to a diagnostic.
+    """
+    n_sys, n_t = traj.shape[:2]
+    per_output = max(int(np.prod(traj.shape[2:])) * 8, 1)
+    per_block = max(1, DIAGNOSTIC_BLOCK_BYTES // per_output)
+    t_len = min(n_t, per_block)
+    s_len = max(1, per_block // t_len)
+    out = np.empty((n_sys, n_t))
+    try:
+        for s0 in range(0, n_sys, s_len):
+            for t0 in range(0, n_t, t_len):
+                block = np.ascontiguousarray(traj[s0:s0 + s_len, t0:t0 + t_len], dtype=float)
+                ns, nt = block.shape[:2]
+                values = func(block.reshape(ns * nt, *block.shape[2:]), np.repeat(weights[s0:s0 + ns], nt, axis=0))
+                out[s0:s0 + ns, t0:t0 + nt] = np.reshape(values, (ns, nt))
+    except Exception as exc:  # noqa: BLE001 -- a diagnostic never costs the integrated result
+        logger.exception("simulate: the %s diagnostic failed; positions are returned without it", name)
+        failures.append(f"{name}: {type(exc).__name__}: {exc}")
+        return None
+    return out
+
+
 def _dataset(model, traj, weights, kind, batch, times, omega, run_attrs, energy_rows=None) -> xr.Dataset:
     """Dataset of a trajectory (systems, time, n[, d]); ``energy_rows`` caches the energies of the outputs
     (one array over systems per time), extended here to every time of ``traj``."""
@@ -499,27 +505,26 @@ def _dataset(model, traj, weights, kind, batch, times, omega, run_attrs, energy_
         "mass": ((*sys_dims, "time"), np.broadcast_to(weights.sum(axis=-1)[:, None], (n_sys, n_t))[sel],
                  {"long_name": "total weight sum_i w_i", "units": "1"}),
     }
-    flat = traj.reshape(n_sys * n_t, *traj.shape[2:])
-    flat_w = np.repeat(weights, n_t, axis=0)
-    stack = np.ascontiguousarray(flat[..., None] if kind == "circle" else flat, dtype=float)
-    order = order_parameters(stack, flat_w, kind == "circle").reshape(n_sys, n_t)
+    failures: list[str] = []
+    circle = kind == "circle"
     if kind != "euclidean":
-        data["order_parameter"] = ((*sys_dims, "time"), order[sel], {"long_name": "|sum_i w_i x_i|"})
+        order = _diagnostic("order_parameter", failures, traj, weights,
+                            lambda x, w: order_parameters(x[..., None] if circle else x, w, circle))
+        if order is not None:
+            data["order_parameter"] = ((*sys_dims, "time"), order[sel], {"long_name": "|sum_i w_i x_i|"})
     has_energy = isinstance(model, SelfAttention) or (isinstance(model, Kuramoto) and model.is_gradient)
     # the NUFFT path's energies are its Fourier sums at its accuracy (O(n), not O(n²))
     energy_accuracy = run_attrs["accuracy"] if run_attrs.get("path") == "nufft" else None
-    if has_energy and energy_rows is not None:
-        missing = n_t - len(energy_rows)
-        if missing > 0:  # the outputs not yet cached, in one call (one parallel launch over systems × times)
-            block = traj[:, n_t - missing:].reshape(n_sys * missing, *traj.shape[2:])
-            values = energy_of_states(model, block, np.repeat(weights, missing, axis=0), kind,
-                                      energy_accuracy).reshape(n_sys, missing)
-            energy_rows.extend(values.T)
-        energy = np.stack(energy_rows[:n_t], axis=1)
-    elif has_energy:
-        energy = energy_of_states(model, flat, flat_w, kind, energy_accuracy).reshape(n_sys, n_t)
     if has_energy:
-        data["energy"] = ((*sys_dims, "time"), energy[sel], {"long_name": "interaction energy E"})
+        rows = [] if energy_rows is None else energy_rows  # the outputs' energies computed so far
+        if len(rows) < n_t:
+            new = _diagnostic("energy", failures, traj[:, len(rows):], weights,
+                              lambda x, w: energy_of_states(model, x, w, kind, energy_accuracy))
+            if new is not None:
+                rows.extend(new.T)
+        if len(rows) >= n_t:
+            data["energy"] = ((*sys_dims, "time"), np.stack(rows[:n_t], axis=1)[sel],
+                              {"long_name": "interaction energy E"})
     if omega is not None:
         data["frequency"] = ((*sys_dims, "particle"), omega[sel], {"long_name": "natural frequency"})
     coords = {
@@ -532,4 +537,6 @@ def _dataset(model, traj, weights, kind, batch, times, omega, run_attrs, energy_
         coords["component"] = ("component", np.arange(traj.shape[-1]), {"long_name": "coordinate in R^d", "units": "1"})
     attrs = {**model.attrs, **run_attrs, "domain": kind, "n_particles": n, "n_systems": n_sys,
              "dimension": 2 if kind == "circle" else int(traj.shape[-1]), "meanfield_version": __version__}
+    if failures:
+        attrs["diagnostic_errors"] = "; ".join(failures)
     return xr.Dataset(data, coords=coords, attrs=attrs)

@@ -1,0 +1,165 @@
+"""One reading of particle positions for every public function that takes them.
+
+``simulate``, ``energy``, ``velocity`` (``model.velocity``) and ``wasserstein``
+accept an :class:`EmpiricalMeasure` or a plain array. A plain array is read on
+
+1. the domain given by the caller's ``domain=`` argument, else
+2. the domain the model fixes (Kuramoto: the circle; ``Attention(projection=False)``: R^d), else
+3. its shape: 1-D is n angles on the circle, 2-D is n points (n, d) on S^{d-1},
+   3-D is (systems, n, d). A 2-D array of systems of angles (systems, n)
+   needs ``domain="circle"``.
+
+Values never decide the reading. Points on a sphere must satisfy
+| |x_i| - 1 | ≤ ``SPHERE_TOLERANCE`` (unless the caller projects them), and an
+error names the reading and the ``domain=`` argument that changes it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ._measures import EmpiricalMeasure
+
+__all__ = ["Particles", "SPHERE_TOLERANCE", "read_particles", "model_domain"]
+
+#: allowed | |x_i| - 1 | of points given on S^{d-1}, for every function that reads particles
+SPHERE_TOLERANCE = 1e-10
+KINDS = ("circle", "sphere", "euclidean")
+_SHAPES = {"circle": "(n,) or (systems, n) and n >= 1", "sphere": "(n, d) or (systems, n, d) with d >= 2 and n >= 1",
+           "euclidean": "(n, d) or (systems, n, d) with d, n >= 1"}
+
+
+@dataclass(frozen=True)
+class Particles:
+    """Positions read as a batch: ``points`` (systems, n) angles or (systems, n, d),
+    ``weights`` (systems, n) summing to 1 per system; ``batched`` tells whether the
+    input had a systems axis."""
+
+    kind: str
+    points: np.ndarray
+    weights: np.ndarray
+    batched: bool
+
+
+def model_domain(model: Any) -> str | None:
+    """The domain a model fixes for plain arrays: "circle" (Kuramoto), "euclidean"
+    (attention without projection), or None (the shape decides)."""
+    from ._models import Kuramoto
+
+    if isinstance(model, Kuramoto):
+        return "circle"
+    if getattr(model, "projection", True) is False:
+        return "euclidean"
+    return None
+
+
+def read_particles(x: Any, *, name: str, domain: str | None = None, model: Any = None,
+                   kinds: tuple[str, ...] = KINDS, renormalize: bool = False,
+                   tolerance: float = SPHERE_TOLERANCE, can_renormalize: bool = True) -> Particles:
+    """Read particle positions ``x`` (EmpiricalMeasure or array) by the module's rule.
+
+    Parameters
+    ----------
+    x : EmpiricalMeasure or array_like
+    name : str
+        The caller's argument name, used in messages.
+    domain : {"circle", "sphere", "euclidean"} or None
+        The caller's ``domain=`` argument.
+    model : model object, optional
+        A model that may fix the domain (see :func:`model_domain`).
+    kinds : tuple of str
+        Domains the caller accepts.
+    renormalize : bool
+        Project points onto the sphere (x / |x|) instead of rejecting points off it.
+    tolerance : float
+        Allowed | |x_i| - 1 | on a sphere.
+    can_renormalize : bool
+        Whether the caller has a ``renormalize`` option (only then is it suggested,
+        and never for an array read by its shape, which may hold angles).
+
+    Raises
+    ------
+    ValueError
+        Unknown ``domain``, wrong shape, non-finite values, points off the sphere,
+        a measure whose domain contradicts ``domain=``.
+    TypeError
+        ``x`` is neither an EmpiricalMeasure nor numeric.
+    """
+    if domain is not None and domain not in kinds:
+        raise ValueError(f"domain must be one of {list(kinds)} (how {name} is read), got {domain!r}")
+    if not (np.isfinite(tolerance) and tolerance >= 0):
+        raise ValueError(f"sphere_tolerance must be finite and >= 0, got {tolerance!r}")
+    weights = None
+    by_shape = False
+    if isinstance(x, EmpiricalMeasure):
+        if domain is not None and domain != x.kind:
+            raise ValueError(f"{name} is an EmpiricalMeasure on the {x.kind!r} domain, but domain={domain!r}; "
+                             f"pass domain=None or a measure on the {domain!r} domain")
+        points, weights, kind = np.asarray(x.points, dtype=float), x.weights, x.kind
+    else:
+        if isinstance(x, (str, bytes)) or x is None:
+            raise TypeError(f"{name} must be an array of positions or an EmpiricalMeasure, got {type(x).__name__}")
+        try:
+            points = np.asarray(x, dtype=float)
+        except (TypeError, ValueError):
+            raise TypeError(
+                f"{name} must be an array of positions or an EmpiricalMeasure, got {type(x).__name__}"
+            ) from None
+        kind = domain or model_domain(model)
+        if kind is None:
+            kind, by_shape = ("circle" if points.ndim == 1 else "sphere"), True
+    if kind not in kinds:
+        raise ValueError(f"{name} must live on one of {list(kinds)}, got positions on the {kind!r} domain")
+    reading = _reading(points, kind, by_shape)
+    atom_ndim = 1 if kind == "circle" else 2
+    min_d = {"circle": 0, "sphere": 2, "euclidean": 1}[kind]
+    if (points.ndim not in (atom_ndim, atom_ndim + 1) or points.size == 0
+            or (kind != "circle" and points.shape[-1] < min_d)):
+        raise ValueError(f"{name} on the {kind} domain must have shape {_SHAPES[kind]}, "
+                         f"got {points.shape}{reading}")
+    if not np.all(np.isfinite(points)):
+        raise ValueError(f"{name} must be finite (found NaN or infinity)")
+    batched = points.ndim == atom_ndim + 1
+    states = np.array(points if batched else points[None], dtype=float)
+    if weights is None:
+        weights = np.full(states.shape[:2], 1.0 / states.shape[1])
+    else:
+        weights = np.array(weights if batched else np.asarray(weights)[None], dtype=float)
+    if kind == "sphere":
+        states = _on_sphere(states, name, tolerance, renormalize, can_renormalize, points.shape if by_shape else None)
+    return Particles(kind, states, weights, batched)
+
+
+def _reading(points: np.ndarray, kind: str, by_shape: bool) -> str:
+    if not by_shape:
+        return ""
+    return (f" (a plain array without domain= is read by its shape: 1-D angles on the circle, 2-D (n, d) points on "
+            f"S^{{d-1}}, 3-D (systems, n, d); pass domain='circle' for systems of angles (systems, n))")
+
+
+def _on_sphere(states: np.ndarray, name: str, tolerance: float, renormalize: bool, can_renormalize: bool,
+               shape_read: tuple[int, ...] | None) -> np.ndarray:
+    """``states`` checked to lie on the unit sphere (or projected); ``shape_read``: the shape of a
+    plain array read by its shape (a 2-D one may hold angles: its error offers domain='circle' first)."""
+    norms = np.linalg.norm(states, axis=-1)
+    if renormalize:
+        if np.any(norms == 0):
+            raise ValueError(f"{name} include the zero vector, which cannot be projected onto the sphere")
+        return states / norms[..., None]
+    deviation = float(np.max(np.abs(norms - 1.0)))
+    if deviation <= tolerance:
+        return states
+    d = states.shape[-1]
+    message = (f"{name} must lie on the unit sphere S^{d - 1}: max | |x_i| - 1 | = {deviation:.3g} exceeds "
+               f"sphere_tolerance = {tolerance:.3g}")
+    fix = "normalise them (x / |x|)" + (" or pass renormalize=True to project them" if can_renormalize else "")
+    if shape_read is not None and len(shape_read) == 2:
+        message += (f"; the plain array of shape {shape_read} was read by its shape as {shape_read[0]} points of "
+                    f"R^{d}: if its rows are systems of angles, pass domain='circle'; if they are points meant for "
+                    f"S^{d - 1}, {fix}")
+    else:
+        message += f"; {fix}"
+    raise ValueError(message)
