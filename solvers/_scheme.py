@@ -290,13 +290,21 @@ def evolve(
     steps_per_output = np.zeros(t_eval.size, dtype=int)
     result = record if record is not None else Evolution(t=t_eval, y=out_y)
     result.t, result.y = t_eval, out_y
-    scheme.check(y)
+    initial_error = None
+    try:
+        scheme.check(y)
+    except SchemeError as err:  # the initial output is still kept (success False) unless raise_on_error
+        if raise_on_error:
+            raise
+        initial_error = err
     for obs in observers:
         obs(0, t_eval[0], y)
     t = t_eval[0]
     attempts = 0
     reached = 1
     try:
+        if initial_error is not None:
+            raise initial_error
         dt = min(first_step if first_step is not None else scheme.initial_step(y), max_step)
         for i in range(1, t_eval.size):
             target = t_eval[i]

@@ -242,11 +242,15 @@ def test_tail_is_checked_on_the_initial_state_with_the_time_integration_floor() 
     # rtol = 1e-6 raises the threshold to 100·rtol = 1e-4
     with pytest.raises(UnderResolvedError, match=r"5\.00e-04 > tail_tol=1\.0e-05 \(raised to 100·rtol=1\.0e-04\)"):
         SphereSpectral(grid, velocity, rtol=1e-6).check(y)
-    # the initial state is checked before any step is taken
+    # the initial state is checked before any step is taken; the initial output is kept
     scheme = SphereSpectral(grid, velocity)
     with pytest.raises(UnderResolvedError, match="increase lmax"):
-        evolve(scheme, y, [0.0, 0.1])
+        evolve(scheme, y, [0.0, 0.1], raise_on_error=True)
     assert scheme.nfev == 0
+    result = evolve(scheme, y, [0.0, 0.1])
+    assert not result.success and "increase lmax" in result.message
+    assert result.t.tolist() == [0.0] and scheme.nfev == 0
+    np.testing.assert_array_equal(result.y[0], y)
     # rtol = 1e-5 admits tails of ≈ 10–30 rtol from the step control alone: threshold 1e-3
     SphereSpectral(grid, velocity, rtol=1e-5).check(y)
     SphereSpectral(grid, velocity, tail_tol=1e-3).check(y)

@@ -192,10 +192,12 @@ def test_energy_identity_usa(d):
 
 
 def test_under_resolution_is_reported():
-    # a vMF with κ = 200 needs ~60 degrees on S²; 16 nodes are refused at the start
+    # a vMF with κ = 200 needs ~60 degrees on S²; 16 nodes are refused at the start (the initial output is kept)
     zonal = mf.ZonalSphere(3, 16)
     with pytest.raises(UnderResolvedError, match="increase n"):
-        mf.solve(mf.SelfAttention(1.0), zonal.von_mises(None, 200.0), [0.0, 0.1])
+        mf.solve(mf.SelfAttention(1.0), zonal.von_mises(None, 200.0), [0.0, 0.1], raise_on_error=True)
+    ds = mf.solve(mf.SelfAttention(1.0), zonal.von_mises(None, 200.0), [0.0, 0.1])
+    assert ds.attrs["success"] == 0 and "increase n" in ds.attrs["message"] and ds.sizes["time"] == 1
     # SA from a vMF law concentrates into a cluster: 96 degrees resolve it up to t = 1,
     # not up to t = 3 (200 degrees do); the run stops with the reason instead of oscillating
     zonal = mf.ZonalSphere(3, 96)
