@@ -127,7 +127,9 @@ def wasserstein(
         reading (e.g. ``domain="circle"`` for systems of two angles). A single
         measure against a batch is compared with every system.
     p : float
-        Order, p ≥ 1.
+        Order, p ≥ 1. The sums of d^p are taken in scaled units (every term ≤ 1); a p
+        so large that the sum falls below :data:`POWER_FLOOR` (its terms underflow) is
+        refused with a ValueError naming a p that works, unless the measures coincide.
     domain : {"circle", "sphere"}, optional
         How plain arrays are read: "circle": angles (n,) or (systems, n);
         "sphere": unit vectors (n, d) or (systems, n, d). Default: by shape,
@@ -209,10 +211,50 @@ def wasserstein(
                 accuracy += sum(np.pi / (m.domain.n * CELL_SUBATOMS) for m in subdivided)
         else:
             value, method, exact, accuracy = _sphere(xa, wa, xb, wb, p, max_exact_atoms, n_projections, seed)
+    if p > 1:
+        _check_representable(value, p, _POWER_SCALE[method.split("-subcells")[0]],
+                             lambda: wasserstein(a, b, 1, domain=domain, density=density, max_exact_atoms=max_exact_atoms,
+                                                 n_projections=n_projections, seed=seed))
     out: float | np.ndarray = value if batched else float(value[0])
     if return_info:
         return WassersteinResult(out, p, method, exact, accuracy, n_atoms)
     return out
+
+
+#: smallest W_p^p (in the units in which each method sums d^p, every d^p ≤ 1 there) that is kept:
+#: terms d^p below the smallest normal double (2.2e-308) underflow, which changes a sum of at least
+#: this size by less than one rounding error (2.2e-16)
+POWER_FLOOR = float(np.finfo(float).tiny / np.finfo(float).eps)
+#: the distance unit of each method's sum of d^p (circle: the unit-period circle, d ≤ 1/2 turn;
+#: sphere and zonal: d/π ≤ 1)
+_POWER_SCALE = {"circle-cdf": 2 * np.pi, "circle-quantile": 2 * np.pi, "circle-cdf-cells": 2 * np.pi,
+                "sliced-spherical": 2 * np.pi, "emd": np.pi, "zonal-polar": np.pi}
+
+
+def _check_representable(value: np.ndarray, p: float, scale: float, w1) -> None:
+    """Refuse a W_p whose sum Σ π (d/scale)^p fell below :data:`POWER_FLOOR` (d^p underflowed).
+
+    There W_p = scale · (Σ π (d/scale)^p)^{1/p} is lost in double precision (0.0 or
+    garbage for p ≳ 700) unless the measures coincide (W₁ = 0, then W_p = 0 exactly).
+    The error suggests p ≤ log(POWER_FLOOR)/log(W₁/scale), which keeps the sum
+    representable since W_p ≥ W₁.
+    """
+    value = np.atleast_1d(np.asarray(value, dtype=float))
+    with np.errstate(divide="ignore"):
+        log_power = p * np.log(value / scale)  # log of the sum, -inf when it underflowed to 0
+    low = ~(log_power >= np.log(POWER_FLOOR))
+    if not np.any(low):
+        return
+    first = np.atleast_1d(np.asarray(w1(), dtype=float))
+    first = np.broadcast_to(first, value.shape)
+    lost = low & (first > 0)
+    if not np.any(lost):
+        return
+    safe = np.log(POWER_FLOOR) / np.log(np.min(first[lost]) / scale)
+    raise ValueError(f"p = {p:g} is too large for double precision for these measures: the sum of "
+                     f"(d/{scale:.4g})^p is below {POWER_FLOOR:.3g} (d^p underflows), so W_p would be lost "
+                     f"(returned as {float(np.min(value[lost])):g}); use p <= {max(safe, 1.0):.4g} "
+                     f"(W_p increases with p towards the largest displacement W_inf)")
 
 
 def _same_domain(a: _Atoms, b: _Atoms) -> tuple[_Atoms, _Atoms]:
@@ -313,8 +355,9 @@ def _sphere(
     values = np.empty(xa.shape[0])
     if n * m <= max_exact_atoms**2:
         for s in range(xa.shape[0]):  # one network-simplex problem per system
-            cost = np.arccos(np.clip(xa[s] @ xb[s].T, -1.0, 1.0)) ** p
-            values[s] = max(float(ot.emd2(wa[s], wb[s], cost, numItermax=10_000_000)), 0.0) ** (1.0 / p)
+            # cost (d/π)^p ≤ 1: no overflow for any p (π^p overflows beyond p ≈ 620)
+            cost = (np.arccos(np.clip(xa[s] @ xb[s].T, -1.0, 1.0)) / np.pi) ** p
+            values[s] = np.pi * max(float(ot.emd2(wa[s], wb[s], cost, numItermax=10_000_000)), 0.0) ** (1.0 / p)
         return values, "emd", True, 0.0
     logger.info("sliced spherical Wasserstein for %d x %d atoms (exact limit %d^2)", n, m, max_exact_atoms)
     errors = np.empty(xa.shape[0])

@@ -299,7 +299,8 @@ def interval_wp(x: np.ndarray, wx: np.ndarray, y: np.ndarray, wy: np.ndarray, p:
     i = np.minimum(_rowwise_searchsorted(a, mid, "left"), a.shape[1] - 1)
     j = np.minimum(_rowwise_searchsorted(b, mid, "left"), b.shape[1] - 1)
     diff = np.take_along_axis(xs, i, -1) - np.take_along_axis(ys, j, -1)
-    return np.sum(np.diff(grid, axis=-1) * np.abs(diff) ** p, axis=-1) ** (1.0 / p)
+    # |diff|/π ≤ 1 for polar angles: no overflow for any p
+    return np.pi * np.sum(np.diff(grid, axis=-1) * (np.abs(diff) / np.pi) ** p, axis=-1) ** (1.0 / p)
 
 
 def circle_w1_cells(masses: np.ndarray, y: np.ndarray, wy: np.ndarray) -> np.ndarray:
