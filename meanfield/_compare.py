@@ -10,7 +10,7 @@ import xarray as xr
 from ._domains import Circle
 from ._measures import Density, EmpiricalMeasure
 from ._version import __version__
-from ._validate import check_order
+from ._validate import check_order, check_positive_int
 from ._wasserstein import wasserstein
 
 __all__ = ["compare", "pde_domain"]
@@ -83,6 +83,7 @@ def compare(
         a density with negative values beyond rounding.
     """
     p = check_order(p)
+    n_modes = check_positive_int("n_modes", n_modes)
     _check_inputs(pde, particles)
     _check_same_model(pde, particles)
     domain = pde_domain(pde)

@@ -218,6 +218,8 @@ def wrapped_cauchy(domain: Circle, loc: float = 0.0, r: float = 0.5) -> Density:
 
 
 def _angle(value: Any, name: str) -> float:
+    if isinstance(value, (str, bytes, bool, np.bool_)):
+        raise TypeError(f"{name} must be an angle in radians, got {value!r}")
     try:
         out = float(value)
     except (TypeError, ValueError):

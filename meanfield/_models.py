@@ -147,6 +147,9 @@ class Kuramoto:
     def __post_init__(self) -> None:
         object.__setattr__(self, "coupling", check_nonnegative("coupling", self.coupling))
         object.__setattr__(self, "noise", check_nonnegative("noise", self.noise))
+        if isinstance(self.interaction, (str, bytes)):
+            raise TypeError(f"interaction must be an array of Fourier coefficients ĥ_0, …, ĥ_K (e.g. [0, -0.5j] for "
+                            f"sin), got {self.interaction!r}")
         coeffs = np.atleast_1d(np.asarray(self.interaction, dtype=complex))
         if coeffs.ndim != 1 or coeffs.size < 2 or not np.all(np.isfinite(coeffs)):
             raise ValueError(

@@ -67,4 +67,10 @@ def as_rng(seed: int | np.random.Generator | None) -> np.random.Generator:
     """``np.random.default_rng(seed)``; a Generator is passed through."""
     if isinstance(seed, np.random.Generator):
         return seed
-    return np.random.default_rng(seed)
+    if isinstance(seed, (bool, np.bool_, float, str, bytes)):
+        raise TypeError(f"seed must be None, a non-negative integer, a sequence of them or a Generator, got {seed!r}")
+    try:
+        return np.random.default_rng(seed)
+    except (TypeError, ValueError) as err:
+        raise ValueError(f"seed must be None, a non-negative integer, a sequence of them or a Generator, "
+                         f"got {seed!r} ({err})") from None

@@ -17,7 +17,7 @@ from .._measures import EmpiricalMeasure
 from .._reading import model_domain, read_particles
 from .._models import Kuramoto, SelfAttention
 from .._checkpoint import Checkpoint, load_checkpoint, locks_checkpoint
-from .._validate import as_times
+from .._validate import as_times, check_positive_int
 from .._version import __version__
 from . import _ensemble
 from ._attention import Attention
@@ -221,6 +221,8 @@ def simulate(
             raise ValueError(f"{name} must be finite and > 0, got {value!r}")
     if path not in PATHS:
         raise ValueError(f"path must be one of {PATHS}, got {path!r}")
+    check_positive_int("block_elements", block_elements)
+    check_positive_int("max_steps", max_steps)
     if not (np.isfinite(accuracy) and 1e-15 <= accuracy < 1):
         raise ValueError(f"accuracy must lie in [1e-15, 1), got {accuracy!r}")
 
@@ -414,7 +416,8 @@ def _check_model_domain(model, kind):
     if isinstance(model, Kuramoto) and kind != "circle":
         raise ValueError(f"Kuramoto particles are angles on the circle, got domain {kind!r}")
     if isinstance(model, SelfAttention) and kind == "euclidean":
-        raise ValueError("SelfAttention particles live on a sphere; use Attention(projection=False) for R^d")
+        raise ValueError("SelfAttention particles live on the circle or a sphere, got domain 'euclidean'; "
+                         "use Attention(projection=False) for R^d")
     if isinstance(model, Attention):
         want = "sphere" if model.projection else "euclidean"
         if kind != want:
@@ -436,17 +439,19 @@ def _seed_record(seed):
     if seed is None:
         return int(np.random.SeedSequence().entropy % (2**63))
     if isinstance(seed, (int, np.integer)) and not isinstance(seed, bool):
+        if seed < 0:
+            raise ValueError(f"seed must be a non-negative integer, a numpy Generator or None, got {seed!r}")
         return int(seed)
     raise TypeError(f"seed must be an int, a numpy Generator or None, got {seed!r}")
 
 
 def _frequencies(model: Kuramoto, rule: Any, shape: tuple[int, ...], rng: np.random.Generator) -> np.ndarray:
     law = model.frequencies
+    if isinstance(rule, str) and rule not in FREQUENCY_RULES:
+        raise ValueError(f"frequencies must be 'quantile', 'iid' or an array, got {rule!r}")
     if law is None or not hasattr(law, "ppf"):
         return np.full(shape, 0.0 if law is None else float(law))
     if isinstance(rule, str):
-        if rule not in FREQUENCY_RULES:
-            raise ValueError(f"frequencies must be 'quantile', 'iid' or an array, got {rule!r}")
         n = shape[-1]
         if rule == "quantile":
             return np.broadcast_to(law.ppf((np.arange(n) + 0.5) / n), shape).copy()
