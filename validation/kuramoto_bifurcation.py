@@ -3,8 +3,8 @@
 Cases (θ̇ = ω + K Σ_j w_j sin(θ_j - θ) + √(2σ) ξ, r∞ = mean of r(t) over the final
 window of each run):
 
-* Lorentzian γ = 0.5, σ = 0: particles (n = 20 000, exact-drift integrator,
-  2 seeds) and the PDE (finite volume, midpoint-quantile nodes in ω chosen so
+* Lorentzian γ = 0.5, σ = 0: particles (n = 20 000, exact-drift integrator
+  at rtol 1e-3 on Z, 2 seeds) and the PDE (finite volume, midpoint-quantile nodes in ω chosen so
   that the rephasing time 2π/Δω ≥ 2 t_final); theory √(1 - 2γ/K), K_c = 2γ = 1.
 * Lorentzian γ = 0.5, σ = 0.25: particles (n = 5000, Euler–Maruyama, 2 seeds)
   and the PDE (spectral); Sakaguchi's self-consistency, K_c = 2(γ + σ) = 1.5.
@@ -44,7 +44,7 @@ from meanfield.studies import frequency_law
 
 #: |r∞ - theory| allowed where theory ≥ 0.3, per (method, noise > 0)
 TOLERANCE = {
-    ("particles", False): 0.01,  # finite-n fluctuations, quantile sampling (measured ≤ 6e-4 at n = 20 000)
+    ("particles", False): 0.01,  # finite-n fluctuations, quantile sampling (measured ≤ 7e-4 at n = 20 000)
     ("particles", True): 0.01,   # plus Euler–Maruyama's O(dt) bias, dt = 0.01, n = 5000 (measured ≤ 4e-3)
     ("pde", False): 0.02,        # finite volume smears the locked Diracs; midpoint nodes in ω: O(1/m) at the
                                  # locked/drifting boundary (measured ≤ 6.7e-3, grid 64, 48 nodes)
@@ -60,11 +60,11 @@ GAUSS, GAUSS_NOISY = [0.8, 1.25, 1.75, 1.85, 2.0, 2.5, 3.5], [1.2, 1.8, 2.75, 3.
 short of its limit at t_final; measured at K = 1.1 K_c of the Lorentzian: r(60) = 0.25 against 0.30)."""
 CASES = [
     # (name, law, width, noise, method, options, couplings)
-    ("lorentzian_particles", "lorentzian", 0.5, 0.0, "particles", {"n": 20_000, "seeds": 2}, LORENTZ),
+    ("lorentzian_particles", "lorentzian", 0.5, 0.0, "particles", {"n": 20_000, "seeds": 2, "rtol": 1e-3}, LORENTZ),
     ("lorentzian_pde", "lorentzian", 0.5, 0.0, "pde", {"grid": 64}, LORENTZ),
     ("lorentzian_noise_particles", "lorentzian", 0.5, 0.25, "particles", {"n": 5000, "seeds": 2}, LORENTZ_NOISY),
     ("lorentzian_noise_pde", "lorentzian", 0.5, 0.25, "pde", {"grid": 64}, LORENTZ_NOISY),
-    ("gaussian_particles", "gaussian", 1.0, 0.0, "particles", {"n": 20_000, "seeds": 2}, GAUSS),
+    ("gaussian_particles", "gaussian", 1.0, 0.0, "particles", {"n": 20_000, "seeds": 2, "rtol": 1e-3}, GAUSS),
     ("gaussian_noise_particles", "gaussian", 1.0, 0.5, "particles", {"n": 5000, "seeds": 2}, GAUSS_NOISY),
     ("gaussian_noise_pde", "gaussian", 1.0, 0.5, "pde", {"grid": 64}, GAUSS_NOISY),
 ]
