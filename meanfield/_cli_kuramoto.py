@@ -14,29 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["add_kuramoto_arguments", "kuramoto_command", "parse_couplings", "default_output"]
-
-COUPLINGS_HELP = "'start:stop:count' (evenly spaced, e.g. 0:4:17) or a comma-separated list (e.g. 1,2,4)"
-
-
-def parse_couplings(text: str) -> np.ndarray:
-    """K values from ``start:stop:count`` (numpy.linspace) or ``k1,k2,...``."""
-    message = f"--couplings must be {COUPLINGS_HELP}, got {text!r}"
-    try:
-        if ":" in text:
-            parts = text.split(":")
-            if len(parts) != 3:
-                raise ValueError(message)
-            count = int(parts[2])
-            if count < 1:
-                raise ValueError(f"--couplings count must be >= 1, got {text!r}")
-            return np.linspace(float(parts[0]), float(parts[1]), count)
-        return np.array([float(part) for part in text.split(",")])
-    except ValueError as err:
-        if str(err).startswith("--couplings"):
-            raise
-        raise ValueError(message) from None
-
+__all__ = ["add_kuramoto_arguments", "kuramoto_command", "default_output"]
 
 def default_output(args: argparse.Namespace) -> Path:
     """``kuramoto_<law><width>_<method>[_noise<σ>]_K<K>.nc`` or ``…_bifurcation.nc``."""
@@ -48,10 +26,10 @@ def default_output(args: argparse.Namespace) -> Path:
 
 def add_kuramoto_arguments(parser: argparse.ArgumentParser) -> None:
     """Add the options of ``meanfield kuramoto`` to ``parser``."""
-    from .studies._cli_options import add_sweep_arguments
+    from .studies._cli_options import VALUES_HELP, add_sweep_arguments
 
     parser.add_argument("--coupling", type=float, default=4.0, help="coupling K of a single run")
-    parser.add_argument("--couplings", default=None, help=f"sweep K for a bifurcation diagram: {COUPLINGS_HELP}")
+    parser.add_argument("--couplings", default=None, help=f"sweep K for a bifurcation diagram: {VALUES_HELP}, e.g. 0:4:17 or 1,2,4")
     parser.add_argument("--law", choices=["lorentzian", "gaussian"], default="lorentzian",
                         help="law of the natural frequencies")
     parser.add_argument("--width", type=float, default=0.6,
@@ -107,9 +85,9 @@ def kuramoto_command(args: argparse.Namespace) -> int:
 
     from ._files import check_output_path, write_atomically
     from .studies import frequency_law, kuramoto_run
-    from .studies._cli_options import sweep_options
+    from .studies._cli_options import parse_values, sweep_options
 
-    couplings = parse_couplings(args.couplings) if args.couplings is not None else None
+    couplings = parse_values(args.couplings, "--couplings") if args.couplings is not None else None
     law = frequency_law(args.law, args.width)
     if args.n < 2:
         raise ValueError(f"--n must be at least 2, got {args.n}")

@@ -16,30 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["add_phase_diagram_arguments", "phase_diagram_command", "parse_betas", "default_output"]
-
-BETAS_HELP = "'start:stop:count' (evenly spaced, e.g. 0.1:9:90) or a comma-separated list (e.g. 1,4,9)"
-
-
-def parse_betas(text: str) -> np.ndarray:
-    """β values from ``start:stop:count`` (numpy.linspace) or ``b1,b2,...``."""
-    message = f"--betas must be {BETAS_HELP}, got {text!r}"
-    try:
-        if ":" in text:
-            parts = text.split(":")
-            if len(parts) != 3:
-                raise ValueError(message)
-            start, stop = float(parts[0]), float(parts[1])
-            count = int(parts[2])
-            if count < 1:
-                raise ValueError(f"--betas count must be >= 1, got {text!r}")
-            return np.linspace(start, stop, count)
-        return np.array([float(part) for part in text.split(",")])
-    except ValueError as err:
-        if str(err).startswith("--betas"):
-            raise
-        raise ValueError(message) from None
-
+__all__ = ["add_phase_diagram_arguments", "phase_diagram_command", "default_output"]
 
 def default_output(d: int, n: int, unnormalized: bool, ginibre: bool) -> Path:
     """``phase_diagram_d<d>_n<n>[_usa][_ginibre].nc``."""
@@ -48,12 +25,12 @@ def default_output(d: int, n: int, unnormalized: bool, ginibre: bool) -> Path:
 
 def add_phase_diagram_arguments(parser: argparse.ArgumentParser) -> None:
     """Add the options of ``meanfield phase-diagram`` to ``parser``."""
-    from .studies._cli_options import add_sweep_arguments
+    from .studies._cli_options import VALUES_HELP, add_sweep_arguments
 
     parser.add_argument("--d", type=int, default=2, help="dimension: tokens on S^{d-1}")
     parser.add_argument("--n", type=int, default=32, help="tokens per system")
     parser.add_argument("--systems", type=int, default=2048, help="independent systems per beta")
-    parser.add_argument("--betas", default="0.1:9:90", help=f"beta values: {BETAS_HELP}")
+    parser.add_argument("--betas", default="0.1:9:90", help=f"beta values: {VALUES_HELP}, e.g. 0.1:9:90 or 1,4,9")
     parser.add_argument("--t-final", type=float, default=30.0, help="final time")
     parser.add_argument("--n-times", type=int, default=61, help="number of output times in [0, t-final]")
     parser.add_argument("--delta", type=float, default=1e-3, help="threshold: pairs with <x_i, x_j> >= 1 - delta")
@@ -79,10 +56,10 @@ def phase_diagram_command(args: argparse.Namespace) -> int:
     import meanfield as mf
 
     from ._files import check_output_path, write_atomically
-    from .studies._cli_options import sweep_options
+    from .studies._cli_options import parse_values, sweep_options
     from .studies._phase_diagram import crossing_time
 
-    betas = parse_betas(args.betas)
+    betas = parse_values(args.betas, "--betas")
     if args.n_times < 2:
         raise ValueError(f"--n-times must be at least 2, got {args.n_times}")
     if not (np.isfinite(args.t_final) and args.t_final > 0):

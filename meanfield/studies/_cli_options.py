@@ -3,7 +3,8 @@
 ``add_sweep_arguments(parser)`` adds ``--scheduler``, ``--workers``,
 ``--store`` and ``--resume``; ``sweep_options(args)`` turns them into the
 keyword arguments ``scheduler``, ``n_workers``, ``store``, ``resume`` of
-:func:`meanfield.sweep`.
+:func:`meanfield.sweep`; ``parse_values(text, option)`` reads a swept
+parameter's values (``start:stop:count`` or a comma-separated list).
 """
 
 from __future__ import annotations
@@ -12,7 +13,37 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-__all__ = ["add_sweep_arguments", "sweep_options"]
+import numpy as np
+
+__all__ = ["VALUES_HELP", "add_sweep_arguments", "parse_values", "sweep_options"]
+
+VALUES_HELP = "'start:stop:count' (evenly spaced, numpy.linspace) or a comma-separated list"
+
+
+def parse_values(text: str, option: str) -> np.ndarray:
+    """Values of a swept parameter from ``start:stop:count`` (numpy.linspace) or ``v1,v2,...``.
+
+    Raises
+    ------
+    ValueError
+        Naming ``option`` and what was given, for any other text or a count below 1.
+    """
+    message = f"{option} must be {VALUES_HELP}, got {text!r}"
+    parts = text.split(":")
+    try:
+        if len(parts) == 3:
+            count = int(parts[2])
+            values = np.linspace(float(parts[0]), float(parts[1]), count) if count >= 1 else None
+        elif len(parts) == 1:
+            values = np.array([float(part) for part in text.split(",")])
+        else:
+            values = None
+    except ValueError:
+        values = None
+    if values is None:
+        raise ValueError(message if len(parts) != 3 or not parts[2].strip().lstrip("-").isdigit()
+                         else f"{option} count must be >= 1, got {text!r}")
+    return values
 
 
 def add_sweep_arguments(parser: argparse.ArgumentParser) -> None:
