@@ -191,15 +191,48 @@ def von_mises(domain: Domain, loc: float | np.ndarray | None = None, kappa: floa
     axis e_d is the only admissible mean direction). Exponentially scaled
     Bessel functions keep κ up to several hundred exact. ``loc=None`` means
     the angle 0 on S¹ and the axis e_d on spheres.
+
+    Raises
+    ------
+    ValueError
+        A grid too coarse for κ: the node values integrate (by the domain's
+        quadrature) to a mass further than :data:`VON_MISES_MASS_TOLERANCE` from 1
+        (the width ~1/√κ is not resolved; on S¹ the error is
+        2 Σ_{m≥1} I_{mn}(κ)/I_0(κ) and the message names the n that resolves κ).
     """
     kappa_f = check_nonnegative("kappa", kappa)
     if isinstance(domain, Circle):
         loc_f = _angle(0.0 if loc is None else loc, "loc")
         values = von_mises_fisher_values(np.cos(domain.theta - loc_f), kappa_f, 2)
-        return Density(domain, values, {"name": "von_mises", "loc": loc_f, "kappa": kappa_f})
-    if loc is None:
-        loc = np.eye(domain.dimension)[-1]
-    return domain.von_mises(loc, kappa_f)
+        density = Density(domain, values, {"name": "von_mises", "loc": loc_f, "kappa": kappa_f})
+    else:
+        density = domain.von_mises(np.eye(domain.dimension)[-1] if loc is None else loc, kappa_f)
+    _check_resolved(density, kappa_f)
+    return density
+
+
+#: largest |∫ρ - 1| accepted for a von Mises density on its grid
+VON_MISES_MASS_TOLERANCE = 1e-6
+
+
+def _check_resolved(density: Density, kappa: float) -> None:
+    """Refuse a von Mises density whose grid cannot resolve its width ~1/√κ (mass off by > tolerance)."""
+    mass = density.mass
+    if abs(mass - 1.0) <= VON_MISES_MASS_TOLERANCE:
+        return
+    domain = density.domain
+    if isinstance(domain, Circle):
+        # mass - 1 = 2 Σ_{m≥1} I_{mn}(κ)/I_0(κ) on n nodes: the smallest n with 2 I_n/I_0 ≤ tolerance/2
+        from scipy.special import ive
+
+        ns = np.arange(1, int(kappa + 64 + 40 * np.sqrt(kappa)))
+        enough = ns[2 * ive(ns, kappa) / ive(0, kappa) <= VON_MISES_MASS_TOLERANCE / 2]
+        remedy = f"use Circle(n) with n >= {int(enough[0]) if enough.size else ns[-1]}"
+    else:
+        remedy = "use a finer grid (a larger lmax for Sphere, more nodes for ZonalSphere)"
+    raise ValueError(f"von_mises: kappa = {kappa:g} is too concentrated for {domain!r}: its width "
+                     f"1/sqrt(kappa) = {1 / np.sqrt(kappa):.3g} rad is not resolved and the node values integrate "
+                     f"to mass {mass:.6g} instead of 1 (tolerance {VON_MISES_MASS_TOLERANCE:g}); {remedy}")
 
 
 def wrapped_cauchy(domain: Circle, loc: float = 0.0, r: float = 0.5) -> Density:

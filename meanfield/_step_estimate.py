@@ -50,7 +50,9 @@ def check_step_count(scheme: Any, method: str, y0: np.ndarray, times: np.ndarray
     if method != "finite_volume" or span <= 0:
         return 0
     fixed = getattr(scheme, "dt", None)
+    evaluations = scheme.nfev  # the estimate is not an evaluation of the run (resumed counts stay exact)
     step = min(float(fixed) if fixed is not None else float(scheme.initial_step(y0)), float(max_step))
+    scheme.nfev = evaluations
     if not (np.isfinite(step) and step > 0):
         return 0
     estimate = math.ceil(span / step)

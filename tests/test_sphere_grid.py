@@ -141,7 +141,7 @@ def test_von_mises_fisher_moments_and_energy() -> None:
 
 def test_von_mises_large_kappa_is_finite() -> None:
     s = mf.Sphere(8)
-    rho = mf.von_mises(s, [0.0, 0.0, 1.0], 800.0)
+    rho = s.von_mises([0.0, 0.0, 1.0], 800.0)  # node values (mf.von_mises refuses lmax = 8 for κ = 800)
     # ρ = κ e^{κ(cos ϑ - 1)}/(2π(1 - e^{-2κ})): no overflow although e^{κ} = e^{800} is not a float
     expected = 800 / (2 * np.pi) * np.exp(800 * (np.cos(s.grid.colatitude[0]) - 1))
     assert np.all(np.isfinite(rho.values)) and rho.values.max() == pytest.approx(expected, rel=1e-12)
