@@ -34,7 +34,7 @@ from ._measures import Density
 from ._models import Kuramoto, SelfAttention
 from ._step_estimate import check_step_count
 from ._trackers import ProgressBar
-from ._validate import as_times, check_positive_int
+from ._validate import as_times, check_flag, check_nonnegative, check_positive_int
 
 logger = logging.getLogger(__name__)
 
@@ -150,7 +150,9 @@ def solve(
     if isinstance(model, Kuramoto):
         if domain.kind != "circle":
             raise ValueError(f"Kuramoto models live on the circle, got a {domain.kind} domain")
-        check_positive_int("frequency_nodes", frequency_nodes)
+    check_positive_int("frequency_nodes", frequency_nodes)
+    check_nonnegative("checkpoint_interval", checkpoint_interval)
+    check_flag("progress", progress)
     if not max_step > 0:
         raise ValueError(f"max_step must be positive, got {max_step!r}")
     _check_options(SCHEMES[key], method, options)

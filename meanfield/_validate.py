@@ -10,7 +10,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-__all__ = ["as_times", "check_beta", "check_nonnegative", "check_order", "check_positive_int", "as_rng"]
+__all__ = ["as_times", "check_beta", "check_flag", "check_nonnegative", "check_order", "check_positive_int", "as_rng"]
 
 
 def check_beta(beta: float) -> float:
@@ -38,6 +38,13 @@ def _finite_at_least(name: str, value: float, minimum: float, expected: str = "a
     if not np.isfinite(out) or out < minimum:
         raise ValueError(f"{name} must be finite and >= {minimum:g}, got {value!r}")
     return out
+
+
+def check_flag(name: str, value: bool) -> bool:
+    """Return ``value`` as a bool, requiring True or False."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be True or False, got {value!r}")
+    return bool(value)
 
 
 def check_positive_int(name: str, value: int, minimum: int = 1) -> int:

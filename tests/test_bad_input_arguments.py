@@ -48,3 +48,17 @@ def test_strings_and_booleans_are_not_numbers():
     for loc in ("4", True):
         with pytest.raises(TypeError, match=r"loc must be an angle in radians, got"):
             mf.von_mises(mf.Circle(32), loc, 1.0)
+
+
+def test_options_checked_whatever_the_model_or_checkpoint():
+    rho = mf.von_mises(mf.Circle(32), 0.0, 1.0)
+    with pytest.raises(ValueError, match=r"frequency_nodes must be >= 1, got 0"):
+        mf.solve(mf.SelfAttention(1.0), rho, [0.0, 0.1], frequency_nodes=0)
+    with pytest.raises(ValueError, match=r"checkpoint_interval must be finite and >= 0, got -1.0"):
+        mf.solve(mf.SelfAttention(1.0), rho, [0.0, 0.1], checkpoint_interval=-1.0)
+    with pytest.raises(TypeError, match=r"progress must be True or False, got 'yes'"):
+        mf.solve(mf.SelfAttention(1.0), rho, [0.0, 0.1], progress="yes")
+    with pytest.raises(ValueError, match=r"checkpoint_interval must be finite and >= 0, got -1.0"):
+        mf.simulate(mf.SelfAttention(1.0), X, [0.0, 0.1], checkpoint_interval=-1.0)
+    with pytest.raises(TypeError, match=r"progress must be True or False, got 'yes'"):
+        mf.simulate(mf.SelfAttention(1.0), X, [0.0, 0.1], progress="yes")

@@ -17,7 +17,7 @@ from .._measures import EmpiricalMeasure
 from .._reading import model_domain, read_particles
 from .._models import Kuramoto, SelfAttention
 from .._checkpoint import Checkpoint, load_checkpoint, locks_checkpoint
-from .._validate import as_times, check_positive_int
+from .._validate import as_times, check_flag, check_nonnegative, check_positive_int
 from .._version import __version__
 from . import _ensemble
 from ._attention import Attention
@@ -222,6 +222,8 @@ def simulate(
     if path not in PATHS:
         raise ValueError(f"path must be one of {PATHS}, got {path!r}")
     check_positive_int("block_elements", block_elements)
+    check_nonnegative("checkpoint_interval", checkpoint_interval)
+    check_flag("progress", progress)
     check_positive_int("max_steps", max_steps)
     if not (np.isfinite(accuracy) and 1e-15 <= accuracy < 1):
         raise ValueError(f"accuracy must lie in [1e-15, 1), got {accuracy!r}")
