@@ -32,6 +32,7 @@ from ._checkpoint import (
 from ._dataset import density_dataset, marginal_energy, netcdf_safe
 from ._measures import Density
 from ._models import Kuramoto, SelfAttention
+from ._recurrence import check_recurrence
 from ._step_estimate import check_step_count
 from ._trackers import ProgressBar
 from ._validate import as_times, check_flag, check_nonnegative, check_positive_int
@@ -207,6 +208,8 @@ def _solve(model: SelfAttention | Kuramoto, rho0: Density, times: np.ndarray, me
 
     remaining = times[start:]
     check_step_count(scheme, method, y0, remaining, max_step, model.noise)
+    if isinstance(model, Kuramoto):
+        check_recurrence(model, frequency_nodes, float(remaining[-1] - remaining[0]), model.noise)
     states = np.empty((remaining.size, velocity.n_species, *domain.shape))
     masses = np.empty(remaining.size)
     energies = np.empty(remaining.size)

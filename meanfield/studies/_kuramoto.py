@@ -43,6 +43,8 @@ import numpy as np
 import scipy.stats
 import xarray as xr
 
+from .._recurrence import recurrence_free as _recurrence_free
+from .._recurrence import recurrence_time
 from .._version import __version__
 from ._kuramoto_theory import kuramoto_critical_coupling, kuramoto_theory
 from ._sweep import sweep
@@ -88,20 +90,6 @@ def _law_of(frequencies: Any, width: float | None) -> tuple[str, float, float]:
             return name, scale, centre
     raise ValueError(f"frequencies must be one of {sorted(LAWS)} or a frozen scipy.stats cauchy/norm law, "
                      f"got {frequencies!r}")
-
-
-def recurrence_time(nodes: np.ndarray) -> float:
-    """T_rec = 2π/Δω, Δω the spacing of the two nodes nearest the median node (inf for one node)."""
-    nodes = np.sort(np.asarray(nodes, dtype=float))
-    if nodes.size < 2:
-        return float("inf")
-    mid = nodes.size // 2
-    spacing = nodes[mid] - nodes[mid - 1]
-    return float(2 * np.pi / spacing)
-
-
-def _recurrence_free(t_rec: float, t_final: float, noise: float) -> bool:
-    return bool(t_rec >= 2 * t_final or noise * t_rec >= 5)
 
 
 def _pde_nodes(model, frequency_nodes: int | None, t_final: float, noise: float) -> tuple[int, float]:
