@@ -33,6 +33,7 @@ from ._dataset import density_dataset, marginal_energy, netcdf_safe
 from ._measures import Density
 from ._models import Kuramoto, SelfAttention
 from ._recurrence import check_recurrence
+from ._resolution import ResolutionMonitor
 from ._step_estimate import check_step_count
 from ._trackers import ProgressBar
 from ._validate import as_times, check_flag, check_nonnegative, check_positive_int
@@ -210,6 +211,7 @@ def _solve(model: SelfAttention | Kuramoto, rho0: Density, times: np.ndarray, me
     check_step_count(scheme, method, y0, remaining, max_step, model.noise)
     if isinstance(model, Kuramoto):
         check_recurrence(model, frequency_nodes, float(remaining[-1] - remaining[0]), model.noise)
+    resolution = ResolutionMonitor(domain, method, None if done is None else done.attrs.get("resolution_tail"))
     states = np.empty((remaining.size, velocity.n_species, *domain.shape))
     masses = np.empty(remaining.size)
     energies = np.empty(remaining.size)
@@ -219,6 +221,7 @@ def _solve(model: SelfAttention | Kuramoto, rho0: Density, times: np.ndarray, me
 
     def record(index: int, time_: float, y: np.ndarray) -> None:
         states[index] = scheme.to_grid(y)
+        resolution(time_, states[index])
         masses[index] = velocity.weights @ scheme.mass(y)
         energies[index] = marginal_energy(model, domain, np.tensordot(velocity.weights, states[index : index + 1],
                                                                       axes=([0], [1])))[0]
@@ -236,6 +239,7 @@ def _solve(model: SelfAttention | Kuramoto, rho0: Density, times: np.ndarray, me
             "nfev": int(prior["nfev"]) + int(scheme.nfev),
             "dt_min": float(min(prior["dt_min"], run.dt_min)) if n_steps else np.nan,
             "dt_max": float(max(prior["dt_max"], run.dt_max)) if n_steps else np.nan,
+            **resolution.facts(),
         }
 
     def build(n_reached: int, run: dict[str, Any] | None = None) -> xr.Dataset:
@@ -333,7 +337,7 @@ def _attrs(model: Any, domain: Any, method: str, scheme: Any, options: dict[str,
 
 #: attrs of a run that a resumed run may change or that are facts of the run, not parameters
 RUN_FACTS = frozenset({"success", "message", "n_steps", "n_rejected", "nfev", "dt_min", "dt_max", "sha256",
-                       "meanfield_version", "initial_condition", "checkpoint_dt_next"})
+                       "meanfield_version", "initial_condition", "checkpoint_dt_next", "resolution_tail", "resolved"})
 
 
 def _load_checkpoint(path: Path, attrs: dict[str, Any], times: np.ndarray) -> xr.Dataset | None:
