@@ -114,19 +114,31 @@ def solve(
         ``steps`` (time); for a Kuramoto frequency law also
         ``density_by_frequency`` (time, frequency, θ) and ``frequency_weight``.
         attrs hold every parameter, the method, the version and run facts
-        (``success``, ``message``, ``n_steps``, ``n_rejected``, ``nfev``).
+        (``success``, ``message``, ``n_steps``, ``n_rejected``, ``nfev``;
+        finite volume on S² also ``resolution_tail`` and ``resolved``, see
+        :mod:`meanfield._resolution`).
 
     Raises
     ------
     ValueError, TypeError
         Unknown method, wrong model or measure type, bad times, bad options,
-        a checkpoint path that cannot be written.
+        a checkpoint path that cannot be written, a finite-volume run
+        estimated at more than 1e7 steps.
     CheckpointError
         (a ValueError) ``resume`` with a checkpoint that is damaged (empty,
         truncated, foreign, failing its checksum) or made by a different run
         (the differing parameter is named).
     CheckpointInUseError
         Another process is writing ``checkpoint``.
+
+    Warns
+    -----
+    RuntimeWarning
+        A finite-volume run estimated at more than 1e5 steps (refused beyond
+        1e7; :mod:`meanfield._step_estimate`); a Kuramoto run reaching half the
+        rephasing time 2π/Δω of its frequency quadrature
+        (:mod:`meanfield._recurrence`); a finite-volume density on S² no
+        longer resolved by its grid (:mod:`meanfield._resolution`).
 
     Examples
     --------
