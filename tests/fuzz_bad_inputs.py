@@ -402,6 +402,8 @@ def classify(case: Case, namespace: dict) -> tuple[str, str]:
         if (isinstance(exc, (ValueError, TypeError)) or cli_exit) and _mentions(str(exc), case.names):
             return "clear error", message
         return "obscure", message
+    finally:
+        logging.disable(logging.NOTSET)  # the library logs again after the case
     if case.check is None:
         attrs = getattr(result, "attrs", None)
         if isinstance(attrs, dict) and attrs.get("success") == 0 and _mentions(str(attrs.get("message")), case.names):
