@@ -20,13 +20,12 @@ from _sweep_funcs import dies_once, fails_at_two, slow_square
 from meanfield._files import FileCheckError, read_netcdf, write_netcdf
 
 TESTS = Path(__file__).parent
+# run on a LocalCluster of its own (2 workers, which import the swept function through PYTHONPATH)
 KILLED_SWEEP = """
-import sys
-sys.path.insert(0, {tests!r})
 import meanfield as mf
 from _sweep_funcs import slow_square
-mf.sweep(slow_square, {{"x": [0.0, 1.0, 2.0, 3.0, 4.0, 5.0]}}, seeds=2, fixed={{"delay": 0.2}},
-         store={store!r}, scheduler="serial", progress=False)
+mf.sweep(slow_square, {{"x": [0.0, 1.0, 2.0, 3.0, 4.0, 5.0]}}, seeds=2, fixed={{"delay": 0.4}},
+         store={store!r}, scheduler="local", n_workers=2, progress=False)
 """
 
 
@@ -36,15 +35,16 @@ def fingerprints(pieces: Path) -> dict[str, tuple[int, str]]:
 
 def test_a_sweep_killed_with_sigkill_resumes_running_only_the_missing_tasks(tmp_path, dask_client):
     store = tmp_path / "store"
-    code = KILLED_SWEEP.format(tests=str(TESTS), store=str(store))
-    proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    code = KILLED_SWEEP.format(store=str(store))
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(TESTS), os.environ.get("PYTHONPATH")]))}
+    proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
     try:
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline and len(list(store.glob("pieces/*.nc"))) < 3:
             time.sleep(0.05)
         # while it runs, the store is refused to anyone else, naming the process
         with pytest.raises(ValueError, match=f"is in use by process {proc.pid} on "):
-            mf.sweep(slow_square, {"x": [0.0, 1.0, 2.0, 3.0, 4.0, 5.0]}, seeds=2, fixed={"delay": 0.2}, store=store,
+            mf.sweep(slow_square, {"x": [0.0, 1.0, 2.0, 3.0, 4.0, 5.0]}, seeds=2, fixed={"delay": 0.4}, store=store,
                      resume=True, scheduler="serial", progress=False)
         os.kill(proc.pid, signal.SIGKILL)
         proc.wait(timeout=10)
@@ -54,7 +54,7 @@ def test_a_sweep_killed_with_sigkill_resumes_running_only_the_missing_tasks(tmp_
     assert proc.returncode == -signal.SIGKILL
     before = fingerprints(store / "pieces")
     assert 3 <= len(before) < 12, before
-    ds = mf.sweep(slow_square, {"x": [0.0, 1.0, 2.0, 3.0, 4.0, 5.0]}, seeds=2, fixed={"delay": 0.2}, store=store,
+    ds = mf.sweep(slow_square, {"x": [0.0, 1.0, 2.0, 3.0, 4.0, 5.0]}, seeds=2, fixed={"delay": 0.4}, store=store,
                   resume=True, scheduler=dask_client, progress=False)
     assert ds.attrs["tasks_skipped"] == len(before) and ds.attrs["tasks_run"] == 12 - len(before)
     after = fingerprints(store / "pieces")
@@ -128,3 +128,14 @@ def test_checksummed_files_name_the_file_when_empty_truncated_foreign_or_altered
         read_netcdf(tmp_path / "altered.nc")
     with pytest.raises(FileCheckError, match="missing.nc' does not exist"):
         read_netcdf(tmp_path / "missing.nc")
+
+
+def test_a_script_without_a_main_guard_is_told_why_the_local_cluster_cannot_start(tmp_path):
+    script = tmp_path / "unguarded.py"
+    script.write_text("import meanfield as mf\n"
+                      "from _sweep_funcs import slow_square\n"
+                      "mf.sweep(slow_square, {'x': [1.0]}, seeds=1, fixed={'delay': 0.0}, n_workers=1, progress=False)\n")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(TESTS), os.environ.get("PYTHONPATH")]))}
+    out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=env, timeout=120)
+    assert out.returncode != 0
+    assert "a script must call it under `if __name__ == \"__main__\":`" in out.stderr

@@ -460,8 +460,14 @@ def _connect(kind: str, scheduler: Any, n_workers: int | None) -> Iterator[Any]:
         return
     with warnings.catch_warnings():  # without a dashboard, the scheduler's metrics server still asks for 8787
         warnings.filterwarnings("ignore", message="Port 8787 is already in use", category=UserWarning)
-        cluster = LocalCluster(n_workers=n_workers or os.cpu_count() or 1, threads_per_worker=1, processes=True,
-                               dashboard_address=None, env=WORKER_ENV, silence_logs=logging.ERROR)
+        try:
+            cluster = LocalCluster(n_workers=n_workers or os.cpu_count() or 1, threads_per_worker=1, processes=True,
+                                   dashboard_address=None, env=WORKER_ENV, silence_logs=logging.ERROR)
+        except RuntimeError as err:  # a worker process died while starting, most often re-running the calling script
+            raise RuntimeError(
+                f"the local dask cluster could not start its worker processes ({err}); each worker re-imports the "
+                "script that called sweep, so a script must call it under `if __name__ == \"__main__\":` "
+                "(or pass scheduler='serial')") from err
     with cluster, Client(cluster) as client:
         yield client
 
