@@ -132,7 +132,9 @@ def simulate(
         finufft tolerance); on that path the energies are Fourier sums of the
         same truncation, relative error ≤ ``accuracy``, O(n) per output.
     domain : {"circle", "sphere", "euclidean"}, optional
-        Overrides the reading of ``x0``.
+        How a plain array ``x0`` is read; the rule (``domain``, else the
+        model, else the shape) is the one of ``energy``, ``velocity`` and
+        ``wasserstein``. An EmpiricalMeasure on another domain is refused.
     frequencies : "quantile", "iid" or array
         Kuramoto natural frequencies ω_i: midpoint quantiles F⁻¹((i+1/2)/n)
         of the model's law (default), iid draws, or given values (n,) /
