@@ -92,6 +92,10 @@ def _solve_command(args: argparse.Namespace) -> int:
     from ._plot import plot_density_map
     from ._plot_sphere import plot_sphere_solution
 
+    if not (np.isfinite(args.t_final) and args.t_final > 0):
+        raise ValueError(f"--t-final must be a finite time > 0, got {args.t_final}")
+    if args.domain == "zonal" and args.dimension < 3:
+        raise ValueError(f"--dimension must be >= 3 for --domain zonal (S^{{d-1}} with d >= 3), got {args.dimension}")
     model = mf.SelfAttention(args.beta, normalized=not args.unnormalized, noise=args.noise)
     if args.domain == "zonal":
         nodes = "cells" if args.method == "finite_volume" else "gauss"

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -62,3 +64,18 @@ def test_options_checked_whatever_the_model_or_checkpoint():
         mf.simulate(mf.SelfAttention(1.0), X, [0.0, 0.1], checkpoint_interval=-1.0)
     with pytest.raises(TypeError, match=r"progress must be True or False, got 'yes'"):
         mf.simulate(mf.SelfAttention(1.0), X, [0.0, 0.1], progress="yes")
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--t-final", "-1"], r"--t-final must be a finite time > 0, got -1.0"),
+    (["--t-final", "nan"], r"--t-final must be a finite time > 0, got nan"),
+    (["--domain", "zonal", "--dimension", "1"], r"--dimension must be >= 3 for --domain zonal"),
+])
+def test_solve_command_names_the_option(argv, message, tmp_path, capsys):
+    from meanfield.cli import main
+
+    with pytest.raises(SystemExit) as info:
+        main(["solve", *argv, "--output", str(tmp_path / "run.nc")])
+    assert info.value.code == 2
+    assert re.search(r"meanfield solve: error: " + message, capsys.readouterr().err)
+    assert not (tmp_path / "run.nc").exists()
