@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import logging
+
 import numpy as np
 import pytest
 
@@ -46,7 +48,13 @@ def test_a_failing_diagnostic_keeps_the_positions(monkeypatch, caplog):
         raise MemoryError("Unable to allocate 715 MiB")
 
     monkeypatch.setattr(_simulate, "energy_of_states", out_of_memory)
-    ds = mf.simulate(mf.SelfAttention(2.0), x0, times, progress=False)
+    silenced = logging.root.manager.disable  # another test may have left logging.disable(...) in force
+    logging.disable(logging.NOTSET)
+    try:
+        with caplog.at_level(logging.ERROR, logger=_simulate.__name__):
+            ds = mf.simulate(mf.SelfAttention(2.0), x0, times, progress=False)
+    finally:
+        logging.disable(silenced)
     assert ds.attrs["success"] == 1
     assert "energy" not in ds and "order_parameter" in ds
     assert ds.attrs["diagnostic_errors"].startswith("energy: MemoryError: Unable to allocate 715 MiB")
