@@ -19,6 +19,7 @@ import fcntl
 import hashlib
 import os
 import socket
+import tempfile
 import uuid
 from collections.abc import Callable
 from pathlib import Path
@@ -120,6 +121,7 @@ def check_output_path(path: str | os.PathLike, name: str = "output", *, director
         target = p if directory else p.parent
         if not os.access(target, os.W_OK | os.X_OK):
             raise ValueError(f"{name} {str(p)!r} is not writable")
+        _probe(target, name, p)
         return p
     parent = p.absolute().parent
     if not parent.exists():
@@ -128,7 +130,19 @@ def check_output_path(path: str | os.PathLike, name: str = "output", *, director
         raise ValueError(f"{name} {str(p)!r} is below {str(parent)!r}, which is not a directory")
     if not os.access(parent, os.W_OK | os.X_OK):
         raise ValueError(f"{name} {str(p)!r} cannot be created: directory {str(parent)!r} is not writable")
+    _probe(parent, name, p)
     return p
+
+
+def _probe(directory: Path, name: str, p: Path) -> None:
+    """Create and remove a file in ``directory``: the one test of writability that holds for root and any file system."""
+    try:
+        fd, probe = tempfile.mkstemp(dir=directory, prefix=".meanfield-probe-")
+    except OSError as err:
+        raise ValueError(f"{name} {str(p)!r} cannot be written: no file can be created in {str(directory)!r} "
+                         f"({err.strerror})") from None
+    os.close(fd)
+    os.unlink(probe)
 
 
 def write_atomically(path: str | os.PathLike, write: Callable[[Path], object]) -> Path:

@@ -181,3 +181,17 @@ def test_cli_refuses_bad_output_before_computing(tmp_path):
     with pytest.raises(SystemExit):
         main(["kuramoto", "--couplings", "1:2"])
     assert not list(tmp_path.iterdir())
+
+
+@pytest.mark.parametrize("options, error, message", [
+    ({"n": 0}, ValueError, "n must be >= 2"),
+    ({"n": 2.5}, TypeError, "n must be an integer"),
+    ({"rtol": -1.0}, ValueError, "rtol must be finite and > 0"),
+    ({"dt": 0.0}, ValueError, "dt must be finite and > 0"),
+    ({"grid": 2}, ValueError, "grid must be >= 8"),
+    ({"frequency_nodes": 0}, ValueError, "frequency_nodes must be >= 1"),
+])
+def test_settings_are_checked_before_any_task_runs(options, error, message):
+    with pytest.raises(error, match=message):
+        mf.kuramoto_bifurcation([1.0], "lorentzian", width=0.5, seeds=1, scheduler="serial", progress=False,
+                                t_final=1.0, average_window=0.5, **options)

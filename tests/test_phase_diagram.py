@@ -202,3 +202,13 @@ def test_cli_refuses_bad_arguments_before_computing(argv, message, capsys):
         main(["phase-diagram", "--systems", "100000", "--scheduler", "serial", *argv])
     assert exit_info.value.code == 2
     assert message in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("options, message", [
+    ({"rtol": -1.0}, "rtol must be finite and > 0"),
+    ({"rtol": float("nan")}, "rtol must be finite and > 0"),
+    ({"atol": 0.0}, "atol must be finite and > 0"),
+])
+def test_tolerances_are_checked_before_any_task_runs(options, message):
+    with pytest.raises(ValueError, match=message):
+        mf.phase_diagram(2, 4, [1.0], [0.0, 1.0], 2, scheduler="serial", progress=False, **options)

@@ -216,3 +216,12 @@ def test_a_refused_foreign_directory_is_left_as_it_was(tmp_path):
     with pytest.raises(ValueError, match="holds files that are not part of a sweep store"):
         mf.sweep(slow_square, {"x": [1.0]}, seeds=1, fixed={"delay": 0.0}, store=tmp_path, scheduler="serial")
     assert [p.name for p in tmp_path.iterdir()] == ["notes.txt"]
+
+
+def test_repeated_grid_values_and_unwritable_stores_are_refused_before_any_task(tmp_path):
+    with pytest.raises(ValueError, match=r"grid\['x'\] must hold distinct values .* got 1.0 2 times"):
+        mf.sweep(slow_square, {"x": [1.0, 2.0, 1.0]}, seeds=1, fixed={"delay": 0.0}, scheduler="serial",
+                 progress=False)
+    with pytest.raises(ValueError, match="store '/proc/meanfield-store' cannot be written: no file can be created"):
+        mf.sweep(slow_square, {"x": [1.0]}, seeds=1, fixed={"delay": 0.0}, store="/proc/meanfield-store",
+                 scheduler="serial", progress=False)

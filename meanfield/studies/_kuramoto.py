@@ -45,6 +45,7 @@ import xarray as xr
 
 from .._recurrence import recurrence_free as _recurrence_free
 from .._recurrence import recurrence_time
+from .._validate import check_positive, check_positive_int
 from .._version import __version__
 from ._kuramoto_theory import kuramoto_critical_coupling, kuramoto_theory
 from ._sweep import sweep
@@ -285,6 +286,10 @@ def kuramoto_bifurcation(
         raise ValueError(f"noise must be finite and >= 0, got {noise!r}")
     if method not in METHODS:
         raise ValueError(f"method must be one of {METHODS}, got {method!r}")
+    n, grid = check_positive_int("n", n, 2), check_positive_int("grid", grid, 8)
+    rtol, dt = check_positive("rtol", rtol), check_positive("dt", dt)
+    if frequency_nodes is not None:
+        frequency_nodes = check_positive_int("frequency_nodes", frequency_nodes, 1)
     fixed = {"law": law, "width": scale, "centre": centre, "noise": noise, "method": method, "n": int(n),
              "t_final": float(t_final), "average_window": float(average_window), "frequency_nodes": frequency_nodes,
              "grid": int(grid), "dt": float(dt), "rtol": float(rtol)}

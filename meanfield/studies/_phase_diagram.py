@@ -23,7 +23,7 @@ import numpy as np
 import xarray as xr
 
 from .._models import SelfAttention
-from .._validate import as_times, check_positive_int
+from .._validate import as_times, check_positive, check_positive_int
 from .._version import __version__
 from ..particles import Attention, number_of_clusters, pair_fraction, simulate
 from ._equiangular import equiangular_curve
@@ -263,6 +263,7 @@ def phase_diagram(
         d_eff = d if matrices is not None else min(d, n) if d > 2 else 1
         batch = int(max(1, min(256, systems, BLOCK_VALUES // (times.size * n * d_eff))))
     batch = check_positive_int("batch", batch, 1)
+    rtol, atol = check_positive("rtol", rtol), check_positive("atol", atol)
 
     fixed = {"d": d, "n": n, "times": times.tolist(), "delta": delta, "normalized": bool(normalized),
              "matrices": matrices, "base_seed": seed, "rtol": float(rtol), "atol": float(atol)}

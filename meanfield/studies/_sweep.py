@@ -323,6 +323,10 @@ def _grid_values(name: str, seq: Any) -> np.ndarray:
         raise TypeError(f"grid[{name!r}] must hold numbers or strings, got dtype {arr.dtype} ({seq!r})")
     if arr.dtype.kind == "f" and not np.all(np.isfinite(arr)):
         raise ValueError(f"grid[{name!r}] must hold finite values, got {float(arr[~np.isfinite(arr)][0])} in {seq!r}")
+    values, counts = np.unique(arr, return_counts=True)
+    if np.any(counts > 1):
+        raise ValueError(f"grid[{name!r}] must hold distinct values (each becomes a coordinate), "
+                         f"got {values[counts > 1][0].item()!r} {int(counts.max())} times in {seq!r}")
     return arr
 
 
