@@ -38,8 +38,8 @@ def add_phase_diagram_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--ginibre", action="store_true",
                         help="SA with random (Q, K, V), entries iid N(0, 1/d), drawn from --seed (Figure 5)")
     parser.add_argument("--seed", type=int, default=0, help="base seed of the tokens (and matrices)")
-    parser.add_argument("--rtol", type=float, default=1e-7, help="relative tolerance of the particle integrator")
-    parser.add_argument("--atol", type=float, default=1e-9, help="absolute tolerance of the particle integrator")
+    parser.add_argument("--rtol", type=float, default=1e-5, help="relative tolerance of the particle integrator")
+    parser.add_argument("--atol", type=float, default=1e-7, help="absolute tolerance of the particle integrator")
     parser.add_argument("--batch", type=int, default=None, help="systems per task (default: sized by memory)")
     parser.add_argument("--trajectory-betas", type=float, nargs="+", default=[4.0, 9.0],
                         help="beta values of the Figure-4 panel (d = 2)")

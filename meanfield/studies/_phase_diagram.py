@@ -70,7 +70,7 @@ def ginibre_matrices(d: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray, np.
 
 def phase_diagram_block(beta: float, seed: np.ndarray, *, d: int, n: int, times: Sequence[float], delta: float,
                         normalized: bool = True, matrices: str | None = None, base_seed: int = 0,
-                        rtol: float = 1e-7, atol: float = 1e-9) -> xr.Dataset:
+                        rtol: float = 1e-5, atol: float = 1e-7) -> xr.Dataset:
     """Per-system statistics of one block of systems at one β (the task of :func:`phase_diagram`).
 
     Parameters
@@ -157,8 +157,8 @@ def phase_diagram(
     normalized: bool = True,
     matrices: str | None = None,
     seed: int = 0,
-    rtol: float = 1e-7,
-    atol: float = 1e-9,
+    rtol: float = 1e-5,
+    atol: float = 1e-7,
     scheduler: Any = None,
     n_workers: int | None = None,
     store: Any = None,
@@ -203,7 +203,11 @@ def phase_diagram(
     seed : int
         Base seed of the tokens and matrices (see :data:`TOKENS`, :data:`MATRICES`).
     rtol, atol : float
-        Tolerances of :func:`meanfield.simulate`.
+        Tolerances of :func:`meanfield.simulate`. The defaults move the
+        probability of the full Figure 3 workload (d = 2, n = 32, 2048 systems,
+        90 β, t ≤ 30) by at most 1.9e-4 from rtol = 1e-7, atol = 1e-9 on the same
+        tokens, against a Monte-Carlo standard error up to 6.5e-3; for many more
+        systems, tighten them.
     scheduler, n_workers, store, resume, progress
         Passed to :func:`meanfield.studies.sweep` (dask LocalCluster by
         default; "serial" runs in this process; ``store`` keeps one file per
