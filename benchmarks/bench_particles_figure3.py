@@ -127,7 +127,7 @@ def main(argv: list[str] | None = None) -> None:
         start = time.perf_counter()
         positions = euler_renormalise(theta0, float(ALL_BETAS[index]), 0.1, times)
         euler_time += time.perf_counter() - start
-        fractions = pair_fraction(positions, DELTA, kind="sphere", sphere_tolerance=1e-8)
+        fractions = pair_fraction(positions, DELTA, domain="sphere", sphere_tolerance=1e-8)
         row = int(np.nonzero(pick == index)[0][0])
         euler_dev = max(euler_dev, np.abs(fractions[:n_ref].mean(axis=0) - reference[row]).max())
         numba.set_num_threads(1)

@@ -58,7 +58,8 @@ def model_domain(model: Any) -> str | None:
 
 def read_particles(x: Any, *, name: str, domain: str | None = None, model: Any = None,
                    kinds: tuple[str, ...] = KINDS, renormalize: bool = False,
-                   tolerance: float = SPHERE_TOLERANCE, can_renormalize: bool = True) -> Particles:
+                   tolerance: float = SPHERE_TOLERANCE, can_renormalize: bool = True,
+                   copy: bool = True) -> Particles:
     """Read particle positions ``x`` (EmpiricalMeasure or array) by the module's rule.
 
     Parameters
@@ -79,6 +80,9 @@ def read_particles(x: Any, *, name: str, domain: str | None = None, model: Any =
     can_renormalize : bool
         Whether the caller has a ``renormalize`` option (only then is it suggested,
         and never for an array read by its shape, which may hold angles).
+    copy : bool
+        Return points the caller may modify; False lets them share memory with
+        ``x`` (for callers that only read them).
 
     Raises
     ------
@@ -123,7 +127,7 @@ def read_particles(x: Any, *, name: str, domain: str | None = None, model: Any =
     if not np.all(np.isfinite(points)):
         raise ValueError(f"{name} must be finite (found NaN or infinity)")
     batched = points.ndim == atom_ndim + 1
-    states = np.array(points if batched else points[None], dtype=float)
+    states = np.array(points if batched else points[None], dtype=float, copy=copy or None)
     if weights is None:
         weights = np.full(states.shape[:2], 1.0 / states.shape[1])
     else:

@@ -15,7 +15,7 @@ def test_number_of_clusters_with_tolerance():
     assert mf.number_of_clusters(theta, tolerance=1e-3) == 3  # 0 and 2π - 1e-5 are one cluster
     assert mf.number_of_clusters(theta, tolerance=1e-6) == 6
     batch = np.stack([theta, np.zeros(6)])
-    np.testing.assert_array_equal(mf.number_of_clusters(batch, tolerance=1e-3, kind="circle"), [3, 1])
+    np.testing.assert_array_equal(mf.number_of_clusters(batch, tolerance=1e-3, domain="circle"), [3, 1])
     with pytest.raises(ValueError, match="tolerance must be finite and > 0"):
         mf.number_of_clusters(theta, tolerance=0)
 
@@ -52,3 +52,54 @@ def test_pairwise_inner_products_and_histogram():
     ax = plot_pairwise_inner_products(ds)
     assert len(ax.patches) == 4
     plt.close("all")
+
+
+def test_diagnostics_read_a_plain_array_as_energy_does():
+    """A (3, 10) array is read by its shape as 3 points of R^10, by energy and by every diagnostic alike."""
+    model = mf.SelfAttention(1.0)
+    angles = np.random.default_rng(5).uniform(0.0, 2 * np.pi, (3, 10))
+    diagnostics = (mf.order_parameter, mf.number_of_clusters, mf.particles.pair_fraction, mf.pairwise_inner_products,
+                   lambda x, **kw: mf.attention_matrix(model, x, **kw))
+    with pytest.raises(ValueError) as energy_error:
+        mf.energy(model, angles)
+    assert "read by its shape as 3 points of R^10" in str(energy_error.value)
+    for diagnostic in diagnostics:
+        with pytest.raises(ValueError) as error:
+            diagnostic(angles)
+        # the one reader's message, naming the diagnostic's argument instead of energy's
+        assert str(error.value) == str(energy_error.value).replace("measure", "positions", 1)
+    # domain="circle": 3 systems of 10 angles for both; |m| per system is |mean e^{iθ}|
+    assert mf.energy(model, angles, domain="circle").shape == (3,)
+    np.testing.assert_allclose(mf.order_parameter(angles, domain="circle"), np.abs(np.exp(1j * angles).mean(1)),
+                               rtol=1e-14)
+    assert mf.number_of_clusters(angles, 1e-3, domain="circle").shape == (3,)
+    # normalised rows: one configuration of 3 points on S^9 for both
+    points = angles / np.linalg.norm(angles, axis=1, keepdims=True)
+    assert np.ndim(mf.energy(model, points)) == 0
+    assert mf.order_parameter(points) == pytest.approx(np.linalg.norm(points.mean(0)), rel=1e-14)
+    assert mf.number_of_clusters(points, 1e-3) == 3
+
+
+def test_kind_is_a_deprecated_alias_of_domain():
+    theta = np.array([[0.0, 1e-4, np.pi], [0.0, 0.0, 0.0]])
+    with pytest.warns(DeprecationWarning, match=r"number_of_clusters\(kind=...\) is deprecated: pass domain="):
+        counts = mf.number_of_clusters(theta, 1e-3, kind="circle")
+    np.testing.assert_array_equal(counts, mf.number_of_clusters(theta, 1e-3, domain="circle"))
+    with pytest.warns(DeprecationWarning, match="order_parameter"):
+        assert mf.order_parameter(theta[0], kind="circle") == mf.order_parameter(theta[0], domain="circle")
+    with pytest.raises(ValueError, match="kind is the deprecated name of domain: pass domain only, got "
+                                         "domain='circle' and kind='sphere'"), pytest.warns(DeprecationWarning):
+        mf.particles.pair_fraction(theta, domain="circle", kind="sphere")
+
+
+def test_stacks_with_leading_axes_and_measures_are_read_by_the_one_reader():
+    x = mf.particles.uniform_sphere(5, 3, seed=7)
+    stack = np.stack([np.stack([x, x[:1].repeat(5, 0)])] * 2)  # (2, 2, 5, 3): systems, time, n, d
+    np.testing.assert_array_equal(mf.number_of_clusters(stack, 1e-6), [[5, 1], [5, 1]])
+    off = stack.copy()
+    off[1, 1, 2] *= 1.01
+    with pytest.raises(ValueError, match=r"^positions must lie on the unit sphere S\^2: .*pass renormalize=True"):
+        mf.particles.pair_fraction(off)
+    w = np.array([0.5, 0.5, 0.0, 0.0, 0.0])
+    measure = mf.EmpiricalMeasure(x, weights=w, domain="sphere")
+    assert mf.order_parameter(measure) == pytest.approx(np.linalg.norm(x[:2].mean(0)), rel=1e-14)

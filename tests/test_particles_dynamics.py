@@ -77,7 +77,7 @@ def test_beta_zero_consensus(kind):
     x0 = rng.uniform(0, 2 * np.pi, 30) if kind == "circle" else mf.particles.uniform_sphere(30, 3, rng)
     ds = mf.simulate(mf.SelfAttention(0.0), x0, np.linspace(0, 60, 7), rtol=1e-9, atol=1e-12)
     final = ds["positions"].values[-1]
-    assert mf.number_of_clusters(final, tolerance=1e-6, kind=kind) == 1
+    assert mf.number_of_clusters(final, tolerance=1e-6, domain=kind) == 1
     assert ds["order_parameter"].values[-1] > 1 - 1e-10
     assert np.all(np.diff(ds["energy"].values) > -1e-14)
 

@@ -135,7 +135,7 @@ def test_number_of_clusters_equals_single_linkage(rng, d):
     assert 1 < np.mean(expected) < 20  # the data do exercise merging and splitting
     if d == 2:
         angles = np.arctan2(x[..., 1], x[..., 0])
-        assert np.array_equal(number_of_clusters(angles, tol, kind="circle"), expected)
+        assert np.array_equal(number_of_clusters(angles, tol, domain="circle"), expected)
 
 
 def test_pair_fraction_equals_a_loop_over_pairs(rng):
@@ -147,10 +147,10 @@ def test_pair_fraction_equals_a_loop_over_pairs(rng):
     theta = rng.normal(0, 0.1, (12, 9))
     brute = np.array([np.mean([np.cos(theta[s, i] - theta[s, j]) >= 1 - delta for i in range(9) for j in range(9)
                                if i != j]) for s in range(12)])
-    np.testing.assert_allclose(pair_fraction(theta, delta, kind="circle"), brute, rtol=0, atol=1e-15)
-    assert pair_fraction(np.zeros(1), kind="circle") == 0.0
+    np.testing.assert_allclose(pair_fraction(theta, delta, domain="circle"), brute, rtol=0, atol=1e-15)
+    assert pair_fraction(np.zeros(1), domain="circle") == 0.0
     with pytest.raises(ValueError, match=r"delta must lie in \(0, 2\], got -1"):
-        pair_fraction(theta, -1, kind="circle")
+        pair_fraction(theta, -1, domain="circle")
 
 
 def test_statistics_of_a_simulate_dataset_keep_its_dims(rng):
@@ -159,7 +159,7 @@ def test_statistics_of_a_simulate_dataset_keep_its_dims(rng):
     frac = pair_fraction(ds, 1e-3)
     clusters = number_of_clusters(ds, 1e-2)
     assert frac.dims == ("system", "time") and clusters.dims == ("system", "time")
-    np.testing.assert_array_equal(frac.values, pair_fraction(ds["positions"].values, 1e-3, kind="circle"))
+    np.testing.assert_array_equal(frac.values, pair_fraction(ds["positions"].values, 1e-3, domain="circle"))
     # at t = 0 iid uniform angles: clusters are single particles
     assert np.all(clusters.values[:, 0] == 10)
 

@@ -146,7 +146,6 @@ def test_resume_refuses_another_x0_or_seed(tmp_path):
 def test_points_off_the_sphere_rejected_by_energy_velocity_and_diagnostics(x_sphere):
     off = x_sphere * 1.01
     model = mf.SelfAttention(1.0)
-    deviation = r"must lie on the unit sphere: max \| \|x_i\| - 1 \| = 0.01 exceeds sphere_tolerance = 1e-10"
     read = r"must lie on the unit sphere S\^2: max \| \|x_i\| - 1 \| = 0.01 exceeds sphere_tolerance = 1e-10"
     by_shape = r"; the plain array of shape \(6, 3\) was read by its shape as 6 points of R\^3: .*domain='circle'"
     with pytest.raises(ValueError, match="^measure " + read + by_shape):
@@ -155,9 +154,9 @@ def test_points_off_the_sphere_rejected_by_energy_velocity_and_diagnostics(x_sph
         model.velocity(off)
     with pytest.raises(ValueError, match="^measure " + read + r"; normalise them \(x / \|x\|\) or pass renormalize=True"):
         model.velocity(mf.EmpiricalMeasure(off, domain="sphere"))
-    for diagnostic in (mf.order_parameter, mf.number_of_clusters, mf.pairwise_inner_products,
+    for diagnostic in (mf.order_parameter, mf.number_of_clusters, mf.particles.pair_fraction, mf.pairwise_inner_products,
                        lambda x: mf.attention_matrix(model, x)):
-        with pytest.raises(ValueError, match="positions " + deviation + "; pass renormalize=True .* kind='euclidean'"):
+        with pytest.raises(ValueError, match="^positions " + read + by_shape):
             diagnostic(off)
     # renormalize=True projects (1.01 x / |1.01 x| = x to round-off) and gives the values at x
     close = {"rtol": 0, "atol": 1e-15}
@@ -165,10 +164,10 @@ def test_points_off_the_sphere_rejected_by_energy_velocity_and_diagnostics(x_sph
                                mf.energy(model, x_sphere), **close)
     np.testing.assert_allclose(model.velocity(off, renormalize=True), model.velocity(x_sphere), **close)
     np.testing.assert_allclose(mf.order_parameter(off, renormalize=True), mf.order_parameter(x_sphere), **close)
-    np.testing.assert_allclose(mf.order_parameter(off, kind="euclidean"), 1.01 * mf.order_parameter(x_sphere),
+    np.testing.assert_allclose(mf.order_parameter(off, domain="euclidean"), 1.01 * mf.order_parameter(x_sphere),
                                rtol=1e-14)
-    with pytest.raises(ValueError, match="kind must be one of"):
-        mf.order_parameter(x_sphere, kind="plane")
+    with pytest.raises(ValueError, match=r"^domain must be one of \['circle', 'sphere', 'euclidean'\] \(how positions"):
+        mf.order_parameter(x_sphere, domain="plane")
 
 
 def test_unnormalized_beta_beyond_float64_range_is_rejected():

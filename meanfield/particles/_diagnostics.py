@@ -1,21 +1,32 @@
 """Diagnostics of particle configurations: clusters, order parameter, attention matrix, inner products.
 
-``kind`` is "circle" (angles; default for 1-D input), "sphere" (unit vectors,
-default otherwise; points off the sphere beyond ``sphere_tolerance`` are an
-error) or "euclidean" (points of R^d, no constraint).
+Positions are read as every function that takes particles reads them
+(:func:`meanfield._reading.read_particles`): an :class:`EmpiricalMeasure`, or a
+plain array read on the ``domain=`` argument if given ("circle": angles,
+"sphere": unit vectors, "euclidean": points of R^d), else on the domain the
+model fixes (``attention_matrix`` with ``Attention(projection=False)``: R^d),
+else by its shape (1-D angles on the circle, 2-D (n, d) points on S^{d-1},
+3-D (systems, n, d)). Points on a sphere must satisfy
+| |x_i| - 1 | ≤ ``sphere_tolerance`` (default ``SPHERE_TOLERANCE``) unless
+``renormalize=True`` projects them. ``number_of_clusters`` and
+``pair_fraction`` also take any number of leading axes (systems, time, ...)
+and a :func:`simulate` Dataset. ``kind=`` is the former name of ``domain=``
+(deprecated).
 """
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
 import xarray as xr
 
+from .._measures import EmpiricalMeasure
 from .._models import SelfAttention
+from .._reading import SPHERE_TOLERANCE, read_particles
 from ._attention import Attention, softmax_attention
 from ._compiled_statistics import cluster_counts, pair_fractions
-from ._geometry import RENORMALIZE_HINT, SPHERE_TOLERANCE, check_on_sphere
 
 __all__ = [
     "number_of_clusters",
@@ -27,61 +38,72 @@ __all__ = [
     "plot_pairwise_inner_products",
 ]
 
-KINDS = ("circle", "sphere", "euclidean")
-_SPHERE_HINT = f"{RENORMALIZE_HINT}, or kind='euclidean' for points of R^d"
 
-
-def _points(positions: Any, kind: str | None, renormalize: bool = False,
-            sphere_tolerance: float = SPHERE_TOLERANCE) -> tuple[np.ndarray, bool]:
-    """(systems, n, d) points and whether the input was a single system."""
-    x = np.asarray(positions, dtype=float)
+def _domain(domain: str | None, kind: str | None, function: str) -> str | None:
+    """``domain``, or the deprecated alias ``kind`` (with a DeprecationWarning)."""
     if kind is None:
-        kind = "circle" if x.ndim == 1 else "sphere"
-    if kind not in KINDS:
-        raise ValueError(f"kind must be one of {KINDS} or None, got {kind!r}")
-    if kind == "circle":
-        single = x.ndim == 1
+        return domain
+    warnings.warn(f"{function}(kind=...) is deprecated: pass domain= (same values)", DeprecationWarning, stacklevel=3)
+    if domain is not None and domain != kind:
+        raise ValueError(f"kind is the deprecated name of domain: pass domain only, got domain={domain!r} and "
+                         f"kind={kind!r}")
+    return kind
+
+
+def _points(positions: Any, domain: str | None, renormalize: bool, sphere_tolerance: float,
+            model: Any = None) -> tuple[np.ndarray, np.ndarray, bool]:
+    """Points (systems, n, d) (angles as (cos θ, sin θ)), weights (systems, n), and whether
+    the input was a single system."""
+    read = read_particles(positions, name="positions", domain=domain, model=model, renormalize=renormalize,
+                          tolerance=sphere_tolerance, copy=False)
+    x = read.points
+    if read.kind == "circle":
         x = np.stack([np.cos(x), np.sin(x)], axis=-1)
-    else:
-        single = x.ndim == 2
-    if x.ndim == 2:
-        x = x[None]
-    if x.ndim != 3:
-        raise ValueError(f"positions must have shape (n,) / (systems, n) for angles or (n, d) / (systems, n, d), "
-                         f"got {np.shape(positions)}")
-    if kind == "sphere":
-        x = check_on_sphere(x, sphere_tolerance, renormalize, name="positions", hint=_SPHERE_HINT)
-    return x, single
+    return x, read.weights, not read.batched
 
 
-def _configurations(positions: Any, kind: str | None, renormalize: bool,
+def _configurations(positions: Any, domain: str | None, renormalize: bool,
                     sphere_tolerance: float) -> tuple[np.ndarray, bool, tuple[int, ...], Any]:
     """A stack (N, n, m) of configurations (m = 1: angles), whether it is angles, the leading shape,
-    and the leading dims of a ``simulate`` Dataset (None for arrays)."""
+    and the leading dims of a ``simulate`` Dataset (None for arrays).
+
+    Leading axes beyond one systems axis are flattened into it before the
+    array is read, so the reading (and its messages) is that of
+    :func:`read_particles` on a (systems, n) or (systems, n, d) stack.
+    """
     dims = None
     if isinstance(positions, xr.Dataset):
         if "positions" not in positions:
             raise ValueError("a Dataset of positions must hold the variable 'positions' (a simulate result)")
-        kind = positions.attrs.get("domain") if kind is None else kind
+        domain = positions.attrs.get("domain") if domain is None else domain
         array = positions["positions"]
         dims = tuple(dim for dim in array.dims if dim not in ("particle", "component"))
         positions = array.values
-    x = np.asarray(positions, dtype=float)
-    if kind is None:
-        kind = "circle" if x.ndim == 1 else "sphere"
-    if kind not in KINDS:
-        raise ValueError(f"kind must be one of {KINDS} or None, got {kind!r}")
-    atom_ndim = 1 if kind == "circle" else 2
-    if x.ndim < atom_ndim or x.shape[-1] < 1 or x.size == 0:
-        raise ValueError(f"positions must have shape (..., n) for angles or (..., n, d) for points, "
-                         f"got {np.shape(positions)}")
-    if not np.all(np.isfinite(x)):
-        raise ValueError("positions must be finite (found NaN or infinity)")
-    if kind == "sphere":
-        x = check_on_sphere(x, sphere_tolerance, renormalize, name="positions", hint=_SPHERE_HINT)
-    lead = x.shape[: x.ndim - atom_ndim]
-    flat = x.reshape(-1, x.shape[-1], 1) if kind == "circle" else x.reshape(-1, *x.shape[-2:])
-    return np.ascontiguousarray(flat), kind == "circle", lead, dims
+    x: Any = positions
+    lead: tuple[int, ...] | None = None
+    array = _as_array(x)
+    if array is not None:
+        atom_ndim = 1 if (domain == "circle" or (domain is None and array.ndim == 1)) else 2
+        if array.ndim > atom_ndim + 1 and array.size:
+            lead = array.shape[: array.ndim - atom_ndim]
+            x = array.reshape(-1, *array.shape[array.ndim - atom_ndim:])
+    read = read_particles(x, name="positions", domain=domain, renormalize=renormalize, tolerance=sphere_tolerance,
+                          copy=False)
+    if lead is None:
+        lead = read.points.shape[:1] if read.batched else ()
+    circle = read.kind == "circle"
+    flat = read.points[..., None] if circle else read.points
+    return np.ascontiguousarray(flat), circle, lead, dims
+
+
+def _as_array(x: Any) -> np.ndarray | None:
+    """``x`` as a float array, or None when the reader must judge it (a measure, text, non-numbers)."""
+    if x is None or isinstance(x, (EmpiricalMeasure, str, bytes)):
+        return None
+    try:
+        return np.asarray(x, dtype=float)
+    except (TypeError, ValueError):
+        return None
 
 
 def _shaped(values: np.ndarray, lead: tuple[int, ...], dims: Any, positions: Any, name: str) -> Any:
@@ -93,8 +115,9 @@ def _shaped(values: np.ndarray, lead: tuple[int, ...], dims: Any, positions: Any
     return values.item() if values.ndim == 0 else values
 
 
-def number_of_clusters(positions: Any, tolerance: float = 1e-3, kind: str | None = None, *,
-                       renormalize: bool = False, sphere_tolerance: float = SPHERE_TOLERANCE) -> Any:
+def number_of_clusters(positions: Any, tolerance: float = 1e-3, domain: str | None = None, *,
+                       kind: str | None = None, renormalize: bool = False,
+                       sphere_tolerance: float = SPHERE_TOLERANCE) -> Any:
     """Number of clusters: connected components of the graph linking particles at distance ≤ ``tolerance``.
 
     Distance is the Euclidean (chord) distance |x_i - x_j| (angles are mapped to
@@ -105,16 +128,18 @@ def number_of_clusters(positions: Any, tolerance: float = 1e-3, kind: str | None
 
     Parameters
     ----------
-    positions : array_like or xarray.Dataset
+    positions : array_like, EmpiricalMeasure or xarray.Dataset
         One configuration, (n,) angles or (n, d) points, or a stack of them with
-        any leading axes, e.g. (systems, time, n) angles (``kind="circle"``) or
+        any leading axes, e.g. (systems, time, n) angles (``domain="circle"``) or
         (systems, time, n, d) points; or a :func:`simulate` Dataset (its
-        ``domain`` attr gives the kind).
+        ``domain`` attr gives the domain).
     tolerance : float
         Linking distance ε > 0.
-    kind, renormalize, sphere_tolerance
+    domain, renormalize, sphere_tolerance
         See the module docstring (a 2-D array is one system of points unless
-        ``kind="circle"``).
+        ``domain="circle"``).
+    kind
+        Deprecated name of ``domain``.
 
     Returns
     -------
@@ -124,18 +149,20 @@ def number_of_clusters(positions: Any, tolerance: float = 1e-3, kind: str | None
     Examples
     --------
     >>> import numpy as np
-    >>> number_of_clusters(np.array([[0.0, 1e-4, np.pi], [0.0, 0.0, 0.0]]), kind="circle")
+    >>> number_of_clusters(np.array([[0.0, 1e-4, np.pi], [0.0, 0.0, 0.0]]), domain="circle")
     array([2, 1])
     """
     if not (np.isfinite(tolerance) and tolerance > 0):
         raise ValueError(f"tolerance must be finite and > 0, got {tolerance!r}")
-    flat, circle, lead, dims = _configurations(positions, kind, renormalize, sphere_tolerance)
+    domain = _domain(domain, kind, "number_of_clusters")
+    flat, circle, lead, dims = _configurations(positions, domain, renormalize, sphere_tolerance)
     counts = cluster_counts(flat, circle, float(tolerance))
     return _shaped(counts, lead, dims, positions, "number_of_clusters")
 
 
-def pair_fraction(positions: Any, delta: float = 1e-3, kind: str | None = None, *,
-                  renormalize: bool = False, sphere_tolerance: float = SPHERE_TOLERANCE) -> Any:
+def pair_fraction(positions: Any, delta: float = 1e-3, domain: str | None = None, *,
+                  kind: str | None = None, renormalize: bool = False,
+                  sphere_tolerance: float = SPHERE_TOLERANCE) -> Any:
     r"""Fraction of ordered pairs i ≠ j of a configuration with <x_i, x_j> ≥ 1 - δ.
 
         F = #{(i, j) : i ≠ j, <x_i, x_j> ≥ 1 - δ} / (n (n - 1))
@@ -147,13 +174,15 @@ def pair_fraction(positions: Any, delta: float = 1e-3, kind: str | None = None, 
 
     Parameters
     ----------
-    positions : array_like or xarray.Dataset
+    positions : array_like, EmpiricalMeasure or xarray.Dataset
         As for :func:`number_of_clusters`: one configuration or a stack with any
         leading axes, or a :func:`simulate` Dataset.
     delta : float
         δ ∈ (0, 2].
-    kind, renormalize, sphere_tolerance
+    domain, renormalize, sphere_tolerance
         See the module docstring.
+    kind
+        Deprecated name of ``domain``.
 
     Returns
     -------
@@ -163,37 +192,47 @@ def pair_fraction(positions: Any, delta: float = 1e-3, kind: str | None = None, 
     Examples
     --------
     >>> import numpy as np
-    >>> pair_fraction(np.array([0.0, 0.01, np.pi]), delta=1e-3, kind="circle")  # the pair (0, 1) of 6
+    >>> pair_fraction(np.array([0.0, 0.01, np.pi]), delta=1e-3, domain="circle")  # the pair (0, 1) of 6
     0.3333333333333333
     """
     if not (np.isfinite(delta) and 0 < delta <= 2):
         raise ValueError(f"delta must lie in (0, 2], got {delta!r}")
-    flat, circle, lead, dims = _configurations(positions, kind, renormalize, sphere_tolerance)
+    domain = _domain(domain, kind, "pair_fraction")
+    flat, circle, lead, dims = _configurations(positions, domain, renormalize, sphere_tolerance)
     fractions = pair_fractions(flat, circle, float(delta))
     return _shaped(fractions, lead, dims, positions, "pair_fraction")
 
 
-def order_parameter(positions: Any, weights: np.ndarray | None = None, kind: str | None = None, *,
-                    renormalize: bool = False, sphere_tolerance: float = SPHERE_TOLERANCE) -> Any:
-    """|m| = |Σ_i w_i x_i| (on S¹: |Σ_i w_i e^{iθ_i}|), w_i = 1/n by default; float or array over systems."""
-    x, single = _points(positions, kind, renormalize, sphere_tolerance)
-    w = np.full(x.shape[:2], 1.0 / x.shape[1]) if weights is None else np.broadcast_to(weights, x.shape[:2])
+def order_parameter(positions: Any, weights: np.ndarray | None = None, domain: str | None = None, *,
+                    kind: str | None = None, renormalize: bool = False,
+                    sphere_tolerance: float = SPHERE_TOLERANCE) -> Any:
+    """|m| = |Σ_i w_i x_i| (on S¹: |Σ_i w_i e^{iθ_i}|); float, or array over systems.
+
+    ``weights`` default to a measure's own weights, else 1/n. ``domain``,
+    ``renormalize``, ``sphere_tolerance``: see the module docstring; ``kind``
+    is the deprecated name of ``domain``.
+    """
+    domain = _domain(domain, kind, "order_parameter")
+    x, w, single = _points(positions, domain, renormalize, sphere_tolerance)
+    if weights is not None:
+        w = np.broadcast_to(weights, x.shape[:2])
     r = np.linalg.norm(np.einsum("sn,snd->sd", w, x), axis=-1)
     return float(r[0]) if single else r
 
 
-def attention_matrix(model: SelfAttention | Attention, positions: Any, kind: str | None = None,
-                     head: int = 0, t: float = 0.0, *, renormalize: bool = False,
+def attention_matrix(model: SelfAttention | Attention, positions: Any, domain: str | None = None,
+                     head: int = 0, t: float = 0.0, *, kind: str | None = None, renormalize: bool = False,
                      sphere_tolerance: float = SPHERE_TOLERANCE) -> np.ndarray:
     """Attention matrix P_ij = e^{β<Qx_i, Kx_j>} / Σ_l e^{β<Qx_i, Kx_l>} (rows sum to 1).
 
     For :class:`SelfAttention` Q = K = I. For a rescaled :class:`Attention`
     (paper 1) the positions are z and x = e^{tV} z enters P. Shape (n, n) or
-    (systems, n, n). ``kind`` defaults to "euclidean" for ``Attention(projection=False)``.
+    (systems, n, n). Positions are read as in the module docstring, where
+    ``Attention(projection=False)`` fixes the domain R^d ("euclidean");
+    ``kind`` is the deprecated name of ``domain``.
     """
-    if kind is None and isinstance(model, Attention) and not model.projection:
-        kind = "euclidean"
-    x, single = _points(positions, kind, renormalize, sphere_tolerance)
+    domain = _domain(domain, kind, "attention_matrix")
+    x, _, single = _points(positions, domain, renormalize, sphere_tolerance, model=model)
     d = x.shape[-1]
     if isinstance(model, SelfAttention):
         M = model.beta * np.eye(d)
@@ -217,10 +256,14 @@ def numerical_rank(matrix: np.ndarray, tolerance: float = 1e-8) -> int | np.ndar
     return int(r) if np.ndim(r) == 0 else r
 
 
-def pairwise_inner_products(positions: Any, kind: str | None = None, *, renormalize: bool = False,
-                            sphere_tolerance: float = SPHERE_TOLERANCE) -> np.ndarray:
-    """The inner products <x_i, x_j>, i ≠ j, of one system (paper 2, Figure 1): shape (n(n-1),)."""
-    x, single = _points(positions, kind, renormalize, sphere_tolerance)
+def pairwise_inner_products(positions: Any, domain: str | None = None, *, kind: str | None = None,
+                            renormalize: bool = False, sphere_tolerance: float = SPHERE_TOLERANCE) -> np.ndarray:
+    """The inner products <x_i, x_j>, i ≠ j, of one system (paper 2, Figure 1): shape (n(n-1),).
+
+    Positions are read as in the module docstring; ``kind`` is the deprecated name of ``domain``.
+    """
+    domain = _domain(domain, kind, "pairwise_inner_products")
+    x, _, single = _points(positions, domain, renormalize, sphere_tolerance)
     if not single:
         raise ValueError(f"pairwise_inner_products takes one system, got {x.shape[0]} systems")
     g = x[0] @ x[0].T
@@ -245,7 +288,7 @@ def plot_pairwise_inner_products(dataset: Any, times: Any = None, bins: int = 50
         pos = dataset["positions"].sel(time=t, method="nearest").values
         if pos.ndim == (2 if kind == "circle" else 3):
             pos = pos[0]
-        ip = pairwise_inner_products(pos, kind=kind)
+        ip = pairwise_inner_products(pos, domain=kind)
         ax.hist(ip, bins=bins, range=(-1, 1), density=True, histtype="step", label=f"t = {t:g}")
     ax.set_xlabel("<x_i, x_j>, i ≠ j")
     ax.set_ylabel("density")
