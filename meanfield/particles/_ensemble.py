@@ -37,6 +37,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
+from typing import Any
 
 import numba
 import numpy as np
@@ -49,7 +51,8 @@ from solvers._runge_kutta import P as _TABLEAU_P
 from ._integrators import IntegrationResult
 from ._vector_math import exp_nonpositive, sincos
 
-__all__ = ["EnsembleState", "start", "advance", "integrate", "CIRCLE", "SPHERE", "STATUS_MESSAGES"]
+__all__ = ["EnsembleState", "start", "advance", "integrate", "snapshot", "restore", "CIRCLE", "SPHERE",
+           "STATUS_MESSAGES"]
 
 #: geometry codes of the kernels
 CIRCLE, SPHERE = 0, 1
@@ -480,10 +483,33 @@ def advance(state: EnsembleState, t_out: np.ndarray) -> np.ndarray:
     return out
 
 
+#: the arrays of an :class:`EnsembleState` that :func:`snapshot` saves and :func:`restore` takes back
+STATE_ARRAYS = ("x", "f", "clock", "counts", "steps", "dense")
+
+
+def snapshot(state: EnsembleState) -> dict[str, np.ndarray]:
+    """Copies of the per-system arrays of ``state`` (:data:`STATE_ARRAYS`) and the counts
+    ``n_steps``, ``n_rejected``, ``nfev`` summed over systems."""
+    saved = {name: getattr(state, name).copy() for name in STATE_ARRAYS}
+    totals = state.counts[:, :3].sum(axis=0)
+    return {**saved, "n_steps": totals[0], "n_rejected": totals[1], "nfev": totals[2]}
+
+
+def restore(kind: int, weights: np.ndarray, beta: float, normalized: bool, t_end: float, rtol: float, atol: float,
+            max_steps: int, saved: dict[str, np.ndarray]) -> EnsembleState:
+    """The :class:`EnsembleState` whose arrays :func:`snapshot` saved in ``saved`` (settings as :func:`start`)."""
+    arrays = {name: np.ascontiguousarray(saved[name], dtype=np.int64 if name == "counts" else float)
+              for name in STATE_ARRAYS}
+    factor = 1.0 if normalized else float(np.exp(beta))
+    return EnsembleState(kind, np.ascontiguousarray(weights, dtype=float), float(beta), bool(normalized), factor,
+                         float(rtol), float(atol), float(t_end), int(max_steps), **arrays)
+
+
 def integrate(kind: int, x0: np.ndarray, weights: np.ndarray, beta: float, normalized: bool, t_eval: np.ndarray,
               *, rtol: float, atol: float, max_steps: int,
               on_output: Callable[[int, np.ndarray], None] | None = None,
-              every_output: bool = False) -> IntegrationResult:
+              every_output: bool = False, record: dict[str, Any] | None = None,
+              resume: dict[str, np.ndarray] | None = None) -> IntegrationResult:
     """Integrate every system from ``t_eval[0]``; states at ``t_eval`` as :func:`._integrators.integrate`.
 
     ``on_output(i, states)`` is called for each output time in order with the
@@ -494,12 +520,22 @@ def integrate(kind: int, x0: np.ndarray, weights: np.ndarray, beta: float, norma
     steps (accepted + rejected) of each system; the run stops at the first output
     time some system did not reach. Step counts and evaluations in the result are
     sums over systems; ``step_sizes`` holds the smallest and largest accepted step.
+
+    Before ``on_output(i, states)`` for i ≥ 1, ``record["snapshot"]`` (when
+    ``record`` is given) is set to a function returning every system's state
+    there (:func:`snapshot`); passed back as ``resume`` (``x0`` the states at
+    output i, ``t_eval`` the times from output i) the run goes on as it would
+    have, bit for bit, with counts that are totals over both segments.
     """
     x0 = np.asarray(x0, dtype=float)
     out = IntegrationResult(states=[x0.copy()])
     if on_output is not None:
         on_output(0, x0)
-    state = start(kind, x0, weights, beta, normalized, float(t_eval[0]), float(t_eval[-1]), rtol, atol, max_steps)
+    if resume is None:
+        state = start(kind, x0, weights, beta, normalized, float(t_eval[0]), float(t_eval[-1]), rtol, atol,
+                      max_steps)
+    else:
+        state = restore(kind, weights, beta, normalized, float(t_eval[-1]), rtol, atol, max_steps, resume)
     chunks = [t_eval[i:i + 1] for i in range(1, t_eval.size)] if every_output else [t_eval[1:]]
     index = 1
     for chunk in chunks:
@@ -513,6 +549,8 @@ def integrate(kind: int, x0: np.ndarray, weights: np.ndarray, beta: float, norma
                 break
             reached = states[:, k, :, 0] if kind == CIRCLE else states[:, k]
             out.states.append(reached)
+            if record is not None:
+                record["snapshot"] = partial(snapshot, state)
             if on_output is not None:
                 on_output(index, reached)
             index += 1

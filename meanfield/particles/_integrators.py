@@ -29,6 +29,8 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
+from typing import Any
 
 import numpy as np
 
@@ -107,15 +109,38 @@ def integrate(
     rng: np.random.Generator | None = None,
     max_steps: int = 10_000_000,
     on_output: Callable[[int, np.ndarray], None] | None = None,
+    record: dict[str, Any] | None = None,
+    resume: dict[str, np.ndarray] | None = None,
 ) -> IntegrationResult:
     """Integrate ẋ = X(t, x) on ``geometry`` from ``x0`` at ``t_eval[0]``; states at ``t_eval``.
 
     ``x0`` carries a leading axis of systems; adaptive steps are shared by
     all systems and controlled by the worst system's error.
+
+    Before ``on_output(i, x)`` for i ≥ 1, ``record["snapshot"]`` (when ``record``
+    is given) is set to a function returning the integrator's own state there
+    (arrays by name, with the counts ``n_steps``, ``n_rejected``, ``nfev``);
+    passing it back as ``resume`` (with ``x0`` the state at output i and
+    ``t_eval`` the times from output i) continues the run exactly as it would
+    have gone on: the same steps, bit for bit, and counts that are totals over
+    both segments. For dopri5 it is the start of the step that reached output
+    i (time, state, FSAL velocity, step size, controller memory; that step is
+    taken again), for fixed-step methods the state at output i.
     """
     if method == "dopri5":
-        return _integrate_adaptive(geometry, velocity, x0, t_eval, rtol, atol, max_steps, on_output)
-    return _integrate_fixed(geometry, velocity, x0, t_eval, method, dt, noise, rng, max_steps, on_output)
+        return _integrate_adaptive(geometry, velocity, x0, t_eval, rtol, atol, max_steps, on_output, record, resume)
+    return _integrate_fixed(geometry, velocity, x0, t_eval, method, dt, noise, rng, max_steps, on_output, record,
+                            resume)
+
+
+def _counts(out: IntegrationResult, nfev_pending: int = 0) -> dict[str, np.ndarray]:
+    """The counts of ``out`` as snapshot entries, without ``nfev_pending`` evaluations of a step taken again."""
+    return {"n_steps": np.int64(out.n_steps), "n_rejected": np.int64(out.n_rejected),
+            "nfev": np.int64(out.nfev - nfev_pending)}
+
+
+def _restore_counts(out: IntegrationResult, resume: dict[str, np.ndarray]) -> None:
+    out.n_steps, out.n_rejected, out.nfev = (int(resume[k]) for k in ("n_steps", "n_rejected", "nfev"))
 
 
 def fixed_steps(t_eval: np.ndarray, dt: float) -> tuple[np.ndarray, np.ndarray]:
@@ -180,11 +205,19 @@ def check_fixed_step(geometry, velocity: Velocity, method: str, t_eval: np.ndarr
     return rate
 
 
-def _integrate_fixed(geometry, velocity, x0, t_eval, method, dt, noise, rng, max_steps, on_output):
-    x = np.array(x0, dtype=float)
-    out = IntegrationResult(states=[x.copy()])
+def _fixed_snapshot(x: np.ndarray, counts: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    return {"x": x.copy(), **counts}
+
+
+def _integrate_fixed(geometry, velocity, x0, t_eval, method, dt, noise, rng, max_steps, on_output, record=None,
+                     resume=None):
+    out = IntegrationResult(states=[np.array(x0, dtype=float)])
     if on_output is not None:
-        on_output(0, x)
+        on_output(0, out.states[0])
+    x = out.states[0].copy()
+    if resume is not None:
+        x = np.array(resume["x"], dtype=float)
+        _restore_counts(out, resume)
     n_subs, sizes = fixed_steps(t_eval, dt)
     for i in range(1, t_eval.size):
         t0, t1 = t_eval[i - 1], t_eval[i]
@@ -211,6 +244,8 @@ def _integrate_fixed(geometry, velocity, x0, t_eval, method, dt, noise, rng, max
             out.success, out.message = False, f"non-finite state at t = {t1:.6g}"
             break
         out.states.append(x.copy())
+        if record is not None:
+            record["snapshot"] = partial(_fixed_snapshot, x, _counts(out))
         if on_output is not None:
             on_output(i, x)
     return out
@@ -235,18 +270,29 @@ def _initial_step(geometry, velocity, t0, x0, f0, rtol, atol):
     return initial_step(f0, probe, norm, y0_norm=d0)
 
 
-def _integrate_adaptive(geometry, velocity, x0, t_eval, rtol, atol, max_steps, on_output):
+def _adaptive_snapshot(t, x, f, h, rejected_before, counts):
+    return {"t": np.float64(t), "x": x.copy(), "f": f.copy(), "h": np.float64(h),
+            "rejected_last": np.int64(rejected_before), **counts}
+
+
+def _integrate_adaptive(geometry, velocity, x0, t_eval, rtol, atol, max_steps, on_output, record=None, resume=None):
     x = np.array(x0, dtype=float)
     out = IntegrationResult(states=[x.copy()])
     if on_output is not None:
         on_output(0, x)
     t, t_end = float(t_eval[0]), float(t_eval[-1])
-    f = velocity(t, x)
-    out.nfev += 1
-    h = _initial_step(geometry, velocity, t, x, f, rtol, atol)
-    out.nfev += 1
-    next_out = 1
     controller = StepController()
+    if resume is None:
+        f = velocity(t, x)
+        out.nfev += 1
+        h = _initial_step(geometry, velocity, t, x, f, rtol, atol)
+        out.nfev += 1
+    else:
+        t, h = float(resume["t"]), float(resume["h"])
+        x, f = np.array(resume["x"], dtype=float), np.array(resume["f"], dtype=float)
+        controller.rejected_last = bool(resume["rejected_last"])
+        _restore_counts(out, resume)
+    next_out = 1
     while next_out < t_eval.size:
         if out.n_steps + out.n_rejected >= max_steps:
             out.success, out.message = False, f"exceeded max_steps = {max_steps} at t = {t:.6g}"
@@ -266,6 +312,7 @@ def _integrate_adaptive(geometry, velocity, x0, t_eval, rtol, atol, max_steps, o
         err = h * sum(e * k for e, k in zip(_DP_E, ks) if e != 0.0)
         scale = atol + rtol * geometry.scale(x, x_new)
         err_norm = _error_norm(err, scale) if np.all(np.isfinite(err)) else np.inf
+        rejected_before = controller.rejected_last
         accepted, factor = controller.decide(err_norm)
         if not accepted:
             out.n_rejected += 1
@@ -277,6 +324,8 @@ def _integrate_adaptive(geometry, velocity, x0, t_eval, rtol, atol, max_steps, o
             u = h * sum(cf * k for cf, k in zip(coeff, ks) if cf != 0.0)
             state = x_new.copy() if t_eval[next_out] == t_new else geometry.exp(x, u)
             out.states.append(state)
+            if record is not None:  # this step is taken again on resuming: its 6 evaluations are not counted
+                record["snapshot"] = partial(_adaptive_snapshot, t, x, f, h, rejected_before, _counts(out, 6))
             if on_output is not None:
                 on_output(next_out, state)
             next_out += 1

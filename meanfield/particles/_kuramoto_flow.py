@@ -75,6 +75,8 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from functools import partial
+from typing import Any
 
 import numba
 import numpy as np
@@ -262,6 +264,8 @@ def integrate_moebius(
     max_steps: int = 10_000_000,
     resolved: float = RESOLVED,
     on_output: Callable[[int, np.ndarray], None] | None = None,
+    record: dict[str, Any] | None = None,
+    resume: dict[str, np.ndarray] | None = None,
 ) -> IntegrationResult:
     """Integrate θ̇_i = ω_i + K Σ_j w_j h(θ_j - θ_i) (h with one harmonic) by the CF4 Möbius scheme.
 
@@ -271,6 +275,14 @@ def integrate_moebius(
     so a law centred away from 0 leaves Z slow. ``nfev`` counts Möbius maps
     over all particles; ``step_sizes`` the accepted steps. Adaptive (step
     doubling on Z, ``rtol``/``atol`` on |Z|) unless ``dt`` is given.
+
+    Before ``on_output(i, θ)`` for i ≥ 1, ``record["snapshot"]`` (when ``record``
+    is given) is set to a function returning the scheme's state there: u = e^{iθ}
+    in the rotating frame, the time origin of that frame, the step size and
+    controller memory (adaptive) and the counts ``n_steps``, ``n_rejected``,
+    ``nfev``. Passed back as ``resume`` (``theta0`` the angles at output i,
+    ``t_eval`` the times from output i) the run goes on as it would have, bit
+    for bit, with counts that are totals over both segments.
     """
     if not first_harmonic(interaction):
         raise ValueError("method='moebius' needs an interaction with one harmonic (ĥ_k = 0 for k >= 2), got "
@@ -285,17 +297,26 @@ def integrate_moebius(
     out = IntegrationResult(states=[np.array(theta0, dtype=float)])
     if on_output is not None:
         on_output(0, out.states[0])
+    origin = float(t_eval[0])
+    if resume is not None:
+        u = np.ascontiguousarray(resume["u"], dtype=complex)
+        origin = float(resume["origin"])
+        out.n_steps, out.n_rejected, stepper.n_maps = (int(resume[k]) for k in ("n_steps", "n_rejected", "nfev"))
 
-    def report(i: int, u_now: np.ndarray) -> None:
-        theta = np.angle(u_now) + frame[:, None] * (t_eval[i] - t_eval[0])
+    def report(i: int, u_now: np.ndarray, adaptive: dict[str, np.ndarray]) -> None:
+        theta = np.angle(u_now) + frame[:, None] * (t_eval[i] - origin)
         out.states.append(theta)
+        if record is not None:
+            record["snapshot"] = partial(dict, u=u_now.copy(), origin=np.float64(origin), **adaptive,
+                                         n_steps=np.int64(out.n_steps), n_rejected=np.int64(out.n_rejected),
+                                         nfev=np.int64(stepper.n_maps))
         if on_output is not None:
             on_output(i, theta)
 
     if dt is not None:
         _run_fixed(stepper, u, t_eval, dt, max_steps, report, out)
     else:
-        _run_adaptive(stepper, u, t_eval, rtol, atol, max_steps, report, out, a)
+        _run_adaptive(stepper, u, t_eval, rtol, atol, max_steps, report, out, a, resume)
     out.nfev = stepper.n_maps
     logger.debug("moebius: %d steps, %d rejected, %d Möbius maps", out.n_steps, out.n_rejected, out.nfev)
     return out
@@ -312,14 +333,17 @@ def _run_fixed(stepper, u, t_eval, dt, max_steps, report, out) -> None:
             u, z, _ = stepper.step(u, z, sizes[i - 1])
             out.n_steps += 1
             out.step_sizes.append(float(sizes[i - 1]))
-        report(i, u)
+        report(i, u, {})
 
 
-def _run_adaptive(stepper, u, t_eval, rtol, atol, max_steps, report, out, a) -> None:
+def _run_adaptive(stepper, u, t_eval, rtol, atol, max_steps, report, out, a, resume=None) -> None:
     controller = StepController()
     t, t_end = float(t_eval[0]), float(t_eval[-1])
     # Z moves at rates of the order of K|ĥ_1|: start an order of magnitude below
     h = min(t_end - t, 0.1 / (1.0 + 2 * abs(a)))
+    if resume is not None:
+        h = float(resume["h"])
+        controller.rejected_last = bool(resume["rejected_last"])
     next_out = 1
     while next_out < t_eval.size:
         if out.n_steps + out.n_rejected >= max_steps:
@@ -356,5 +380,5 @@ def _run_adaptive(stepper, u, t_eval, rtol, atol, max_steps, report, out, a) -> 
         # a step cut short to land on an output time neither sets the next one nor lets it grow
         h = (h if factor >= 1 else min(h, step * factor)) if clipped else step * factor
         if landed:
-            report(next_out, u)
+            report(next_out, u, {"h": np.float64(h), "rejected_last": np.int64(controller.rejected_last)})
             next_out += 1

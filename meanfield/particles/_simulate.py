@@ -16,7 +16,7 @@ import xarray as xr
 from .._measures import EmpiricalMeasure
 from .._reading import model_domain, read_particles
 from .._models import Kuramoto, SelfAttention
-from .._checkpoint import Checkpoint, load_checkpoint, locks_checkpoint
+from .._checkpoint import Checkpoint, load_checkpoint, locks_checkpoint, snapshot_of, snapshot_variables
 from .._validate import as_times, check_flag, check_nonnegative, check_positive_int
 from .._version import __version__
 from . import _ensemble
@@ -162,10 +162,17 @@ def simulate(
         Continue from ``checkpoint`` if it exists and was made with the same
         model parameters and run settings (every such attr except those in
         ``RESUME_MAY_DIFFER``), seed and x0 (attr ``x0_sha1``, the SHA-1 of
-        the initial positions and weights) for a prefix of ``t``. Its last state
-        is the new initial state and, with noise, the saved generator state
-        continues the noise stream, so an interrupted and resumed run equals an
-        uninterrupted one. With ``seed=None`` the checkpoint's seed is used.
+        the initial positions and weights) for a prefix of ``t``. A periodic
+        write holds the integrator's own state at its last output (``scheme_*``
+        variables: the unreduced state; for adaptive methods the step size,
+        controller memory and, for dopri5, the start and FSAL velocity of the
+        step that reached it) and the counts so far; the integrator restarts
+        from it and, with noise, the saved generator state continues the noise
+        stream, so an interrupted and resumed run equals an uninterrupted one
+        bit for bit (steps, rejected steps and evaluations count both
+        segments). A run's last write holds no integrator state: its last
+        positions start the continuation. With ``seed=None`` the checkpoint's
+        seed is used.
 
     Returns
     -------
@@ -279,10 +286,16 @@ def simulate(
         done = _check_checkpoint(saved_run, Path(checkpoint), {**model.attrs, **run_attrs}, times, states.shape,
                                  omega)
     previous: list[np.ndarray] = []
+    energy_rows: list[np.ndarray] = []  # per output, computed once as outputs are built
+    scheme = None  # the integrator's own state at the checkpoint's last output, when it was saved there
     if done is not None:
         saved = _states_of(done, batch)
         previous = list(np.moveaxis(saved, 1, 0)[:-1])
         states = saved[:, -1]
+        scheme = snapshot_of(done) or None
+        if "energy" in done:  # the saved values: on S¹ the saved angles are reduced mod 2π
+            energy = np.asarray(done["energy"].values, dtype=float)
+            energy_rows = list(np.moveaxis(energy if batch else energy[None], -1, 0))
         if noise > 0:
             if "rng_state" not in done.attrs:
                 raise ValueError(f"checkpoint {str(checkpoint)!r} holds no noise generator state (attr rng_state); "
@@ -294,15 +307,21 @@ def simulate(
         run_attrs["stability_rate"] = check_fixed_step(geometry, velocity, method, remaining, states, dt)
     reached: list[np.ndarray] = []
     rng_states: list[str] = []
-    energy_rows: list[np.ndarray] = []  # per output, computed once as outputs are built
+    # record["snapshot"]: the integrator's state at the output of index record["index"] (of ``remaining``)
+    record: dict[str, Any] = {} if scheme is None else {"snapshot": lambda: scheme}
 
     def build(n_reached: int, facts: dict[str, Any] | None = None) -> xr.Dataset:
         traj = np.stack(previous + reached[:n_reached], axis=1)  # (systems, time, n[, d])
         run = facts or {"success": 1, "message": "checkpoint", "max_sphere_deviation": geometry.deviation(traj)}
         if noise > 0:
             run = {**run, "rng_state": rng_states[n_reached - 1]}
-        return _dataset(model, traj, weights, kind, batch, times[: traj.shape[1]], omega, {**run_attrs, **run},
-                        energy_rows)
+        ds = _dataset(model, traj, weights, kind, batch, times[: traj.shape[1]], omega, {**run_attrs, **run},
+                      energy_rows)
+        if facts is None and record.get("index") == n_reached - 1 and "snapshot" in record:
+            state = record["snapshot"]()
+            ds.attrs.update({name: int(state[name]) for name in ("n_steps", "n_rejected", "nfev")})
+            ds = ds.assign(snapshot_variables(state))
+        return ds
 
     keeper = Checkpoint(checkpoint, build, checkpoint_interval) if checkpoint is not None else None
     bar = None
@@ -312,6 +331,7 @@ def simulate(
         bar = tqdm(total=remaining.size - 1, desc="simulate")
 
     def on_output(i: int, x: np.ndarray) -> None:
+        record["index"] = len(reached)
         reached.append(x.copy())
         if noise > 0:
             rng_states.append(json.dumps(rng.bit_generator.state))
@@ -320,27 +340,30 @@ def simulate(
         if keeper is not None:
             keeper(i, remaining[i], x)
 
+    resumable = {"record": record if keeper is not None else None, "resume": scheme}
     start = _time.perf_counter()
     try:
         if used_path == "ensemble":
             result = _ensemble.integrate(_ensemble.CIRCLE if kind == "circle" else _ensemble.SPHERE, states,
                                          weights, model.beta, model.normalized, remaining, rtol=rtol, atol=atol,
                                          max_steps=max_steps, on_output=on_output,
-                                         every_output=progress or checkpoint is not None)
+                                         every_output=progress or checkpoint is not None, **resumable)
         elif method == "moebius":
             result = integrate_moebius(model.coupling, model.interaction, omega, weights, states, remaining, rtol=rtol,
-                                       atol=atol, dt=dt, max_steps=max_steps, on_output=on_output)
+                                       atol=atol, dt=dt, max_steps=max_steps, on_output=on_output, **resumable)
         else:
             result = integrate(geometry, velocity, states, remaining, method, rtol=rtol, atol=atol, dt=dt,
-                               noise=noise, rng=rng, max_steps=max_steps, on_output=on_output)
+                               noise=noise, rng=rng, max_steps=max_steps, on_output=on_output, **resumable)
     finally:
         if bar is not None:
             bar.close()
     wall = _time.perf_counter() - start
     if not result.success:
         logger.warning("simulate stopped early: %s", result.message)
-    # counts of the first segment, when the checkpoint recorded them (a run's last write does)
-    prior = {name: int(done.attrs.get(name, 0)) if done is not None else 0 for name in ("n_steps", "n_rejected", "nfev")}
+    # counts of the first segment, when the checkpoint recorded them and the integrator did not take them
+    # back with its saved state (the result's counts are then totals)
+    prior = {name: int(done.attrs.get(name, 0)) if done is not None and scheme is None else 0
+             for name in ("n_steps", "n_rejected", "nfev")}
     facts = {
         "n_steps": prior["n_steps"] + result.n_steps, "n_rejected": prior["n_rejected"] + result.n_rejected,
         "nfev": prior["nfev"] + result.nfev,
