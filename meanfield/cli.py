@@ -4,6 +4,13 @@
 start on S¹, t ∈ [0, 20]) unless told otherwise, shows a progress bar, writes
 a NetCDF file and a PNG (density over (t, θ), or orthographic maps on S², and
 the energy curve), and prints where they are.
+
+The NetCDF file is also the run's checkpoint: besides the result it keeps the
+scheme's own state at the last output (the ``scheme_*`` variables and the
+``checkpoint_dt_next`` attribute of :mod:`meanfield._checkpoint`), so that
+``--resume`` continues an interrupted run, or extends a finished one to a
+later ``--t-final``, exactly where it stopped: an interrupted run resumed
+gives the uninterrupted result bit for bit.
 """
 
 from __future__ import annotations
@@ -12,16 +19,20 @@ import argparse
 import logging
 import sys
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from ._cli_compare import add_compare_arguments, compare_command
+from ._checkpoint import CheckpointError, load_checkpoint, snapshot_of, snapshot_variables
 from ._files import check_output_path, write_netcdf
 from .studies import SweepError
 from ._cli_phase_diagram import add_phase_diagram_arguments, phase_diagram_command
 from ._cli_kuramoto import add_kuramoto_arguments, kuramoto_command
 
 __all__ = ["main", "build_parser"]
+
+logger = logging.getLogger(__name__)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -54,7 +65,8 @@ def build_parser() -> argparse.ArgumentParser:
     solve.add_argument("--n-times", type=int, default=201, help="number of output times in [0, t-final]")
     solve.add_argument("--amplitude", type=float, default=0.01, help="relative size of the initial perturbation")
     solve.add_argument("--seed", type=int, default=0, help="seed of the initial perturbation")
-    solve.add_argument("--output", type=Path, default=Path("meanfield_solve.nc"), help="NetCDF output; PNG beside it")
+    solve.add_argument("--output", type=Path, default=Path("meanfield_solve.nc"),
+                       help="NetCDF output and checkpoint (with the scheme_* state variables); PNG beside it")
     solve.add_argument("--checkpoint-interval", type=float, default=30.0, help="seconds between checkpoint writes")
     solve.add_argument("--resume", action="store_true", help="continue from the output file if it holds a partial run")
     solve.add_argument("--no-progress", action="store_true", help="hide the progress bar")
@@ -121,8 +133,9 @@ def _solve_command(args: argparse.Namespace) -> int:
         checkpoint_interval=args.checkpoint_interval,
         resume=args.resume,
     )
+    ds = _with_scheme_state(ds, output)
     ds.attrs["initial_condition"] = start
-    write_netcdf(ds, output)  # the result, checksummed; it replaces the checkpoint (and its scheme state)
+    write_netcdf(ds, output)  # the result and the scheme state, checksummed: the checkpoint of a later --resume
     figure = plot_sphere_solution(ds) if args.domain == "sphere" else plot_density_map(ds)
     figure.savefig(png, dpi=120)
     status = "completed" if ds.attrs["success"] else f"stopped early: {ds.attrs['message']}"
@@ -132,6 +145,22 @@ def _solve_command(args: argparse.Namespace) -> int:
     print(f"wrote {output}")
     print(f"wrote {png}")
     return 0 if ds.attrs["success"] else 1
+
+
+def _with_scheme_state(ds: Any, output: Path) -> Any:
+    """``ds`` with the scheme state that ``solve`` saved with it in its last checkpoint at ``output``
+    (``scheme_*`` variables, ``checkpoint_dt_next``); ``ds`` alone, with a warning, when that save failed."""
+    try:
+        saved = load_checkpoint(output)
+    except CheckpointError:
+        saved = None
+    if saved is None or not np.array_equal(saved.time.values, ds.time.values) \
+            or saved.attrs.get("n_steps") != ds.attrs["n_steps"] or "checkpoint_dt_next" not in saved.attrs:
+        logger.warning("%s is written without the scheme state (the last checkpoint write failed): --resume "
+                       "would restart from its node values, not exactly", output)
+        return ds
+    state = snapshot_variables(snapshot_of(saved))
+    return ds.assign(state).assign_attrs(checkpoint_dt_next=float(saved.attrs["checkpoint_dt_next"]))
 
 
 def main(argv: list[str] | None = None) -> int:

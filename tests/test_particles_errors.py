@@ -154,8 +154,8 @@ def test_points_off_the_sphere_rejected_by_energy_velocity_and_diagnostics(x_sph
         model.velocity(off)
     with pytest.raises(ValueError, match="^measure " + read + r"; normalise them \(x / \|x\|\) or pass renormalize=True"):
         model.velocity(mf.EmpiricalMeasure(off, domain="sphere"))
-    for diagnostic in (mf.order_parameter, mf.number_of_clusters, mf.particles.pair_fraction, mf.pairwise_inner_products,
-                       lambda x: mf.attention_matrix(model, x)):
+    for diagnostic in (mf.order_parameter, mf.number_of_clusters, mf.particles.pair_fraction,
+                       mf.pairwise_inner_products, lambda x: mf.attention_matrix(model, x)):
         with pytest.raises(ValueError, match="^positions " + read + by_shape):
             diagnostic(off)
     # renormalize=True projects (1.01 x / |1.01 x| = x to round-off) and gives the values at x
