@@ -133,8 +133,8 @@ def phase_diagram_block(beta: float, seed: np.ndarray, *, d: int, n: int, times:
     if not run.attrs["success"]:
         raise RuntimeError(f"simulate failed at beta = {beta} for systems {systems.tolist()}: {run.attrs['message']}")
     positions = run["positions"].values
-    fraction = pair_fraction(positions, delta, kind=kind)
-    clusters = number_of_clusters(positions, np.sqrt(2.0 * delta), kind=kind)
+    fraction = pair_fraction(positions, delta, domain=kind)
+    clusters = number_of_clusters(positions, np.sqrt(2.0 * delta), domain=kind)
     dims = ("seed", "time")
     return xr.Dataset(
         {
