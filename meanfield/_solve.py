@@ -115,7 +115,7 @@ def solve(
         ``density_by_frequency`` (time, frequency, θ) and ``frequency_weight``.
         attrs hold every parameter, the method, the version and run facts
         (``success``, ``message``, ``n_steps``, ``n_rejected``, ``nfev``;
-        finite volume on S² also ``resolution_tail`` and ``resolved``, see
+        finite volume also ``resolution_tail`` and ``resolved``, see
         :mod:`meanfield._resolution`).
 
     Raises
@@ -137,8 +137,8 @@ def solve(
         A finite-volume run estimated at more than 1e5 steps (refused beyond
         1e7; :mod:`meanfield._step_estimate`); a Kuramoto run reaching half the
         rephasing time 2π/Δω of its frequency quadrature
-        (:mod:`meanfield._recurrence`); a finite-volume density on S² no
-        longer resolved by its grid (:mod:`meanfield._resolution`).
+        (:mod:`meanfield._recurrence`); a finite-volume density no longer
+        resolved by its grid (:mod:`meanfield._resolution`).
 
     Examples
     --------

@@ -69,5 +69,8 @@ def test_a_run_past_the_rephasing_of_the_quadrature_warns_naming_the_nodes_neede
                                             r"frequency_nodes=64 is free of it"):
         mf.solve(model, rho0, [0.0, 80.0], frequency_nodes=32)
     gaussian = mf.Kuramoto(coupling=1.0, frequencies=scipy.stats.norm(0.0, 1.0))
-    with pytest.warns(RuntimeWarning, match=r"T_rec = 2 pi/d_omega = 11\.4.*no quadrature up to 512 nodes"):
-        mf.solve(gaussian, rho0, [0.0, 25.0], frequency_nodes=32, method="finite_volume")
+    # the revived cluster at t = 25 is also too sharp for 32 cells (tail 0.0109; r = 0.348 against
+    # 0.366 on 64 and 0.371 on 128 cells), which the run reports as well
+    with pytest.warns(RuntimeWarning, match=r"N=32 is under-resolved from t=25"):
+        with pytest.warns(RuntimeWarning, match=r"T_rec = 2 pi/d_omega = 11\.4.*no quadrature up to 512 nodes"):
+            mf.solve(gaussian, rho0, [0.0, 25.0], frequency_nodes=32, method="finite_volume")
