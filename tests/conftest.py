@@ -34,3 +34,31 @@ def dask_client():
         cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None)
     with cluster, Client(cluster) as client:
         yield client
+
+
+class CheckpointStop(Exception):
+    """Raised right after a checkpoint write by :func:`stop_after_checkpoint_writes`: a run interrupted at a known output."""
+
+
+@pytest.fixture
+def stop_after_checkpoint_writes(monkeypatch):
+    """``arm(k)`` makes the k-th checkpoint write raise :class:`CheckpointStop` once the file is written;
+    ``arm.disarm()`` restores the writer. Returns the list of time sizes written so far."""
+    import meanfield._checkpoint as module
+
+    original = module.write_netcdf
+
+    def arm(k: int) -> list[int]:
+        written: list[int] = []
+
+        def write_then_stop(ds, target):
+            original(ds, target)
+            written.append(ds.sizes["time"])
+            if len(written) == k:
+                raise CheckpointStop
+
+        monkeypatch.setattr(module, "write_netcdf", write_then_stop)
+        return written
+
+    arm.disarm = lambda: monkeypatch.setattr(module, "write_netcdf", original)
+    return arm

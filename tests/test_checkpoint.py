@@ -17,6 +17,7 @@ import meanfield as mf
 import meanfield._dataset
 import meanfield._solve
 import meanfield.particles._simulate
+from conftest import CheckpointStop
 from meanfield._checkpoint import CheckpointError, CheckpointInUseError, load_checkpoint, open_checkpoint
 from meanfield.cli import main
 
@@ -207,30 +208,15 @@ def test_interrupted_and_resumed_run_equals_uninterrupted_bit_for_bit(tmp_path, 
     assert resumed.steps.values.sum() == full.attrs["n_steps"] > 0
 
 
-def test_resume_from_periodic_checkpoints_equals_uninterrupted(rho0, tmp_path, monkeypatch):
+def test_resume_from_periodic_checkpoints_equals_uninterrupted(rho0, tmp_path, stop_after_checkpoint_writes):
     """A run stopped after a periodic write (not at its last output) continues exactly."""
     model = mf.SelfAttention(beta=2.0)
     full = mf.solve(model, rho0, T)
     path = tmp_path / "run.nc"
-
-    class Stop(Exception):
-        pass
-
-    import meanfield._checkpoint as module
-
-    original = module.write_netcdf
-    written = []
-
-    def write_then_stop(ds, target):
-        original(ds, target)
-        written.append(ds.sizes["time"])
-        if len(written) == 3:
-            raise Stop
-
-    monkeypatch.setattr(module, "write_netcdf", write_then_stop)
-    with pytest.raises(Stop):
+    stop_after_checkpoint_writes(3)
+    with pytest.raises(CheckpointStop):
         mf.solve(model, rho0, T, checkpoint=path, checkpoint_interval=0.0)
-    monkeypatch.setattr(module, "write_netcdf", original)
+    stop_after_checkpoint_writes.disarm()
     assert load_checkpoint(path).sizes["time"] == 3
     resumed = mf.solve(model, rho0, T, checkpoint=path, resume=True)
     np.testing.assert_array_equal(resumed.density.values, full.density.values)

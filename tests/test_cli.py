@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 import xarray as xr
 
+from conftest import CheckpointStop
 from meanfield.cli import main
 
 
@@ -67,33 +68,19 @@ def test_solve_command_on_a_zonal_sphere(tmp_path):
         assert 0 < ds.order_parameter[0] < ds.order_parameter[-1] < 1
 
 
-def test_interrupted_sphere_finite_volume_run_resumes_exactly(tmp_path, monkeypatch, caplog):
+def test_interrupted_sphere_finite_volume_run_resumes_exactly(tmp_path, stop_after_checkpoint_writes, caplog):
     """``meanfield solve`` stopped after its third checkpoint write and run again with ``--resume`` gives
     the uninterrupted run's file bit for bit, its finite-volume mass exact (the cell averages are restored,
     not rebuilt from node values)."""
-    import meanfield._checkpoint as module
-
     args = ["solve", "--domain", "sphere", "--method", "finite_volume", "--lmax", "7", "--t-final", "0.4",
             "--n-times", "6", "--no-progress", "--checkpoint-interval", "0"]
     full_path, out = tmp_path / "full.nc", tmp_path / "run.nc"
     assert main([*args, "--output", str(full_path)]) == 0
 
-    class Stop(Exception):
-        pass
-
-    original = module.write_netcdf
-    written = []
-
-    def write_then_stop(ds, target):
-        original(ds, target)
-        written.append(ds.sizes["time"])
-        if len(written) == 3:
-            raise Stop
-
-    monkeypatch.setattr(module, "write_netcdf", write_then_stop)
-    with pytest.raises(Stop):
+    stop_after_checkpoint_writes(3)
+    with pytest.raises(CheckpointStop):
         main([*args, "--output", str(out)])
-    monkeypatch.undo()
+    stop_after_checkpoint_writes.disarm()
     with xr.open_dataset(out) as partial:
         assert partial.sizes["time"] == 3 and "scheme_state" in partial
     with caplog.at_level(logging.WARNING, logger="meanfield"):

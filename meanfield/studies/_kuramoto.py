@@ -198,8 +198,16 @@ def kuramoto_run(
         late = np.array([np.nan])
     r_full = np.full(times.size, np.nan)
     r_full[: r.size] = r
+    resolution = {}
+    if "resolution_tail" in ds.attrs:  # finite volume: its own estimate of the grid's resolution
+        resolution = {
+            "resolved": ((), int(ds.attrs["resolved"]), {"long_name": "1 if the finite-volume grid resolved the run"}),
+            "resolution_tail": ((), float(ds.attrs["resolution_tail"]),
+                                {"long_name": "largest spectral tail of the density beyond N/3 (over frequency nodes)"}),
+        }
     return xr.Dataset(
         {
+            **resolution,
             "order_parameter": ("time", r_full, {"long_name": "r(t) = |∫ e^{iθ} dμ_t|"}),
             "r_inf": ((), float(np.mean(late)), {"long_name": "mean of r over the final window"}),
             "r_spread": ((), float(np.std(late)), {"long_name": "standard deviation of r over the final window"}),
