@@ -30,27 +30,27 @@ def check_nonnegative(name: str, value: float) -> float:
 
 def check_positive(name: str, value: float) -> float:
     """Return ``value`` as a float, requiring it finite and > 0 (a tolerance, a step, a width)."""
-    if isinstance(value, (str, bytes, bool, np.bool_)):
-        raise TypeError(f"{name} must be a real number, got {value!r} ({type(value).__name__})")
-    try:
-        out = float(value)
-    except (TypeError, ValueError):
-        raise TypeError(f"{name} must be a real number, got {value!r}") from None
+    out = _as_real(name, value)
     if not (np.isfinite(out) and out > 0):
         raise ValueError(f"{name} must be finite and > 0, got {value!r}")
     return out
 
 
 def _finite_at_least(name: str, value: float, minimum: float, expected: str = "a real number") -> float:
-    if isinstance(value, (str, bytes, bool, np.bool_)):
-        raise TypeError(f"{name} must be {expected}, got {value!r} ({type(value).__name__})")
-    try:
-        out = float(value)
-    except (TypeError, ValueError):
-        raise TypeError(f"{name} must be {expected}, got {value!r}") from None
+    out = _as_real(name, value, expected)
     if not np.isfinite(out) or out < minimum:
         raise ValueError(f"{name} must be finite and >= {minimum:g}, got {value!r}")
     return out
+
+
+def _as_real(name: str, value: float, expected: str = "a real number") -> float:
+    """``value`` as a float; strings, bytes and booleans are refused (TypeError naming ``name``)."""
+    if isinstance(value, (str, bytes, bool, np.bool_)):
+        raise TypeError(f"{name} must be {expected}, got {value!r} ({type(value).__name__})")
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        raise TypeError(f"{name} must be {expected}, got {value!r}") from None
 
 
 def check_flag(name: str, value: bool) -> bool:
