@@ -47,9 +47,15 @@ def compare_command(args: argparse.Namespace) -> int:
 
     from ._files import check_output_path
     from ._meanfield_study import meanfield_study, plot_study
+    from ._validate import as_times
 
     if args.seeds < 1:
         raise ValueError(f"--seeds must be at least 1, got {args.seeds}")
+    if args.grid < 4:
+        raise ValueError(f"--grid must be at least 4, got {args.grid}")
+    if not args.dt > 0:
+        raise ValueError(f"--dt must be > 0, got {args.dt}")
+    as_times(args.times, "--times")
     output = args.output
     output.parent.mkdir(parents=True, exist_ok=True)
     check_output_path(output, "--output")

@@ -93,6 +93,10 @@ def kuramoto_command(args: argparse.Namespace) -> int:
         raise ValueError(f"--n must be at least 2, got {args.n}")
     if args.seeds < 1:
         raise ValueError(f"--seeds must be at least 1, got {args.seeds}")
+    if args.grid < 8:
+        raise ValueError(f"--grid must be at least 8, got {args.grid}")
+    if not args.dt > 0:
+        raise ValueError(f"--dt must be > 0, got {args.dt}")
     output = args.output if args.output is not None else default_output(args)
     if output.suffix != ".nc":
         raise ValueError(f"--output must end in .nc, got {str(output)!r}")

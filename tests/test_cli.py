@@ -111,3 +111,17 @@ def test_a_finished_sphere_finite_volume_run_extends_from_its_scheme_state(tmp_p
         assert extended.sizes["time"] == 5
         np.testing.assert_array_equal(extended.density.values[:3], first_density)
         assert np.max(np.abs(extended.mass.values - 1.0)) < 1e-13  # cell masses conserved to round-off
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["compare", "--times", "1", "0.5"], "--times must be strictly increasing"),
+    (["compare", "--grid", "2"], "--grid must be at least 4"),
+    (["compare", "--dt", "-1"], "--dt must be > 0"),
+    (["kuramoto", "--grid", "2", "--method", "pde"], "--grid must be at least 8"),
+    (["kuramoto", "--dt", "0"], "--dt must be > 0"),
+])
+def test_study_commands_name_the_option_they_refuse(argv, message, capsys, tmp_path):
+    with pytest.raises(SystemExit) as exit_info:
+        main([*argv, "--no-progress", "--scheduler", "serial", "--output", str(tmp_path / "x.nc")])
+    assert exit_info.value.code == 2
+    assert message in capsys.readouterr().err
