@@ -225,6 +225,9 @@ def wasserstein(
 #: terms d^p below the smallest normal double (2.2e-308) underflow, which changes a sum of at least
 #: this size by less than one rounding error (2.2e-16)
 POWER_FLOOR = float(np.finfo(float).tiny / np.finfo(float).eps)
+#: W₁ (in units of the method's scale) at or below which two measures count as equal up to round-off when
+#: W_p's sum underflows: a mass below about this size moved far is not caught at very large p
+ROUNDOFF = 1e-13
 #: the distance unit of each method's sum of d^p (circle: the unit-period circle, d ≤ 1/2 turn;
 #: sphere and zonal: d/π ≤ 1)
 _POWER_SCALE = {"circle-cdf": 2 * np.pi, "circle-quantile": 2 * np.pi, "circle-cdf-cells": 2 * np.pi,
@@ -235,7 +238,8 @@ def _check_representable(value: np.ndarray, p: float, scale: float, w1) -> None:
     """Refuse a W_p whose sum Σ π (d/scale)^p fell below :data:`POWER_FLOOR` (d^p underflowed).
 
     There W_p = scale · (Σ π (d/scale)^p)^{1/p} is lost in double precision (0.0 or
-    garbage for p ≳ 700) unless the measures coincide (W₁ = 0, then W_p = 0 exactly).
+    garbage for p ≳ 700) unless the measures coincide: W₁ = 0, or W₁ at round-off
+    level (≤ :data:`ROUNDOFF` · scale), where the computed W_p is returned.
     The error suggests p ≤ log(POWER_FLOOR)/log(W₁/scale), which keeps the sum
     representable since W_p ≥ W₁.
     """
@@ -247,7 +251,8 @@ def _check_representable(value: np.ndarray, p: float, scale: float, w1) -> None:
         return
     first = np.atleast_1d(np.asarray(w1(), dtype=float))
     first = np.broadcast_to(first, value.shape)
-    lost = low & (first > 0)
+    # a W₁ at round-off level means measures that coincide (W_p = 0 computed exactly is then right)
+    lost = low & (first > ROUNDOFF * scale)
     if not np.any(lost):
         return
     safe = np.log(POWER_FLOOR) / np.log(np.min(first[lost]) / scale)
