@@ -43,8 +43,8 @@ LOWEST_ARGUMENT = -708.0
 _LOG2E = 1.4426950408889634
 _LN2_HI = 6.93147180369123816490e-01  # ln 2 with its low 32 mantissa bits zero: k·_LN2_HI is exact
 _LN2_LO = 1.90821492927058770002e-10  # ln 2 - _LN2_HI
-(_C0, _C1, _C2, _C3, _C4, _C5, _C6, _C7, _C8, _C9, _C10, _C11, _C12, _C13) = (
-    1.0 / math.factorial(k) for k in range(14))
+_C13 = 1.0 / math.factorial(13)
+_EXP_HORNER = tuple(1.0 / math.factorial(k) for k in range(12, -1, -1))  # 1/12!, ..., 1/0!
 _TWO_OVER_PI = 6.36619772367581382433e-01
 _PIO2_1 = 1.57079632673412561417e00  # π/2 in three pieces of 33 significant bits
 _PIO2_2 = 6.07710050630396597660e-11
@@ -71,19 +71,9 @@ def exp_nonpositive(x: float) -> float:
     x = max(x, LOWEST_ARGUMENT)
     k = np.floor(x * _LOG2E + 0.5)
     r = (x - k * _LN2_HI) - k * _LN2_LO
-    p = _C13 * r + _C12
-    p = p * r + _C11
-    p = p * r + _C10
-    p = p * r + _C9
-    p = p * r + _C8
-    p = p * r + _C7
-    p = p * r + _C6
-    p = p * r + _C5
-    p = p * r + _C4
-    p = p * r + _C3
-    p = p * r + _C2
-    p = p * r + _C1
-    p = p * r + _C0
+    p = _C13
+    for coefficient in _EXP_HORNER:
+        p = p * r + coefficient
     return p * _float_from_bits((np.int64(k) + 1023) << 52)
 
 
