@@ -44,16 +44,15 @@ FINITE_VOLUME_TAIL_TOL = 1e-2
 def _tail(power: np.ndarray, cut: int) -> float:
     """max over rows of max(power[:, cut+1:]) / power[:, 0] (∞ for a row with power[:, 0] = 0)."""
     power = np.atleast_2d(power)
-    tails = [float(np.max(row[cut + 1:], initial=0.0) / row[0]) if row[0] > 0 else np.inf for row in power]
-    return max(tails)
+    top, mean = np.max(power[:, cut + 1:], axis=-1, initial=0.0), power[:, 0]
+    return float(np.max(np.divide(top, mean, out=np.full_like(top, np.inf), where=mean > 0)))
 
 
 def sphere_tail(grid: Any, values: np.ndarray) -> float:
     """τ of node values ``values`` (species, nlat, nlon) on the S² ``grid`` (max over species)."""
     lmax = grid.lmax
-    ell = np.concatenate([np.arange(m, lmax + 1) for m in range(lmax + 1)])
     alm = np.atleast_2d(grid.analysis(np.asarray(values, dtype=float)))  # (species, nalm)
-    power = np.sqrt([np.bincount(ell, weights=np.abs(row) ** 2, minlength=lmax + 1) for row in alm])
+    power = np.sqrt([np.bincount(grid.degrees, weights=np.abs(row) ** 2, minlength=lmax + 1) for row in alm])
     return _tail(power, 2 * lmax // 3)
 
 
