@@ -228,10 +228,9 @@ POWER_FLOOR = float(np.finfo(float).tiny / np.finfo(float).eps)
 #: W₁ (in units of the method's scale) at or below which two measures count as equal up to round-off when
 #: W_p's sum underflows: a mass below about this size moved far is not caught at very large p
 ROUNDOFF = 1e-13
-#: the distance unit of each method's sum of d^p (circle: the unit-period circle, d ≤ 1/2 turn;
+#: the distance unit of each p > 1 method's sum of d^p (circle: the unit-period circle, d ≤ 1/2 turn;
 #: sphere and zonal: d/π ≤ 1)
-_POWER_SCALE = {"circle-cdf": 2 * np.pi, "circle-quantile": 2 * np.pi, "circle-cdf-cells": 2 * np.pi,
-                "sliced-spherical": 2 * np.pi, "emd": np.pi, "zonal-polar": np.pi}
+_POWER_SCALE = {"circle-quantile": 2 * np.pi, "sliced-spherical": 2 * np.pi, "emd": np.pi, "zonal-polar": np.pi}
 
 
 def _check_representable(value: np.ndarray, p: float, scale: float, w1) -> None:
