@@ -14,7 +14,7 @@ import numpy as np
 import xarray as xr
 
 from .._measures import EmpiricalMeasure
-from .._reading import model_domain, read_particles
+from .._reading import SPHERE_TOLERANCE, model_domain, read_particles
 from .._models import Kuramoto, SelfAttention
 from .._checkpoint import Checkpoint, load_checkpoint, locks_checkpoint, snapshot_of, snapshot_variables
 from .._validate import as_times, check_flag, check_nonnegative, check_positive_int
@@ -23,7 +23,7 @@ from . import _ensemble
 from ._attention import Attention
 from ._compiled_statistics import order_parameters
 from ._energy import energy_of_states
-from ._geometry import SPHERE_TOLERANCE, geometry_for
+from ._geometry import geometry_for
 from ._integrators import METHODS, check_fixed_step, integrate
 from ._kuramoto_flow import KURAMOTO_METHODS, first_harmonic, integrate_moebius
 from ._velocity import BLOCK_ELEMENTS, DirectSelfAttention, KuramotoVelocity, NufftSelfAttention
@@ -242,7 +242,7 @@ def simulate(
     if resume:
         if checkpoint is None:
             raise ValueError("resume=True needs a checkpoint path")
-        saved_run = _open_checkpoint(Path(checkpoint))
+        saved_run = load_checkpoint(checkpoint)
         saved_seed = None if saved_run is None else str(saved_run.attrs.get("seed", ""))
         if seed is None and saved_seed is not None and saved_seed.lstrip("-").isdigit():
             seed_value = int(saved_seed)
@@ -377,11 +377,6 @@ def simulate(
     if keeper is not None:
         keeper.save(ds)
     return ds
-
-
-def _open_checkpoint(path: Path) -> xr.Dataset | None:
-    """The saved run at ``path`` loaded into memory and verified against its checksum (None if absent)."""
-    return load_checkpoint(path)
 
 
 def _fingerprint(states: np.ndarray, weights: np.ndarray) -> str:
