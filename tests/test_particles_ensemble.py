@@ -54,7 +54,7 @@ def test_ensemble_uses_the_weights_of_an_empirical_measure(rng, domain):
                      for s in range(2)])
     got = fast["positions"].values
     gap = _angle_gap(got, slow) if domain == "circle" else np.abs(got - slow)
-    assert fast.attrs["path"] == "ensemble" and gap.max() < 1e-11  # round-off only, as above (measured ≤ 1e-14)
+    assert fast.attrs["path"] == "ensemble" and gap.max() < 1e-13  # round-off only (measured ≤ 5.3e-15, 3 seeds)
     np.testing.assert_array_equal(fast["weights"].values, measure.weights)
 
 
