@@ -16,7 +16,7 @@ import numpy as np
 
 from ._domains import Circle, Domain, moment_points
 from ._kernels import von_mises_fisher_values
-from ._validate import check_nonnegative
+from ._validate import as_real, check_nonnegative
 
 __all__ = [
     "Density",
@@ -251,12 +251,7 @@ def wrapped_cauchy(domain: Circle, loc: float = 0.0, r: float = 0.5) -> Density:
 
 
 def _angle(value: Any, name: str) -> float:
-    if isinstance(value, (str, bytes, bool, np.bool_)):
-        raise TypeError(f"{name} must be an angle in radians, got {value!r}")
-    try:
-        out = float(value)
-    except (TypeError, ValueError):
-        raise TypeError(f"{name} must be an angle in radians, got {value!r}") from None
+    out = as_real(name, value, "an angle in radians")
     if not np.isfinite(out):
         raise ValueError(f"{name} must be finite, got {value!r}")
     return out

@@ -10,7 +10,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-__all__ = ["as_times", "check_beta", "check_flag", "check_nonnegative", "check_order", "check_positive_int", "as_rng"]
+__all__ = ["as_real", "as_times", "check_beta", "check_flag", "check_nonnegative", "check_order", "check_positive",
+           "check_positive_int", "as_rng"]
 
 
 def check_beta(beta: float) -> float:
@@ -30,20 +31,20 @@ def check_nonnegative(name: str, value: float) -> float:
 
 def check_positive(name: str, value: float) -> float:
     """Return ``value`` as a float, requiring it finite and > 0 (a tolerance, a step, a width)."""
-    out = _as_real(name, value)
+    out = as_real(name, value)
     if not (np.isfinite(out) and out > 0):
         raise ValueError(f"{name} must be finite and > 0, got {value!r}")
     return out
 
 
 def _finite_at_least(name: str, value: float, minimum: float, expected: str = "a real number") -> float:
-    out = _as_real(name, value, expected)
+    out = as_real(name, value, expected)
     if not np.isfinite(out) or out < minimum:
         raise ValueError(f"{name} must be finite and >= {minimum:g}, got {value!r}")
     return out
 
 
-def _as_real(name: str, value: float, expected: str = "a real number") -> float:
+def as_real(name: str, value: float, expected: str = "a real number") -> float:
     """``value`` as a float; strings, bytes and booleans are refused (TypeError naming ``name``)."""
     if isinstance(value, (str, bytes, bool, np.bool_)):
         raise TypeError(f"{name} must be {expected}, got {value!r} ({type(value).__name__})")
