@@ -21,7 +21,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 from scipy.integrate import solve_ivp
 
-from .._validate import check_beta, check_positive_int
+from .._validate import check_beta, check_positive, check_positive_int
 
 __all__ = ["equiangular_gamma", "equiangular_curve"]
 
@@ -57,10 +57,15 @@ def _time_bound(beta: float, n: int, log_gap: float, normalized: bool) -> float:
     return 2.0 * abs(log_gap) / slowest + 1.0
 
 
-def _check_tolerances(rtol: float, atol: float) -> None:
-    for name, value in (("rtol", rtol), ("atol", atol)):
-        if not (np.isfinite(value) and value > 0):
-            raise ValueError(f"{name} must be finite and > 0, got {value!r}")
+def check_delta(delta: float) -> float:
+    """Return the threshold ``delta`` as a float, requiring a real number in (0, 2)."""
+    try:
+        out = float(delta)
+    except (TypeError, ValueError):
+        raise TypeError(f"delta must be a real number in (0, 2), got {delta!r}") from None
+    if not 0 < out < 2:
+        raise ValueError(f"delta must lie in (0, 2), got {delta!r}")
+    return out
 
 
 def equiangular_gamma(beta: float, n: int, t: Sequence[float] | np.ndarray, *, normalized: bool = True,
@@ -100,7 +105,7 @@ def equiangular_gamma(beta: float, n: int, t: Sequence[float] | np.ndarray, *, n
     times = np.atleast_1d(np.asarray(t, dtype=float))
     if times.ndim != 1 or not np.all(np.isfinite(times)) or times[0] < 0 or np.any(np.diff(times) <= 0):
         raise ValueError(f"t must be a 1-D array of finite times >= 0, strictly increasing, got {t!r}")
-    _check_tolerances(rtol, atol)
+    rtol, atol = check_positive("rtol", rtol), check_positive("atol", atol)
     if times[-1] == 0:
         return np.zeros(1)
     sol = solve_ivp(rate, (0.0, float(times[-1])), [0.0], method="DOP853", t_eval=times, rtol=rtol, atol=atol)
@@ -145,13 +150,8 @@ def equiangular_curve(betas: Sequence[float] | np.ndarray | float, n: int, delta
     True
     """
     n = check_positive_int("n", n, 2)
-    try:
-        delta = float(delta)
-    except (TypeError, ValueError):
-        raise TypeError(f"delta must be a real number in (0, 2), got {delta!r}") from None
-    if not (0 < delta < 2):
-        raise ValueError(f"delta must lie in (0, 2), got {delta!r}")
-    _check_tolerances(rtol, atol)
+    delta = check_delta(delta)
+    rtol, atol = check_positive("rtol", rtol), check_positive("atol", atol)
     beta_array = np.asarray(betas, dtype=float)
     flat = beta_array.ravel()
     if not np.all(np.isfinite(flat)) or np.any(flat < 0):

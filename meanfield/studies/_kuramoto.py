@@ -45,7 +45,7 @@ import xarray as xr
 
 from .._recurrence import recurrence_free as _recurrence_free
 from .._recurrence import recurrence_time
-from .._validate import check_positive, check_positive_int
+from .._validate import check_nonnegative, check_positive, check_positive_int
 from .._version import __version__
 from ._kuramoto_theory import kuramoto_critical_coupling, kuramoto_theory
 from ._sweep import sweep
@@ -66,11 +66,16 @@ def frequency_law(law: str, width: float, centre: float = 0.0):
     """The frozen scipy law named ``law`` ("lorentzian": cauchy, "gaussian": norm) with scale ``width``."""
     if law not in LAWS:
         raise ValueError(f"law must be one of {sorted(LAWS)}, got {law!r}")
-    if not (np.isfinite(width) and width > 0):
-        raise ValueError(f"width must be finite and > 0, got {width!r}")
+    width = check_positive("width", width)
     if not np.isfinite(centre):
         raise ValueError(f"centre must be finite, got {centre!r}")
-    return LAWS[law](float(centre), float(width))
+    return LAWS[law](float(centre), width)
+
+
+def _check_window(t_final: float, average_window: float) -> None:
+    check_positive("t_final", t_final)
+    if not (np.isfinite(average_window) and 0 < average_window <= t_final):
+        raise ValueError(f"average_window must lie in (0, t_final = {t_final}], got {average_window!r}")
 
 
 def _law_of(frequencies: Any, width: float | None) -> tuple[str, float, float]:
@@ -79,8 +84,7 @@ def _law_of(frequencies: Any, width: float | None) -> tuple[str, float, float]:
         if frequencies not in LAWS:
             raise ValueError(f"frequencies must be one of {sorted(LAWS)} or a frozen scipy.stats cauchy/norm law, "
                              f"got {frequencies!r}")
-        frequency_law(frequencies, 1.0 if width is None else width)
-        return frequencies, 1.0 if width is None else float(width), 0.0
+        return frequencies, 1.0 if width is None else check_positive("width", width), 0.0
     dist = getattr(frequencies, "dist", None)
     for name, family in LAWS.items():
         if isinstance(dist, type(family)):
@@ -162,10 +166,7 @@ def kuramoto_run(
 
     if method not in METHODS:
         raise ValueError(f"method must be one of {METHODS}, got {method!r}")
-    if not (np.isfinite(t_final) and t_final > 0):
-        raise ValueError(f"t_final must be finite and > 0, got {t_final!r}")
-    if not (np.isfinite(average_window) and 0 < average_window <= t_final):
-        raise ValueError(f"average_window must lie in (0, t_final = {t_final}], got {average_window!r}")
+    _check_window(t_final, average_window)
     model = mf.Kuramoto(coupling=coupling, frequencies=frequency_law(law, width, centre), noise=noise)
     times = np.linspace(0.0, t_final, int(round(2 * t_final)) + 1)
     attrs: dict[str, Any] = {"law": law, "width": float(width), "centre": float(centre), "noise": float(noise),
@@ -173,8 +174,7 @@ def kuramoto_run(
     if method == "particles":
         if seed is None:
             raise ValueError("seed is required for method='particles' (initial phases)")
-        if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 2:
-            raise ValueError(f"n must be an integer >= 2, got {n!r}")
+        n = check_positive_int("n", n, 2)
         theta0 = np.random.default_rng(np.random.SeedSequence([int(seed)])).uniform(0, 2 * np.pi, int(n))
         options = {"dt": dt, "seed": int(seed)} if noise > 0 else {"rtol": rtol, "atol": rtol * 1e-3}
         ds = mf.simulate(model, theta0, times, **options)
@@ -289,9 +289,8 @@ def kuramoto_bifurcation(
     if ks.ndim != 1 or ks.size == 0 or not np.all(np.isfinite(ks)) or np.any(ks < 0):
         raise ValueError(f"couplings must be a non-empty 1-D sequence of finite K >= 0, got {couplings!r}")
     law, scale, centre = _law_of(frequencies, width)
-    noise = float(noise)
-    if not (np.isfinite(noise) and noise >= 0):
-        raise ValueError(f"noise must be finite and >= 0, got {noise!r}")
+    law_object = frequency_law(law, scale, centre)
+    noise = check_nonnegative("noise", noise)
     if method not in METHODS:
         raise ValueError(f"method must be one of {METHODS}, got {method!r}")
     n, grid = check_positive_int("n", n, 2), check_positive_int("grid", grid, 8)
@@ -301,15 +300,9 @@ def kuramoto_bifurcation(
     fixed = {"law": law, "width": scale, "centre": centre, "noise": noise, "method": method, "n": int(n),
              "t_final": float(t_final), "average_window": float(average_window), "frequency_nodes": frequency_nodes,
              "grid": int(grid), "dt": float(dt), "rtol": float(rtol)}
-    # fail before any task runs
-    frequency_law(law, scale, centre)
-    if not (np.isfinite(t_final) and t_final > 0):
-        raise ValueError(f"t_final must be finite and > 0, got {t_final!r}")
-    if not (np.isfinite(average_window) and 0 < average_window <= t_final):
-        raise ValueError(f"average_window must lie in (0, t_final = {t_final}], got {average_window!r}")
+    _check_window(t_final, average_window)  # fail before any task runs
     ds = sweep(kuramoto_run, {"coupling": ks}, seeds=seeds if method == "particles" else None, fixed=fixed,
                store=store, resume=resume, scheduler=scheduler, n_workers=n_workers, progress=progress)
-    law_object = frequency_law(law, scale, centre)
     theory = kuramoto_theory(ks, law_object, noise)
     if "seed" in ds.dims and ds.sizes["seed"] > 1:
         r_mean = ds["r_inf"].mean("seed")

@@ -26,7 +26,7 @@ from .._models import SelfAttention
 from .._validate import as_times, check_positive, check_positive_int
 from .._version import __version__
 from ..particles import Attention, number_of_clusters, pair_fraction, simulate
-from ._equiangular import equiangular_curve
+from ._equiangular import check_delta, equiangular_curve
 from ._sweep import sweep
 
 __all__ = ["phase_diagram", "phase_diagram_block", "phase_diagram_tokens", "ginibre_matrices", "crossing_time"]
@@ -249,12 +249,7 @@ def phase_diagram(
     n = check_positive_int("n", n, 2)
     systems = check_positive_int("systems", systems, 1)
     seed = check_positive_int("seed", seed, 0)
-    try:
-        delta = float(delta)
-    except (TypeError, ValueError):
-        raise TypeError(f"delta must be a real number in (0, 2), got {delta!r}") from None
-    if not 0 < delta < 2:
-        raise ValueError(f"delta must lie in (0, 2), got {delta!r}")
+    delta = check_delta(delta)
     beta_values = _check_betas(betas)
     times = as_times(t)
     if times[0] != 0:
