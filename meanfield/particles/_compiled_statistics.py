@@ -30,6 +30,17 @@ __all__ = ["pair_fractions", "cluster_counts", "kernel_sums", "order_parameters"
 _TWO_PI = 2 * np.pi
 
 
+@numba.njit(cache=True, inline="always")
+def _cos_sin(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(cos θ_i), (sin θ_i) of the angles x[:, 0] (inlined: compiled with the caller's flags)."""
+    n = x.shape[0]
+    cs = np.empty(n)
+    sn = np.empty(n)
+    for i in range(n):
+        sn[i], cs[i] = sincos(x[i, 0])
+    return cs, sn
+
+
 @numba.njit(cache=True, parallel=True)
 def pair_fractions(states: np.ndarray, circle: bool, delta: float) -> np.ndarray:
     """Fraction of ordered pairs i ≠ j with <x_i, x_j> ≥ 1 - ``delta`` per configuration (0 for n = 1)."""
@@ -42,10 +53,7 @@ def pair_fractions(states: np.ndarray, circle: bool, delta: float) -> np.ndarray
         x = states[s]
         close = 0
         if circle:
-            cs = np.empty(n)
-            sn = np.empty(n)
-            for i in range(n):
-                sn[i], cs[i] = sincos(x[i, 0])
+            cs, sn = _cos_sin(x)
             for i in range(n):
                 for j in range(i + 1, n):
                     if cs[i] * cs[j] + sn[i] * sn[j] >= threshold:
@@ -123,10 +131,7 @@ def kernel_sums(states: np.ndarray, weights: np.ndarray, circle: bool, beta: flo
         total = 0.0
         inner = np.empty(n)
         if circle:
-            cs = np.empty(n)
-            sn = np.empty(n)
-            for i in range(n):
-                sn[i], cs[i] = sincos(x[i, 0])
+            cs, sn = _cos_sin(x)
             for i in range(n):
                 acc = 0.0
                 for j in range(n):
