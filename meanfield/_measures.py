@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+from scipy.special import ive
 
 from ._domains import Circle, Domain, moment_points
 from ._kernels import von_mises_fisher_values
@@ -223,8 +224,6 @@ def _check_resolved(density: Density, kappa: float) -> None:
     domain = density.domain
     if isinstance(domain, Circle):
         # mass - 1 = 2 Σ_{m≥1} I_{mn}(κ)/I_0(κ) on n nodes: the smallest n with 2 I_n/I_0 ≤ tolerance/2
-        from scipy.special import ive
-
         ns = np.arange(1, int(kappa + 64 + 40 * np.sqrt(kappa)))
         enough = ns[2 * ive(ns, kappa) / ive(0, kappa) <= VON_MISES_MASS_TOLERANCE / 2]
         remedy = f"use Circle(n) with n >= {int(enough[0]) if enough.size else ns[-1]}"
