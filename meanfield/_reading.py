@@ -30,6 +30,9 @@ SPHERE_TOLERANCE = 1e-10
 KINDS = ("circle", "sphere", "euclidean")
 _SHAPES = {"circle": "(n,) or (systems, n) and n >= 1", "sphere": "(n, d) or (systems, n, d) with d >= 2 and n >= 1",
            "euclidean": "(n, d) or (systems, n, d) with d, n >= 1"}
+#: appended to a shape error of a plain array read by its shape
+_SHAPE_RULE = (" (a plain array without domain= is read by its shape: 1-D angles on the circle, 2-D (n, d) points on "
+               "S^{d-1}, 3-D (systems, n, d); pass domain='circle' for systems of angles (systems, n))")
 
 
 @dataclass(frozen=True)
@@ -117,7 +120,7 @@ def read_particles(x: Any, *, name: str, domain: str | None = None, model: Any =
             kind, by_shape = ("circle" if points.ndim == 1 else "sphere"), True
     if kind not in kinds:
         raise ValueError(f"{name} must live on one of {list(kinds)}, got positions on the {kind!r} domain")
-    reading = _reading(points, kind, by_shape)
+    reading = _SHAPE_RULE if by_shape else ""
     atom_ndim = 1 if kind == "circle" else 2
     min_d = {"circle": 0, "sphere": 2, "euclidean": 1}[kind]
     if (points.ndim not in (atom_ndim, atom_ndim + 1) or points.size == 0
@@ -135,13 +138,6 @@ def read_particles(x: Any, *, name: str, domain: str | None = None, model: Any =
     if kind == "sphere":
         states = _on_sphere(states, name, tolerance, renormalize, can_renormalize, points.shape if by_shape else None)
     return Particles(kind, states, weights, batched)
-
-
-def _reading(points: np.ndarray, kind: str, by_shape: bool) -> str:
-    if not by_shape:
-        return ""
-    return (f" (a plain array without domain= is read by its shape: 1-D angles on the circle, 2-D (n, d) points on "
-            f"S^{{d-1}}, 3-D (systems, n, d); pass domain='circle' for systems of angles (systems, n))")
 
 
 def _on_sphere(states: np.ndarray, name: str, tolerance: float, renormalize: bool, can_renormalize: bool,
