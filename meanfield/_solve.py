@@ -271,16 +271,15 @@ def _solve(model: SelfAttention | Kuramoto, rho0: Density, times: np.ndarray, me
         ds["steps"] = ("time", all_steps, {"long_name": "accepted steps since the previous output"})
         return ds
 
-    def checkpoint_file(n_reached: int) -> xr.Dataset:
-        ds = build(n_reached)
-        ds.attrs["checkpoint_dt_next"] = float(latest["dt_next"])
-        return ds.assign(snapshot_variables(latest["snapshot"]))
+    def with_state(ds: xr.Dataset) -> xr.Dataset:
+        return ds.assign(snapshot_variables(latest["snapshot"])).assign_attrs(
+            checkpoint_dt_next=float(latest["dt_next"]))
 
     observers: list[Any] = [record]
     bar = ProgressBar(remaining, description=f"{model.name} {method}") if progress else None
     if bar is not None:
         observers.append(bar)
-    keeper = Checkpoint(checkpoint, checkpoint_file, checkpoint_interval) if checkpoint is not None else None
+    keeper = None if checkpoint is None else Checkpoint(checkpoint, lambda n: with_state(build(n)), checkpoint_interval)
     if keeper is not None:
         observers.append(keeper)
     try:
@@ -292,8 +291,7 @@ def _solve(model: SelfAttention | Kuramoto, rho0: Density, times: np.ndarray, me
     run = {"success": int(result.success), "message": result.message, **facts(result)}
     ds = build(result.t.size, run)
     if keeper is not None:
-        keeper.save(ds.assign(snapshot_variables(latest["snapshot"])).assign_attrs(
-            checkpoint_dt_next=float(latest["dt_next"])))
+        keeper.save(with_state(ds))
     if not result.success:
         logger.warning("solve stopped early at t=%g: %s", ds.time.values[-1], result.message)
     return ds
