@@ -45,7 +45,7 @@ def compare_command(args: argparse.Namespace) -> int:
     """Run the study described by ``args``; print the fitted exponents and the files written."""
     import meanfield as mf
 
-    from ._files import check_output_path
+    from ._files import check_result_paths
     from ._meanfield_study import meanfield_study, plot_study
     from ._validate import as_times
 
@@ -56,9 +56,8 @@ def compare_command(args: argparse.Namespace) -> int:
     if not args.dt > 0:
         raise ValueError(f"--dt must be > 0, got {args.dt}")
     as_times(args.times, "--times")
-    output = args.output
-    output.parent.mkdir(parents=True, exist_ok=True)
-    check_output_path(output, "--output")
+    args.output.parent.mkdir(parents=True, exist_ok=True)
+    output, png = check_result_paths(args.output)
     model = mf.SelfAttention(args.beta, normalized=not args.unnormalized, noise=args.noise)
     rho0 = mf.von_mises(mf.Circle(args.grid), 0.0, args.kappa)
     simulate_options = {"dt": args.dt} if args.noise > 0 else {}
@@ -77,7 +76,6 @@ def compare_command(args: argparse.Namespace) -> int:
     )
     study.attrs["initial_condition"] = f"von_mises(loc=0, kappa={args.kappa}) on Circle({args.grid})"
     study.to_netcdf(output)
-    png = output.with_suffix(".png")
     plot_study(study).savefig(png, dpi=120)
     print(f"{model.name} β={model.beta} σ={model.noise}, {args.sampler} start, n = {list(args.n)}, {args.seeds} seeds")
     print(f"{'t':>8} {'exponent':>10} {'stderr':>8} {'mean W_p at max n':>18}")

@@ -25,7 +25,7 @@ import numpy as np
 
 from ._cli_compare import add_compare_arguments, compare_command
 from ._checkpoint import CheckpointError, load_checkpoint, snapshot_of, snapshot_variables
-from ._files import check_output_path, write_netcdf
+from ._files import check_result_paths, write_netcdf
 from .studies import SweepError
 from ._cli_phase_diagram import add_phase_diagram_arguments, phase_diagram_command
 from ._cli_kuramoto import add_kuramoto_arguments, kuramoto_command
@@ -121,8 +121,7 @@ def _solve_command(args: argparse.Namespace) -> int:
     if args.n_times < 2:
         raise ValueError(f"--n-times must be at least 2, got {args.n_times}")
     times = np.linspace(0.0, args.t_final, args.n_times)
-    output = check_output_path(args.output, "--output")
-    png = check_output_path(output.with_suffix(".png"), "PNG")
+    output, png = check_result_paths(args.output)
     ds = mf.solve(
         model,
         rho0,
