@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 import xarray as xr
 
-from .._files import FileCheckError, PathLock, check_output_path, read_netcdf, write_atomically, write_netcdf
+from .._files import FileCheckError, PathLock, check_output_path, read_netcdf, write_atomically
 from .._version import __version__
 
 __all__ = ["Store", "COMPARED_FIELDS"]
@@ -153,8 +153,3 @@ class Store:
             logger.warning("piece %s records task %s, not %s; it will be run again", path, recorded, task)
             return None
         return ds
-
-    @staticmethod
-    def write_piece(ds: xr.Dataset, path: str | os.PathLike) -> str:
-        """Write a piece atomically with its checksum (called on the worker); return the sha256."""
-        return write_netcdf(ds, path)

@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 import xarray as xr
 
-from .._files import data_checksum
+from .._files import data_checksum, write_netcdf
 from .._version import __version__
 from ._store import Store
 
@@ -501,7 +501,7 @@ def _run_task(func: Callable[..., xr.Dataset], task: tuple[int, ...], point: dic
         "pid": os.getpid(),
     })
     if path is not None:
-        out.attrs["sha256"] = Store.write_piece(out, path)
+        out.attrs["sha256"] = write_netcdf(out, path)  # atomically, with its checksum
     return out
 
 
