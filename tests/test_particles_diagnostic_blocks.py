@@ -36,7 +36,8 @@ def test_energies_are_computed_in_blocks_no_larger_than_the_budget(monkeypatch):
     positions = ds["positions"].values  # (system, time, particle, component)
     flat = positions.reshape(-1, *positions.shape[2:])
     whole = energy_of_states(model, flat, np.full(flat.shape[:2], 1 / flat.shape[1]), "sphere")
-    np.testing.assert_allclose(ds["energy"].values, whole.reshape(positions.shape[:2]), rtol=1e-13)
+    # each configuration's sum is computed alone, whatever block it is in: measured identical (0)
+    np.testing.assert_allclose(ds["energy"].values, whole.reshape(positions.shape[:2]), rtol=1e-15)
 
 
 def test_a_failing_diagnostic_keeps_the_positions(monkeypatch, caplog):
@@ -68,4 +69,4 @@ def test_block_budget_does_not_change_order_parameters(monkeypatch, budget):
     monkeypatch.setattr(_simulate, "DIAGNOSTIC_BLOCK_BYTES", budget)
     ds = mf.simulate(mf.SelfAttention(1.0), theta, [0.0, 0.5, 1.0], domain="circle", progress=False)
     z = np.abs(np.exp(1j * ds["positions"].values).mean(axis=-1))
-    np.testing.assert_allclose(ds["order_parameter"].values, z, rtol=1e-13)
+    np.testing.assert_allclose(ds["order_parameter"].values, z, rtol=2e-15)  # measured 4.4e-16 for both budgets
