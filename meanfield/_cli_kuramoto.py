@@ -83,7 +83,7 @@ def kuramoto_command(args: argparse.Namespace) -> int:
 
     import meanfield as mf
 
-    from ._files import check_output_path, write_atomically
+    from ._files import check_result_paths, write_atomically
     from .studies import frequency_law, kuramoto_run
     from .studies._cli_options import parse_values, sweep_options
 
@@ -100,9 +100,7 @@ def kuramoto_command(args: argparse.Namespace) -> int:
     output = args.output if args.output is not None else default_output(args)
     if output.suffix != ".nc":
         raise ValueError(f"--output must end in .nc, got {str(output)!r}")
-    png = output.with_suffix(".png")
-    for path in (output, png):
-        check_output_path(path, "--output")
+    output, png = check_result_paths(output)
     common = {"noise": args.noise, "method": args.method, "n": args.n, "t_final": args.t_final,
               "average_window": args.average_window, "frequency_nodes": args.frequency_nodes, "grid": args.grid,
               "dt": args.dt, "rtol": args.rtol}

@@ -55,7 +55,7 @@ def phase_diagram_command(args: argparse.Namespace) -> int:
     """Run the diagram described by ``args``; write NetCDF and PNGs; print a summary."""
     import meanfield as mf
 
-    from ._files import check_output_path, write_atomically
+    from ._files import check_output_path, check_result_paths, write_atomically
     from .studies._cli_options import parse_values, sweep_options
     from .studies._phase_diagram import crossing_time
 
@@ -68,11 +68,11 @@ def phase_diagram_command(args: argparse.Namespace) -> int:
                                                                           args.ginibre)
     if output.suffix != ".nc":
         raise ValueError(f"--output must end in .nc, got {str(output)!r}")
-    png = output.with_suffix(".png")
+    output, png = check_result_paths(output)
     trajectories_png = output.with_name(output.stem + "_trajectories.png")
     draw_trajectories = args.d == 2 and not args.ginibre
-    for path in (output, png) + ((trajectories_png,) if draw_trajectories else ()):
-        check_output_path(path, "--output")
+    if draw_trajectories:
+        check_output_path(trajectories_png, "--output")
     times = np.linspace(0.0, args.t_final, args.n_times)
     ds = mf.phase_diagram(
         args.d, args.n, betas, times, args.systems, args.delta,
