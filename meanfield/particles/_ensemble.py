@@ -430,7 +430,6 @@ class EnsembleState:
     weights: np.ndarray
     beta: float
     normalized: bool
-    factor: float
     rtol: float
     atol: float
     t_end: float
@@ -442,6 +441,11 @@ class EnsembleState:
     steps: np.ndarray
     dense: np.ndarray
 
+    @property
+    def factor(self) -> float:
+        """The velocity's factor: 1 (SA, divided by D_i) or e^β (USA)."""
+        return 1.0 if self.normalized else float(np.exp(self.beta))
+
 
 def start(kind: int, x0: np.ndarray, weights: np.ndarray, beta: float, normalized: bool, t0: float,
           t_end: float, rtol: float, atol: float, max_steps: int) -> EnsembleState:
@@ -452,18 +456,18 @@ def start(kind: int, x0: np.ndarray, weights: np.ndarray, beta: float, normalize
     step of every system lands on it). USA (``normalized=False``) multiplies by e^β.
     """
     x = np.array(x0[..., None] if kind == CIRCLE else x0, dtype=float, order="C")
-    w = np.ascontiguousarray(weights, dtype=float)
-    factor = 1.0 if normalized else float(np.exp(beta))
     n_sys = x.shape[0]
-    f = np.empty_like(x)
     clock = np.zeros((n_sys, 5))
     clock[:, 0] = t0
     counts = np.zeros((n_sys, 5), dtype=np.int64)
     steps = np.full((n_sys, 2), np.inf)
     steps[:, 1] = 0.0
-    _start_batch(kind, x, w, float(beta), bool(normalized), factor, float(rtol), float(atol), f, clock, counts)
-    return EnsembleState(kind, w, float(beta), bool(normalized), factor, float(rtol), float(atol), float(t_end),
-                         int(max_steps), x, f, clock, counts, steps, np.zeros((n_sys, 5, *x.shape[1:])))
+    state = EnsembleState(kind, np.ascontiguousarray(weights, dtype=float), float(beta), bool(normalized),
+                          float(rtol), float(atol), float(t_end), int(max_steps), x, np.empty_like(x), clock, counts,
+                          steps, np.zeros((n_sys, 5, *x.shape[1:])))
+    _start_batch(kind, x, state.weights, state.beta, state.normalized, state.factor, state.rtol, state.atol, state.f,
+                 clock, counts)
+    return state
 
 
 def advance(state: EnsembleState, t_out: np.ndarray) -> np.ndarray:
@@ -500,8 +504,7 @@ def restore(kind: int, weights: np.ndarray, beta: float, normalized: bool, t_end
     """The :class:`EnsembleState` whose arrays :func:`snapshot` saved in ``saved`` (settings as :func:`start`)."""
     arrays = {name: np.ascontiguousarray(saved[name], dtype=np.int64 if name == "counts" else float)
               for name in STATE_ARRAYS}
-    factor = 1.0 if normalized else float(np.exp(beta))
-    return EnsembleState(kind, np.ascontiguousarray(weights, dtype=float), float(beta), bool(normalized), factor,
+    return EnsembleState(kind, np.ascontiguousarray(weights, dtype=float), float(beta), bool(normalized),
                          float(rtol), float(atol), float(t_end), int(max_steps), **arrays)
 
 
