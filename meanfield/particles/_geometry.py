@@ -15,13 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._reading import SPHERE_TOLERANCE
-
-__all__ = ["CircleGeometry", "SphereGeometry", "EuclideanGeometry", "geometry_for", "check_on_sphere",
-           "tangent_projection", "SPHERE_TOLERANCE"]
-
-RENORMALIZE_HINT = "pass renormalize=True to project them onto the sphere"
-
+__all__ = ["CircleGeometry", "SphereGeometry", "EuclideanGeometry", "geometry_for", "tangent_projection"]
 
 def tangent_projection(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     """P⊥_x y = y - <x, y> x along the last axis (onto T_x S^{d-1} for |x| = 1)."""
@@ -123,26 +117,3 @@ class EuclideanGeometry(_ComponentScale, _FlatChart):
 def geometry_for(kind: str) -> CircleGeometry | SphereGeometry | EuclideanGeometry:
     """The geometry of a domain kind ("circle", "sphere", "euclidean")."""
     return {"circle": CircleGeometry, "sphere": SphereGeometry, "euclidean": EuclideanGeometry}[kind]()
-
-
-def check_on_sphere(points: np.ndarray, tolerance: float = SPHERE_TOLERANCE, renormalize: bool = False,
-                    name: str = "x0 points", hint: str = RENORMALIZE_HINT) -> np.ndarray:
-    """``points`` (…, d) checked to lie on the unit sphere, or projected onto it.
-
-    Raises a ValueError naming max_i | |x_i| - 1 | when it exceeds ``tolerance``
-    (unless ``renormalize``, which returns x_i / |x_i|; the zero vector is rejected).
-    """
-    if not (np.isfinite(tolerance) and tolerance >= 0):
-        raise ValueError(f"sphere_tolerance must be finite and >= 0, got {tolerance!r}")
-    norms = np.linalg.norm(points, axis=-1)
-    if renormalize:
-        if np.any(norms == 0):
-            raise ValueError(f"{name} include the zero vector, which cannot be projected onto the sphere")
-        return points / norms[..., None]
-    dev = _sphere_deviation(norms)
-    if dev > tolerance:
-        raise ValueError(
-            f"{name} must lie on the unit sphere: max | |x_i| - 1 | = {dev:.3g} exceeds "
-            f"sphere_tolerance = {tolerance:.3g}; {hint}"
-        )
-    return points
