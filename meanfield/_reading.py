@@ -120,6 +120,9 @@ def read_particles(x: Any, *, name: str, domain: str | None = None, model: Any =
             kind, by_shape = ("circle" if points.ndim == 1 else "sphere"), True
     if kind not in kinds:
         raise ValueError(f"{name} must live on one of {list(kinds)}, got positions on the {kind!r} domain")
+    fixed = model_domain(model)
+    if fixed == "circle" and kind != "circle":
+        raise ValueError(f"Kuramoto particles are angles on the circle, got {name} on the {kind!r} domain")
     reading = _SHAPE_RULE if by_shape else ""
     atom_ndim = 1 if kind == "circle" else 2
     min_d = {"circle": 0, "sphere": 2, "euclidean": 1}[kind]

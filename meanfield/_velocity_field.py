@@ -81,8 +81,6 @@ def velocity_field(
                           renormalize=renormalize, tolerance=sphere_tolerance)
     states, weights, batch = read.points, read.weights, read.batched
     if isinstance(model, Kuramoto):
-        if read.kind != "circle":
-            raise ValueError(f"Kuramoto models live on the circle, got particles on the {read.kind!r} domain")
         omega = np.broadcast_to(np.zeros(1) if frequencies is None else np.asarray(frequencies, float), states.shape)
         out = KuramotoVelocity(model.coupling, model.interaction, omega, weights)(0.0, states)
     elif isinstance(model, SelfAttention):

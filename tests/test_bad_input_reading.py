@@ -93,3 +93,11 @@ def test_compare_refuses_runs_of_different_models():
     with pytest.raises(ValueError, match=r"pde and particles must be runs of the same model, got different model: "
                                          r"pde 'SA', particles 'USA'; beta: pde 4.0, particles 1.0; normalized"):
         mf.compare(pde, particles)
+
+
+def test_kuramoto_particles_off_the_circle_are_refused_by_the_one_reader():
+    points = np.tile([0.0, 0.0, 1.0], (5, 1))
+    with pytest.raises(ValueError, match="Kuramoto particles are angles on the circle, got measure on the 'sphere'"):
+        mf.energy(mf.Kuramoto(), points, domain="sphere")
+    with pytest.raises(ValueError, match="Kuramoto particles are angles on the circle, got measure on the 'sphere'"):
+        mf.Kuramoto().velocity(points, domain="sphere")

@@ -76,8 +76,6 @@ def energy_of_states(model: Any, states: np.ndarray, weights: np.ndarray, kind: 
     series of :func:`fourier_kernel_sums`, relative error ≤ ``accuracy``; else exact O(n²).
     """
     if isinstance(model, Kuramoto):
-        if kind != "circle":
-            raise ValueError(f"Kuramoto models live on the circle, got particles on a {kind!r} domain")
         if not model.is_gradient:
             raise ValueError("the Kuramoto interaction h is not odd, so the dynamics has no interaction energy")
         ks = np.arange(model.interaction.size)

@@ -430,7 +430,6 @@ def _read_initial(model, x0, domain, renormalize, tol):
     if kind is not None:
         _check_model_domain(model, kind)
     read = read_particles(x0, name="x0", domain=domain, model=model, renormalize=renormalize, tolerance=tol)
-    _check_model_domain(model, read.kind)
     return read.points, read.weights, read.kind, read.batched
 
 
