@@ -32,6 +32,7 @@ from ._compare import compare
 from .studies import SweepError, sweep
 from .studies import equiangular_curve, equiangular_gamma, phase_diagram, plot_phase_diagram, plot_trajectories
 from .studies import kuramoto_bifurcation, kuramoto_critical_coupling, kuramoto_theory, plot_bifurcation
+from .studies import MostUnstableMode, most_unstable_mode, unstable_mode_run
 
 __all__ = [
     "Attention",
@@ -41,6 +42,7 @@ __all__ = [
     "Density",
     "EmpiricalMeasure",
     "Kuramoto",
+    "MostUnstableMode",
     "SelfAttention",
     "SweepError",
     "Sphere",
@@ -57,6 +59,7 @@ __all__ = [
     "kuramoto_critical_coupling",
     "kuramoto_theory",
     "methods",
+    "most_unstable_mode",
     "number_of_clusters",
     "numerical_rank",
     "order_parameter",
@@ -72,6 +75,7 @@ __all__ = [
     "sphere_area",
     "sweep",
     "uniform",
+    "unstable_mode_run",
     "von_mises",
     "wasserstein",
     "wrapped_cauchy",

@@ -11,7 +11,8 @@ __all__ = ["perturbed_uniform"]
 
 
 def perturbed_uniform(
-    domain, amplitude: float = 0.01, modes: int = 8, seed: int | np.random.Generator | None = 0
+    domain, amplitude: float = 0.01, modes: int = 8, seed: int | np.random.Generator | None = 0,
+    spectrum: str = "smooth",
 ) -> Density:
     """The uniform density with a small, smooth random perturbation.
 
@@ -21,12 +22,23 @@ def perturbed_uniform(
     v_j uniform unit vectors and a_j standard normal, its mean removed. In both
     cases f is scaled to max |f| = 1, so that ρ_0 ≥ (1 - ε)/|S^{d-1}| > 0 with
     ε = ``amplitude`` and K = ``modes``.
+
+    ``spectrum="flat"`` (S¹ and S² only) gives every mode 1 ≤ k ≤ K the same
+    amplitude with random phases: on S¹ f(θ) = Σ_{k=1}^{K} cos(kθ + φ_k), φ_k
+    uniform; on S² f = Σ_{l=1}^{K} Σ_m a_lm Y_lm with Gaussian a_lm scaled to
+    Σ_{|m| ≤ l} |a_lm|² = 1 for every degree l (then f scaled to max |f| = 1
+    as above). Linear growth then starts every mode from the same size, so the
+    largest mode at a later time is the fastest-growing one.
     """
     if not (0 <= amplitude < 1):
         raise ValueError(f"amplitude must satisfy 0 <= amplitude < 1, got {amplitude!r}")
     check_positive_int("modes", modes)
+    if spectrum not in ("smooth", "flat"):
+        raise ValueError(f"spectrum must be 'smooth' or 'flat', got {spectrum!r}")
     rng = as_rng(seed)
-    if domain.kind == "circle":
+    if spectrum == "flat":
+        wave = _flat_wave(domain, modes, rng)
+    elif domain.kind == "circle":
         k = np.arange(1, modes + 1)
         a, b = rng.standard_normal((2, modes))
         theta = domain.theta
@@ -38,4 +50,25 @@ def perturbed_uniform(
         wave -= np.sum(wave * domain.weights) / domain.area
     wave = wave / np.max(np.abs(wave))
     rho = density(domain, (1 + amplitude * wave) / domain.area)
-    return Density(domain, rho.values, {"name": "perturbed_uniform", "amplitude": amplitude, "modes": modes})
+    return Density(domain, rho.values,
+                   {"name": "perturbed_uniform", "amplitude": amplitude, "modes": modes, "spectrum": spectrum})
+
+
+def _flat_wave(domain, modes: int, rng: np.random.Generator) -> np.ndarray:
+    """Node values of the equal-amplitude, random-phase sum of modes 1 … ``modes`` (see perturbed_uniform)."""
+    if domain.kind == "circle":
+        phases = rng.uniform(0.0, 2.0 * np.pi, modes)
+        return np.cos(np.outer(domain.theta, np.arange(1, modes + 1)) + phases).sum(axis=-1)
+    if domain.kind != "sphere":
+        raise ValueError(f"spectrum='flat' is available on a circle or a sphere, got a {domain.kind} domain")
+    grid = domain.grid
+    if modes > grid.lmax:
+        raise ValueError(f"modes must be <= lmax = {grid.lmax} for spectrum='flat' on this sphere, got {modes}")
+    degrees, orders = grid.degrees, grid.orders
+    # isotropic Gaussian field: a_l0 ~ N(0, 1), Re a_lm, Im a_lm ~ N(0, 1/2) for m > 0
+    coeffs = np.where(orders > 0, (rng.standard_normal(grid.nalm) + 1j * rng.standard_normal(grid.nalm)) / np.sqrt(2),
+                      rng.standard_normal(grid.nalm))
+    coeffs[(degrees == 0) | (degrees > modes)] = 0.0
+    power = np.bincount(degrees, weights=grid.parseval_weights * np.abs(coeffs) ** 2, minlength=grid.lmax + 1)
+    coeffs /= np.sqrt(np.where(power > 0, power, 1.0))[degrees]
+    return grid.synthesis(coeffs)

@@ -12,9 +12,11 @@ from ._plot_phase import plot_phase_diagram, plot_trajectories
 from ._kuramoto import frequency_law, kuramoto_bifurcation, kuramoto_run
 from ._kuramoto_theory import kuramoto_critical_coupling, kuramoto_theory
 from ._plot_bifurcation import plot_bifurcation
+from ._unstable_modes import MostUnstableMode, most_unstable_mode, unstable_mode_run
 
 __all__: list[str] = ["SweepError", "sweep"]
 __all__ += ["equiangular_curve", "equiangular_gamma", "ginibre_matrices", "phase_diagram", "phase_diagram_tokens",
             "plot_phase_diagram", "plot_trajectories"]
 __all__ += ["frequency_law", "kuramoto_bifurcation", "kuramoto_critical_coupling", "kuramoto_run", "kuramoto_theory",
             "plot_bifurcation"]
+__all__ += ["MostUnstableMode", "most_unstable_mode", "unstable_mode_run"]
