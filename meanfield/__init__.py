@@ -33,6 +33,8 @@ from .studies import SweepError, sweep
 from .studies import equiangular_curve, equiangular_gamma, phase_diagram, plot_phase_diagram, plot_trajectories
 from .studies import kuramoto_bifurcation, kuramoto_critical_coupling, kuramoto_theory, plot_bifurcation
 from .studies import MostUnstableMode, most_unstable_mode, unstable_mode_run
+from .studies import continuation, critical_beta, critical_noise, landau_coefficient
+from .studies import stationary_density, stationary_state
 
 __all__ = [
     "Attention",
@@ -79,4 +81,10 @@ __all__ = [
     "von_mises",
     "wasserstein",
     "wrapped_cauchy",
+    "continuation",
+    "critical_beta",
+    "critical_noise",
+    "landau_coefficient",
+    "stationary_density",
+    "stationary_state",
 ]

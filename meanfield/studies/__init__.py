@@ -13,6 +13,9 @@ from ._kuramoto import frequency_law, kuramoto_bifurcation, kuramoto_run
 from ._kuramoto_theory import kuramoto_critical_coupling, kuramoto_theory
 from ._plot_bifurcation import plot_bifurcation
 from ._unstable_modes import MostUnstableMode, most_unstable_mode, unstable_mode_run
+from ._stationary import stationary_density, stationary_state
+from ._continuation import continuation
+from ._noisy_transition import critical_beta, critical_noise, landau_coefficient
 
 __all__: list[str] = ["SweepError", "sweep"]
 __all__ += ["equiangular_curve", "equiangular_gamma", "ginibre_matrices", "phase_diagram", "phase_diagram_tokens",
@@ -20,3 +23,5 @@ __all__ += ["equiangular_curve", "equiangular_gamma", "ginibre_matrices", "phase
 __all__ += ["frequency_law", "kuramoto_bifurcation", "kuramoto_critical_coupling", "kuramoto_run", "kuramoto_theory",
             "plot_bifurcation"]
 __all__ += ["MostUnstableMode", "most_unstable_mode", "unstable_mode_run"]
+__all__ += ["continuation", "critical_beta", "critical_noise", "landau_coefficient", "stationary_density",
+            "stationary_state"]

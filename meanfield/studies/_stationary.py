@@ -260,6 +260,7 @@ def stationary_state(
     Examples
     --------
     >>> import meanfield as mf
+
     In USA's hysteresis window at β = 4 on S¹ (σ_c = 2.4399 < σ < σ_f = 2.5835)
     the concentrated state and the uniform state are both stable:
 
