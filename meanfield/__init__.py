@@ -32,6 +32,8 @@ from ._compare import compare
 from .studies import SweepError, sweep
 from .studies import equiangular_curve, equiangular_gamma, phase_diagram, plot_phase_diagram, plot_trajectories
 from .studies import kuramoto_bifurcation, kuramoto_critical_coupling, kuramoto_theory, plot_bifurcation
+from .studies import check_good_triple, check_mixed_triple, hyperplanes, polytope_vertices, random_good_triple
+from .studies import random_mixed_triple
 from .studies import MostUnstableMode, most_unstable_mode, unstable_mode_run
 from .studies import continuation, critical_beta, critical_noise, landau_coefficient
 from .studies import stationary_density, stationary_state
@@ -81,6 +83,12 @@ __all__ = [
     "von_mises",
     "wasserstein",
     "wrapped_cauchy",
+    "check_good_triple",
+    "check_mixed_triple",
+    "hyperplanes",
+    "polytope_vertices",
+    "random_good_triple",
+    "random_mixed_triple",
     "continuation",
     "critical_beta",
     "critical_noise",
