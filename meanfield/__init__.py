@@ -35,6 +35,7 @@ from .studies import kuramoto_bifurcation, kuramoto_critical_coupling, kuramoto_
 from .studies import check_good_triple, check_mixed_triple, hyperplanes, polytope_vertices, random_good_triple
 from .studies import random_mixed_triple
 from .studies import MostUnstableMode, most_unstable_mode, unstable_mode_run
+from .studies import equiangular_concentration
 from .studies import continuation, critical_beta, critical_noise, landau_coefficient
 from .studies import stationary_density, stationary_state
 
@@ -57,6 +58,7 @@ __all__ = [
     "compare",
     "density",
     "energy",
+    "equiangular_concentration",
     "equiangular_curve",
     "equiangular_gamma",
     "kuramoto_bifurcation",

@@ -15,6 +15,7 @@ from ._plot_bifurcation import plot_bifurcation
 from ._good_triples import TripleCheck, check_good_triple, check_mixed_triple, random_good_triple, random_mixed_triple
 from ._hyperplanes import group_levels, hyperplanes, polytope_vertices
 from ._unstable_modes import MostUnstableMode, most_unstable_mode, unstable_mode_run
+from ._inner_products import equiangular_concentration
 from ._stationary import stationary_density, stationary_state
 from ._continuation import continuation
 from ._noisy_transition import critical_beta, critical_noise, landau_coefficient
@@ -25,6 +26,7 @@ __all__ += ["equiangular_curve", "equiangular_gamma", "ginibre_matrices", "phase
 __all__ += ["frequency_law", "kuramoto_bifurcation", "kuramoto_critical_coupling", "kuramoto_run", "kuramoto_theory",
             "plot_bifurcation"]
 __all__ += ["MostUnstableMode", "most_unstable_mode", "unstable_mode_run"]
+__all__ += ["equiangular_concentration"]
 __all__ += ["TripleCheck", "check_good_triple", "check_mixed_triple", "group_levels", "hyperplanes",
             "polytope_vertices", "random_good_triple", "random_mixed_triple"]
 __all__ += ["continuation", "critical_beta", "critical_noise", "landau_coefficient", "stationary_density",

@@ -29,7 +29,8 @@ from ..particles import Attention, number_of_clusters, pair_fraction, simulate
 from ._equiangular import check_delta, equiangular_curve
 from ._sweep import sweep
 
-__all__ = ["phase_diagram", "phase_diagram_block", "phase_diagram_tokens", "ginibre_matrices", "crossing_time"]
+__all__ = ["phase_diagram", "phase_diagram_block", "phase_diagram_tokens", "ginibre_matrices", "crossing_time",
+           "span_coordinates"]
 
 logger = logging.getLogger(__name__)
 
@@ -55,6 +56,17 @@ def _tokens(seed: int, system: int, d: int, n: int) -> np.ndarray:
     rng = np.random.default_rng(np.random.SeedSequence([seed, TOKENS, system]))
     g = rng.standard_normal((n, d))
     return g / np.linalg.norm(g, axis=1, keepdims=True)
+
+
+def span_coordinates(tokens: np.ndarray) -> np.ndarray:
+    """Coordinates (systems, n, n) of tokens (systems, n, d), d > n, in an orthonormal basis of their span.
+
+    With Q = K = V = I every velocity is a combination of the x_j, so the
+    tokens never leave their span; the R factor of the QR decomposition of
+    each system's d × n matrix [x_1 … x_n] gives coordinates with the same
+    inner products, and the dynamics in dimension n instead of d.
+    """
+    return np.swapaxes(np.linalg.qr(np.swapaxes(tokens, 1, 2), mode="r"), 1, 2)
 
 
 def ginibre_matrices(d: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -128,7 +140,7 @@ def phase_diagram_block(beta: float, seed: np.ndarray, *, d: int, n: int, times:
         else:
             kind = "sphere"
             if d > n:
-                x0 = np.swapaxes(np.linalg.qr(np.swapaxes(x0, 1, 2), mode="r"), 1, 2)
+                x0 = span_coordinates(x0)
     run = simulate(model, x0, t, rtol=rtol, atol=atol, domain=kind)
     if not run.attrs["success"]:
         raise RuntimeError(f"simulate failed at beta = {beta} for systems {systems.tolist()}: {run.attrs['message']}")
