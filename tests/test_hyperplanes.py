@@ -3,6 +3,8 @@ and the hypothesis checks on (Q, K, V)."""
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 
@@ -59,7 +61,7 @@ def test_hyperplanes_of_constructed_tokens_use_the_left_eigenvector(rng):
     assert float(out["residual"]) < 1e-7 / 4.0 * 2  # noise 1e-7 against the scale 4
     assert bool(out["theorem_holds"])
     # the normal is the left eigenvector: orthogonal to the other eigenvectors, not parallel to φ_1
-    normal = np.array(eval(out.attrs["normal"]))
+    normal = np.array(json.loads(out.attrs["normal"]))
     np.testing.assert_allclose(normal @ S[:, 1:], 0.0, atol=1e-12)
     assert abs(normal @ phi) < 0.99
     # the orthogonal projection on φ_1 sees no levels at all: the spread along G leaks into it
@@ -91,7 +93,7 @@ def test_two_symmetric_tokens_follow_their_exact_scalar_dynamics():
     np.testing.assert_allclose(out["levels"].values, np.stack([-exact, exact], axis=1), rtol=0, atol=1e-10)
     np.testing.assert_array_equal(out["n_hyperplanes"].values, 2)
     np.testing.assert_allclose(ds.positions.values[..., 1], y, rtol=0, atol=1e-13)
-    assert np.array(eval(out.attrs["normal"])) @ [1.0, 0.0] == pytest.approx(1.0, rel=1e-14)
+    assert np.array(json.loads(out.attrs["normal"])) @ [1.0, 0.0] == pytest.approx(1.0, rel=1e-14)
 
 
 def test_random_good_triple_gives_at_most_three_hyperplanes_converging_at_rate_lambda1():
@@ -138,12 +140,14 @@ def test_polytope_vertices_of_constructed_tokens(rng):
     z = c @ S[:, :2].T + rng.standard_normal((25, 1)) * 5.0 @ S[:, 2:].T
     out = mf.polytope_vertices(z, V)
     assert int(out["n_points"]) == 5 and int(out["n_vertices"]) == 3
-    basis = np.array(eval(out.attrs["basis"]))
+    basis = np.array(json.loads(out.attrs["basis"]))
     # the cluster points, mapped back to R^d, are the constructed F-components (basis-independent check)
     found = out["points"].values @ basis.T
     expected = corners @ S[:, :2].T
-    order = lambda p: p[np.lexsort(np.round(p, 5).T[::-1])]  # noqa: E731
-    np.testing.assert_allclose(order(found), order(expected), rtol=0, atol=1e-6)
+    def rows_in_order(p):
+        return p[np.lexsort(np.round(p, 5).T[::-1])]
+
+    np.testing.assert_allclose(rows_in_order(found), rows_in_order(expected), rtol=0, atol=1e-6)
     flags = {tuple(np.round(p, 4)): (v, o) for p, v, o in zip(found, out["vertex"].values, out["at_origin"].values)}
     assert flags[tuple(np.round(expected[3], 4))] == (False, False)  # the interior point
     assert flags[(0.0, 0.0, 0.0)] == (False, True)  # the origin, inside the triangle
