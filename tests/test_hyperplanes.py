@@ -154,6 +154,24 @@ def test_polytope_vertices_of_constructed_tokens(rng):
     assert float(out["residual"]) < 1e-6
 
 
+def test_polytope_vertices_of_the_identity_case_match_scipy_convex_hull():
+    """V = I, Q = K = I (Theorem 3.1, F = R^2): the limit points are vertices of their hull; the
+    detector's vertex flags agree with Qhull's on the final points."""
+    from scipy.spatial import ConvexHull
+
+    z0 = np.random.default_rng(5).standard_normal((20, 2))
+    ds = mf.simulate(mf.Attention(4.0, projection=False, rescaled=True), z0, np.linspace(0.0, 12.0, 7),
+                     rtol=1e-10, atol=1e-13)
+    out = mf.polytope_vertices(ds, np.eye(2)).isel(time=-1)
+    count = int(out["n_points"])
+    points = out["points"].values[:count] @ np.array(json.loads(out.attrs["basis"])).T
+    assert 3 <= count < 20 and float(out["residual"]) < 1e-5  # measured 2e-6
+    flags = np.zeros(count, dtype=bool)
+    flags[ConvexHull(points).vertices] = True
+    np.testing.assert_array_equal(out["vertex"].values[:count], flags)
+    assert flags.all()
+
+
 def test_check_good_triple_rejects_bad_triples_with_reasons():
     assert mf.check_good_triple(None, None, np.diag([2.0, -1.0])).holds
     rotation = mf.check_good_triple(None, None, [[0.1, -2.0], [2.0, 0.1]])

@@ -322,7 +322,10 @@ def _cluster_points(c: np.ndarray, threshold: float) -> tuple[np.ndarray, np.nda
     the means in lexicographic order of their coordinates."""
     labels = np.zeros(c.shape[0], dtype=int) if c.shape[0] == 1 else \
         fcluster(linkage(c, "single"), threshold, "distance") - 1
-    means = np.array([c[labels == j].mean(axis=0) for j in range(labels.max() + 1)])
+    sizes = np.bincount(labels)
+    means = np.zeros((sizes.size, c.shape[1]))
+    np.add.at(means, labels, c)
+    means /= sizes[:, None]
     order = np.lexsort(means.T[::-1])
     rank = np.empty_like(order)
     rank[order] = np.arange(order.size)
