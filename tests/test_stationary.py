@@ -122,8 +122,9 @@ def test_continuation_finds_the_fold_and_hysteresis_window_above_beta_star():
     assert bool(mf.stationary_state(inside, 2, guess="uniform").stable)
 
 
-def test_no_fold_below_beta_star():
-    model = mf.SelfAttention(2.0, normalized=False)
+@pytest.mark.parametrize("beta,normalized", [(2.0, False), (8.0, True)])
+def test_no_fold_below_beta_star_nor_for_sa(beta, normalized):
+    model = mf.SelfAttention(beta, normalized=normalized)
     sigma_c = mf.critical_noise(model, 2)
     branch = mf.continuation(model, 2, (0.3 * sigma_c, 2 * sigma_c))
     assert branch.sizes["fold"] == 0

@@ -27,7 +27,7 @@ from .._models import SelfAttention
 from .._validate import as_real, check_positive, check_positive_int
 from .._version import __version__
 from ._noisy_transition import landau_coefficient
-from ._stationary import MAX_NODES, MIN_NODES, TOLERANCE, check_model, initial_moments, newton, state_dataset
+from ._stationary import MAX_NODES, MIN_NODES, TOLERANCE, check_model, initial_moments, newton, state_scalars
 from ._stationary_problem import TAIL_TOLERANCE, StationaryProblem, degrees_needed
 
 __all__ = ["continuation"]
@@ -203,8 +203,10 @@ def continuation(
         tangent = _tangent(problem, first.y, first.sigma, scale, secant / np.linalg.norm(secant))
         points.append((first.y, first.sigma, first.iterations, first.residual, float(tangent[-1])))
     else:
-        sigma0 = float(start.attrs["noise"]) if isinstance(start, xr.Dataset) else check_positive(
-            "model.noise", model.noise)
+        if isinstance(start, xr.Dataset):
+            sigma0 = float(start["noise"]) if "noise" in start.variables else float(start.attrs["noise"])
+        else:
+            sigma0 = check_positive("model.noise", model.noise)
         if not lo <= sigma0 <= hi:
             raise ValueError(f"noise_range {noise_range} must contain the start's noise {sigma0:.6g}")
         first = newton(problem, initial_moments(problem, start, sigma0), sigma0, tol=tol)
@@ -265,7 +267,7 @@ def _branch_dataset(problem: StationaryProblem, points: list, model: SelfAttenti
                     message: str) -> xr.Dataset:
     ys = np.array([p[0] for p in points])
     sigmas = np.array([p[1] for p in points])
-    scalars = [state_dataset(problem, y, s) for y, s in zip(ys, sigmas)]
+    scalars = [state_scalars(problem, y, s) for y, s in zip(ys, sigmas)]
     tangent_sigma = np.array([p[4] for p in points])
     folds = []
     for i in range(1, len(points) - 1):

@@ -166,7 +166,7 @@ def solve_refined(model: SelfAttention, d: int, sigma: float, guess: Any, degree
     return problem, result
 
 
-def state_dataset(problem: StationaryProblem, y: np.ndarray, sigma: float, *, modes: int | None = None) -> dict:
+def state_scalars(problem: StationaryProblem, y: np.ndarray, sigma: float, *, modes: int | None = None) -> dict:
     """Scalars of a solved state: order parameter, free energy, entropy, leading eigenvalue, tail."""
     modes = min(problem.nodes // 2, max(2 * problem.degrees, 16)) if modes is None else modes
     spectrum = problem.linearised_spectrum(y, sigma, modes)
@@ -288,7 +288,7 @@ def stationary_state(
 def to_dataset(problem: StationaryProblem, result: NewtonResult, model: SelfAttention) -> xr.Dataset:
     """The Dataset of :func:`stationary_state` for a Newton result."""
     rho, _ = problem.density(result.y, result.sigma)
-    scalars = state_dataset(problem, result.y, result.sigma)
+    scalars = state_scalars(problem, result.y, result.sigma)
     data = {
         "density": ("polar", rho, {"long_name": "stationary density w.r.t. the area measure"}),
         "moment": ("degree", result.y, {"long_name": "y_l = ∫ ρ q_l dσ (normalised Gegenbauer moments)"}),

@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from functools import cached_property
 
 import numpy as np
-from scipy.linalg import eig
+from scipy.linalg import eigh, eigvals
 from scipy.special import gammaln
 
 from solvers._zonal_grid import ZonalGaussGrid, gegenbauer_table
@@ -50,6 +50,9 @@ TRUNCATION_TOLERANCE = 1e-16
 #: degrees ≥ 2n - L, far below this; the coefficients' own round-off floor is ≈ 1e-15 (S¹) to 1e-13
 #: (S², where q_l(1) = √(2l+1) grows), so a smaller bound could never be met.
 TAIL_TOLERANCE = 1e-11
+#: eigenvalues of the perturbations' mass matrix below this fraction of the largest are dropped (their
+#: directions are round-off in the ρ*-weighted inner product)
+MASS_CUTOFF = 1e-11
 #: most degrees considered by the truncation rule
 MAX_DEGREES = 400
 
@@ -238,8 +241,9 @@ class StationaryProblem:
         (mass zero). The linearisation ∂_t δρ = σ div(ρ* ∇f), f = p - DΨ[δρ]/σ,
         DΨ[δρ] = g'(v) Σ_k κ_k δy_k q_k, is taken in weak form against the test
         functions q_i: M ṗ = A p with M_im = ∫ ρ* p_i p_m dσ and
-        A_im = -σ ∫ ρ* (1 - t²) q_i' f_m' dσ. At the uniform state this gives
-        λ_l = l(l+d-2)(κ_l - σ) exactly (DESIGN §2).
+        A_im = -σ ∫ ρ* (1 - t²) q_i' f_m' dσ, solved in an M-orthonormal basis of
+        the directions with M-eigenvalues above 1e-11 of the largest. At the
+        uniform state this gives λ_l = l(l+d-2)(κ_l - σ) exactly (DESIGN §2).
         """
         rho, _ = self.density(y, sigma)
         _, g1, g2 = self.field(y)
@@ -254,4 +258,9 @@ class StationaryProblem:
         dv = self.dq @ (self.kappa * y)
         df = dbasis - (g2 * dv)[:, None] * (self.q @ kdy) / sigma - g1[:, None] * (self.dq @ kdy) / sigma
         stiffness = -sigma * dbasis.T @ ((wr * (1 - self.t**2))[:, None] * df)
-        return eig(stiffness, mass, right=False)
+        # ρ*-orthonormal basis: for a concentrated ρ* the q_m are nearly dependent in the ρ*-weighted inner
+        # product, and the generalised problem would return spurious eigenvalues of M's round-off null space
+        scale, vectors = eigh(mass)
+        keep = scale > MASS_CUTOFF * scale[-1]
+        basis_change = vectors[:, keep] / np.sqrt(scale[keep])
+        return eigvals(basis_change.T @ stiffness @ basis_change)
