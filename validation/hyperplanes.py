@@ -143,7 +143,8 @@ def mixed_table(n: int = 48, beta: float = 1.0) -> tuple[xr.Dataset, list]:
         rows.append(dict(case=name, hypotheses=int(check.holds), n_points=count,
                          n_vertices=int(final["n_vertices"]),
                          at_origin=int(final["at_origin"].values[:count].sum()),
-                         vertex_or_origin=int(np.all(final["vertex"].values[:count] | final["at_origin"].values[:count])),
+                         vertex_or_origin=int(np.all(final["vertex"].values[:count]
+                                                     | final["at_origin"].values[:count])),
                          residual=float(final["residual"]),
                          g_eigenvalue=float(np.sort(np.linalg.eigvals(V).real)[0]),
                          g_levels=int(final["g_n_levels"]) if "g_n_levels" in final else -1))
@@ -234,7 +235,8 @@ def plot_mixed(runs: list, path: Path) -> None:
         ax.set_ylabel("c_2")
         ax = axes[1, k]
         # V is normal in these cases: G is the orthogonal complement of F
-        g = ds["positions"].values @ np.linalg.svd(np.array(json.loads(out.attrs["basis"])), full_matrices=True)[0][:, 2]
+        complement = np.linalg.svd(np.array(json.loads(out.attrs["basis"])), full_matrices=True)[0][:, 2]
+        g = ds["positions"].values @ complement
         ax.plot(TIMES, g, color="C2", lw=0.6)
         ax.set_title(f"G-coordinate of z_i, eigenvalue {float(np.sort(np.linalg.eigvals(V).real)[0]):.3g} "
                      f"(G is free)", fontsize=9)
@@ -282,7 +284,8 @@ def main(argv: list[str] | None = None) -> int:
     mixed, runs = mixed_table()
     mixed.to_netcdf(args.output_dir / "hyperplanes_mixed.nc")
     lines.append("")
-    lines.append(f"(b) section 5, d = 3, n = 48, beta = 1: F-limit points (vertices of a polytope or 0), t = {T_FINAL:g}")
+    lines.append(f"(b) section 5, d = 3, n = 48, beta = 1: F-limit points (vertices of a polytope or 0), "
+                 f"t = {T_FINAL:g}")
     lines.append(f"{'case':<36} {'hyp':>4} {'points':>6} {'vertices':>8} {'at 0':>5} {'residual':>9} "
                  f"{'G eig':>7} {'G levels':>8} {'ok':>4}")
     for k in range(mixed.sizes["case"]):
