@@ -39,6 +39,7 @@ from scipy.special import ive
 
 from .._models import SelfAttention
 from .._validate import check_positive_int
+from ._stationary import check_model
 from ._stationary_problem import coupling_ratios
 
 __all__ = ["critical_beta", "critical_noise", "landau_coefficient"]
@@ -47,19 +48,14 @@ __all__ = ["critical_beta", "critical_noise", "landau_coefficient"]
 BETA_BRACKET = (1e-3, 100.0)
 
 
-def _check(model: SelfAttention, d: int) -> int:
-    if not isinstance(model, SelfAttention):
-        raise TypeError(f"model must be a meanfield.SelfAttention (SA or USA), got {type(model).__name__}")
-    return check_positive_int("d", d, minimum=2)
-
-
 def critical_noise(model: SelfAttention, d: int = 2) -> float:
-    """σ_c(β) = κ_1: USA c_1(β)/(β|S^{d-1}|) = 2^{d/2-1}Γ(d/2) I_{d/2}(β)/β^{d/2}, SA c_1/(β c_0) = I_{d/2}(β)/(β I_{d/2-1}(β)).
+    """σ_c(β) = κ_1: USA c_1(β)/(β|S^{d-1}|) = 2^{d/2-1}Γ(d/2) I_{d/2}(β)/β^{d/2},
+    SA c_1/(β c_0) = I_{d/2}(β)/(β I_{d/2-1}(β)).
 
     The noise below which the uniform density is linearly unstable (λ_1 = 0 in
     :meth:`SelfAttention.growth_rate`); 1/d at β = 0. ``model.noise`` is ignored.
     """
-    d = _check(model, d)
+    d = check_model(model, d)
     return float(coupling_ratios(np.array([1]), model.beta, d, model.normalized)[0])
 
 
@@ -73,7 +69,7 @@ def landau_coefficient(model: SelfAttention, d: int = 2) -> float:
     the expansion of the von Mises–Fisher self-consistency r = I_{d/2}(r/σ)/I_{d/2-1}(r/σ).
     ``model.noise`` is ignored.
     """
-    d = _check(model, d)
+    d = check_model(model, d)
     kappa1, kappa2 = coupling_ratios(np.array([1, 2]), model.beta, d, model.normalized)
     if model.beta == 0:
         return -1.0 / (d + 2)

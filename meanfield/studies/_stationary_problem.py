@@ -40,7 +40,7 @@ from scipy.special import gammaln
 from solvers._zonal_grid import ZonalGaussGrid, gegenbauer_table
 
 from .._domains import sphere_area
-from .._kernels import scaled_funk_hecke, scaled_funk_hecke_over_beta
+from .._models import SelfAttention
 
 __all__ = ["StationaryProblem", "degrees_needed", "TRUNCATION_TOLERANCE", "TAIL_TOLERANCE"]
 
@@ -58,12 +58,12 @@ MAX_DEGREES = 400
 
 
 def coupling_ratios(degrees: np.ndarray, beta: float, d: int, normalized: bool) -> np.ndarray:
-    """κ_l: USA c_l/(β|S^{d-1}|), SA c_l/(β c_0) (β → 0: 1/d at l = 1, 0 above); 0 at l = 0."""
-    c_over_beta = scaled_funk_hecke_over_beta(np.asarray(degrees), beta, d)
-    if normalized:
-        return c_over_beta / scaled_funk_hecke(0, beta, d)
-    # USA's absolute scale e^β: beyond β ≈ 700 it overflows, which check_beta's range never reaches here.
-    return c_over_beta * np.exp(beta) / sphere_area(d)
+    """κ_l = λ_l/(l(l+d-2)) at σ = 0 for degrees l ≥ 1 (:meth:`SelfAttention.growth_rate`):
+    USA c_l/(β|S^{d-1}|), SA c_l/(β c_0); β → 0: 1/d at l = 1, 0 above."""
+    ell = np.asarray(degrees)
+    if np.any(ell < 1):
+        raise ValueError(f"degrees must be >= 1, got {degrees!r}")
+    return SelfAttention(beta, normalized=normalized).growth_rate(ell, d) / (ell * (ell + d - 2))
 
 
 def harmonic_dimension(degrees: np.ndarray, d: int) -> np.ndarray:
@@ -200,7 +200,10 @@ class StationaryProblem:
         return y - self.q.T @ (self.weights * rho)
 
     def jacobian(self, y: np.ndarray, sigma: float) -> tuple[np.ndarray, np.ndarray]:
-        """(∂R/∂y, ∂R/∂σ): ∂G_l/∂y_k = Cov_ρ(q_l, g'(v) κ_k q_k)/σ, ∂G_l/∂σ = -Cov_ρ(q_l, Ψ)/σ²."""
+        """(∂R/∂y, ∂R/∂σ) with R = y - G:
+
+        ∂G_l/∂y_k = Cov_ρ(q_l, g'(v) κ_k q_k)/σ,   ∂G_l/∂σ = -Cov_ρ(q_l, Ψ)/σ².
+        """
         rho, psi = self.density(y, sigma)
         _, g1, _ = self.field(y)
         wr = self.weights * rho
@@ -215,7 +218,9 @@ class StationaryProblem:
         return float(abs(y[0]) / np.sqrt(self.d))
 
     def free_energy(self, y: np.ndarray, sigma: float) -> float:
-        """USA: F[ρ] - F[uniform] = -½ Σ_l κ_l y_l² + σ ∫ ρ log(ρ|S^{d-1}|) dσ (F = -E_β + σ∫ρ log ρ); SA: NaN."""
+        """USA: F[ρ] - F[uniform] = -½ Σ_l κ_l y_l² + σ ∫ ρ log(ρ|S^{d-1}|) dσ, F = -E_β + σ∫ρ log ρ.
+
+        SA: NaN (no Lyapunov functional is known)."""
         if self.normalized:
             return float("nan")
         rho = self.density(y, sigma)[0]
