@@ -1,4 +1,4 @@
-"""The noisy transition of USA self-attention on S¹ and S²: continuous below β_*, discontinuous with hysteresis above.
+"""The noisy transition of USA on S¹ and S²: continuous below β_*, discontinuous with hysteresis above.
 
 ∂_t ρ + div(ρ X[ρ]) = σ Δρ (paper 2 Problem 7; DESIGN §2). The uniform state
 loses stability at σ_c(β) = c_1(β)/(β|S^{d-1}|). By Lyapunov–Schmidt the branch
@@ -185,7 +185,8 @@ def window_rows(summary: dict, records: list[dict]) -> tuple[list[dict], list[st
         rows.append({"quantity": f"d={d} beta={beta}: {direction}-sweep jump in ({lo:.4f}, {hi:.4f}) vs {name}",
                      "predicted": edge, "measured": centre, "tolerance": half})
         if not lo < edge < hi:
-            failures.append(f"d={d} beta={beta}: {direction}-sweep jump in ({lo:.5g}, {hi:.5g}) misses {name} = {edge:.6g}")
+            failures.append(f"d={d} beta={beta}: {direction}-sweep jump in ({lo:.5g}, {hi:.5g}) "
+                            f"misses {name} = {edge:.6g}")
     return rows, failures
 
 
@@ -264,7 +265,8 @@ def main(argv: list[str] | None = None) -> int:
             i = crossing[0]
             maxwell = float(sigma[i] + (sigma[i + 1] - sigma[i]) * free[i] / (free[i] - free[i + 1]))
         rows.append({"quantity": f"d={d} beta={beta}: Maxwell point F = F[uniform] inside (sigma_c, sigma_f)",
-                     "predicted": 0.5 * (sigma_c + sigma_f), "measured": maxwell, "tolerance": 0.5 * (sigma_f - sigma_c)})
+                     "predicted": 0.5 * (sigma_c + sigma_f), "measured": maxwell,
+                     "tolerance": 0.5 * (sigma_f - sigma_c)})
     sweeps = []
     for d, beta, make_domain, ratios in SWEEPS:
         if args.quick and d == 3:
