@@ -32,6 +32,7 @@ from ._compare import compare
 from .studies import SweepError, sweep
 from .studies import equiangular_curve, equiangular_gamma, phase_diagram, plot_phase_diagram, plot_trajectories
 from .studies import kuramoto_bifurcation, kuramoto_critical_coupling, kuramoto_theory, plot_bifurcation
+from .studies import cluster_dynamics, energy_staircase, equispaced_instability_rate, two_cluster_jump
 from .studies import check_good_triple, check_mixed_triple, hyperplanes, polytope_vertices, random_good_triple
 from .studies import random_mixed_triple
 from .studies import MostUnstableMode, most_unstable_mode, unstable_mode_run
@@ -55,9 +56,12 @@ __all__ = [
     "ZonalSphere",
     "__version__",
     "attention_matrix",
+    "cluster_dynamics",
     "compare",
     "density",
     "energy",
+    "energy_staircase",
+    "equispaced_instability_rate",
     "equiangular_concentration",
     "equiangular_curve",
     "equiangular_gamma",
@@ -80,6 +84,7 @@ __all__ = [
     "solve",
     "sphere_area",
     "sweep",
+    "two_cluster_jump",
     "uniform",
     "unstable_mode_run",
     "von_mises",

@@ -12,6 +12,8 @@ from ._plot_phase import plot_phase_diagram, plot_trajectories
 from ._kuramoto import frequency_law, kuramoto_bifurcation, kuramoto_run
 from ._kuramoto_theory import kuramoto_critical_coupling, kuramoto_theory
 from ._plot_bifurcation import plot_bifurcation
+from ._cluster_dynamics import cluster_dynamics
+from ._metastability import energy_staircase, equispaced_instability_rate, two_cluster_jump
 from ._good_triples import TripleCheck, check_good_triple, check_mixed_triple, random_good_triple, random_mixed_triple
 from ._hyperplanes import group_levels, hyperplanes, polytope_vertices
 from ._unstable_modes import MostUnstableMode, most_unstable_mode, unstable_mode_run
@@ -31,3 +33,4 @@ __all__ += ["TripleCheck", "check_good_triple", "check_mixed_triple", "group_lev
             "polytope_vertices", "random_good_triple", "random_mixed_triple"]
 __all__ += ["continuation", "critical_beta", "critical_noise", "landau_coefficient", "stationary_density",
             "stationary_state"]
+__all__ += ["cluster_dynamics", "energy_staircase", "equispaced_instability_rate", "two_cluster_jump"]
