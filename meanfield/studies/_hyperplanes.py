@@ -161,7 +161,9 @@ def _read(positions: Any, V: Any, Q: Any, K: Any, beta: Any
     if from_dataset and int(positions.attrs.get("rescaled", 1)) == 0:
         times = positions["time"].broadcast_like(positions["positions"].isel(particle=0, component=0))
         stack = np.asarray(times.transpose(*dims).values, dtype=float).reshape(-1)
-        flat = np.stack([z @ scipy.linalg.expm(-t * V).T for z, t in zip(flat, stack)])
+        output_times, which = np.unique(stack, return_inverse=True)
+        maps = np.stack([scipy.linalg.expm(-t * V) for t in output_times])  # one e^{-tV} per output time
+        flat = np.einsum("cnj,cij->cni", flat, maps[which.reshape(-1)])
     return flat, lead, dims, Q, K, V, float(beta)
 
 
