@@ -77,10 +77,11 @@ def test_beta_five_gives_three_clusters_on_the_circle(normalized):
     assert ds.attrs["predicted_degree"] == ds.attrs["measured_degree"] == ds.attrs["peaks"] == 3
     assert 0.05 <= ds.attrs["stop_amplitude"] < 0.05 * 1.1  # the first output past the stated fraction
     # the measured growth of k* over the linear phase equals λ_3: the nonlinearity at ±10 % density
-    # changes it by 6e-5 (measured), the step cap keeps the time error at 1e-8
+    # changes it by 6e-5 (measured 5.7e-5 SA, 6.5e-5 USA), the step cap keeps the time error at 1e-8
     k = 3
-    assert float(ds.measured_rate[k]) == pytest.approx(float(ds.predicted_rate[k]), rel=5e-4)
-    assert ds.attrs["measured_separation"] == pytest.approx(ds.attrs["predicted_separation"], rel=0.02)
+    assert float(ds.measured_rate[k]) == pytest.approx(float(ds.predicted_rate[k]), rel=2e-4)
+    # separation over the runner-up: measured/predicted - 1 = 2.3e-3 (SA), 2.7e-3 (USA)
+    assert ds.attrs["measured_separation"] == pytest.approx(ds.attrs["predicted_separation"], rel=5e-3)
 
 
 def test_dominant_degree_on_the_sphere():
@@ -88,7 +89,8 @@ def test_dominant_degree_on_the_sphere():
     ds = mf.unstable_mode_run(mf.SelfAttention(5.0), mf.Sphere(24), seed=0)
     assert ds.attrs["predicted_degree"] == ds.attrs["measured_degree"] == 3
     assert ds.attrs["predicted_separation"] > 4
-    assert float(ds.measured_rate[3]) == pytest.approx(float(ds.predicted_rate[3]), rel=5e-4)
+    # measured rate of l* = 3: relative error 1.2e-5
+    assert float(ds.measured_rate[3]) == pytest.approx(float(ds.predicted_rate[3]), rel=1e-4)
 
 
 def test_bad_arguments():
