@@ -170,9 +170,9 @@ class StationaryProblem:
         if not self.normalized or self.beta == 0:
             return v, np.ones_like(v), np.zeros_like(v)
         z = 1.0 + self.beta * v
-        with np.errstate(invalid="ignore", divide="ignore"):
+        with np.errstate(invalid="ignore", divide="ignore"):  # z ≤ 0 at a rejected trial step: Ψ is NaN there
             psi = np.where(z > 0, np.log(np.where(z > 0, z, 1.0)) / self.beta, np.nan)
-        return psi, 1.0 / z, -self.beta / (z * z)
+            return psi, 1.0 / z, -self.beta / (z * z)
 
     def potential_at(self, y: np.ndarray, polar: np.ndarray) -> np.ndarray:
         """Ψ at arbitrary polar angles (any shape), from the moments y."""
