@@ -3,17 +3,19 @@ r"""Resolution estimate of finite-volume runs (spectral tail of the density on S
 A second-order finite-volume scheme stays stable and positive while a density
 concentrates below the cell size, so it cannot tell from its own step control that
 the result has stopped converging in the grid. At every output the density is
-expanded in the eigenfunctions of the domain's Laplacian and the tail
+expanded in the eigenfunctions of the domain's Laplacian and its tail is measured
+by the rule every spectral scheme applies to itself (:func:`solvers.degree_tail`),
 
-    τ = max_{l > 2 L/3} ‖ρ_l‖ / ‖ρ_0‖
+    τ = max_{l > ⌊2L/3⌋} ‖ρ_l‖ / ‖ρ_0‖,
 
-is compared with :data:`FINITE_VOLUME_TAIL_TOL`, where L is the largest degree the
-grid represents:
+L the largest degree the grid represents, here compared with
+:data:`solvers.FINITE_VOLUME_TAIL_TOL` (1e-2; the spectral schemes use their
+``tail_tol``, 1e-6 by default):
 
 * S² (node values of the scheme's reconstruction, ``lmax`` = L):
-  ρ_lm = ∫ ρ conj(Y_lm), ‖ρ_l‖² = Σ_{m ≥ 0} |ρ_lm|²;
-* S¹ (N cell averages, L = N/2, so the cut is k > N/3): the discrete Fourier
-  coefficients ρ̂_k = Σ_j ρ_j e^{-ikθ_j}, ‖ρ_k‖ = |ρ̂_k|, 0 ≤ k ≤ N/2;
+  ρ_lm = ∫ ρ conj(Y_lm), ‖ρ_l‖² = Σ_{m ≥ 0} |ρ_lm|² (the stored coefficients);
+* S¹ (N cell averages, L = ⌊N/2⌋): the discrete Fourier coefficients
+  ρ̂_k = Σ_j ρ_j e^{-ikθ_j}, ‖ρ_k‖ = |ρ̂_k|, 0 ≤ k ≤ N/2;
 * zonal S^{d-1} (n cells, L = n - 1): the Gegenbauer coefficients
   ρ_l = (1/|S^{d-1}|) ∫ ρ q_l dσ of the piecewise-constant density
   (:meth:`meanfield.ZonalSphere.coefficients`), ‖ρ_l‖ = |ρ_l|.
@@ -33,38 +35,32 @@ from typing import Any
 
 import numpy as np
 
+from solvers import FINITE_VOLUME_TAIL_TOL, degree_tail
+
 logger = logging.getLogger(__name__)
 
 __all__ = ["FINITE_VOLUME_TAIL_TOL", "ResolutionMonitor", "circle_tail", "density_tail", "sphere_tail", "zonal_tail"]
 
-#: largest spectral tail τ of a finite-volume density that counts as resolved
-FINITE_VOLUME_TAIL_TOL = 1e-2
 
-
-def _tail(power: np.ndarray, cut: int) -> float:
-    """max over rows of max(power[:, cut+1:]) / power[:, 0] (∞ for a row with power[:, 0] = 0)."""
-    power = np.atleast_2d(power)
-    top, mean = np.max(power[:, cut + 1:], axis=-1, initial=0.0), power[:, 0]
-    return float(np.max(np.divide(top, mean, out=np.full_like(top, np.inf), where=mean > 0)))
+def _largest(norms: np.ndarray) -> float:
+    """max over densities of :func:`solvers.degree_tail` of per-degree norms (densities, L + 1)."""
+    return float(np.max(degree_tail(np.atleast_2d(norms))))
 
 
 def sphere_tail(grid: Any, values: np.ndarray) -> float:
     """τ of node values ``values`` (species, nlat, nlon) on the S² ``grid`` (max over species)."""
-    lmax = grid.lmax
     alm = np.atleast_2d(grid.analysis(np.asarray(values, dtype=float)))  # (species, nalm)
-    power = np.sqrt([np.bincount(grid.degrees, weights=np.abs(row) ** 2, minlength=lmax + 1) for row in alm])
-    return _tail(power, 2 * lmax // 3)
+    return _largest([grid.degree_norms(row) for row in alm])
 
 
 def circle_tail(values: np.ndarray) -> float:
-    """τ = max_{k > N/3} |ρ̂_k| / |ρ̂_0| of values (species, N) on S¹ (max over species)."""
-    values = np.atleast_2d(np.asarray(values, dtype=float))
-    return _tail(np.abs(np.fft.rfft(values, axis=-1)), values.shape[-1] // 3)
+    """τ = max_{k > ⌊2⌊N/2⌋/3⌋} |ρ̂_k| / |ρ̂_0| of values (species, N) on S¹ (max over species)."""
+    return _largest(np.abs(np.fft.rfft(np.atleast_2d(np.asarray(values, dtype=float)), axis=-1)))
 
 
 def zonal_tail(domain: Any, values: np.ndarray) -> float:
-    """τ = max_{l > 2(n-1)/3} |ρ_l| / |ρ_0| of values (species, n) on a ``ZonalSphere`` (max over species)."""
-    return _tail(np.abs(domain.coefficients(np.atleast_2d(values))), 2 * (int(domain.n) - 1) // 3)
+    """τ = max_{l > ⌊2(n-1)/3⌋} |ρ_l| / |ρ_0| of values (species, n) on a ``ZonalSphere`` (max over species)."""
+    return _largest(np.abs(domain.coefficients(np.atleast_2d(values))))
 
 
 def density_tail(domain: Any, values: np.ndarray) -> float:
@@ -83,7 +79,7 @@ def _grid_words(domain: Any) -> tuple[str, str, str]:
         return f"on S² with lmax={lmax}", f"max_(l > {2 * lmax // 3}) |rho_l|/|rho_0|", f"lmax={2 * lmax + 1}"
     if domain.kind == "circle":
         n = int(domain.n)
-        return f"on S¹ with N={n}", f"max_(k > {n // 3}) |rho_k|/|rho_0|", f"N={2 * n}"
+        return f"on S¹ with N={n}", f"max_(k > {2 * (n // 2) // 3}) |rho_k|/|rho_0|", f"N={2 * n}"
     n = int(domain.n)
     return (f"on the zonal S^{int(domain.d) - 1} with n={n} cells", f"max_(l > {2 * (n - 1) // 3}) |rho_l|/|rho_0|",
             f"n={2 * n}")

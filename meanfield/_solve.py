@@ -11,13 +11,14 @@ from __future__ import annotations
 import inspect
 import logging
 import os
+import warnings
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import xarray as xr
 
-from solvers import SCHEMES, Evolution, evolve
+from solvers import SCHEMES, Evolution, Scheme, evolve
 
 from ._checkpoint import (
     Checkpoint,
@@ -169,6 +170,7 @@ def solve(
     check_flag("progress", progress)
     if not max_step > 0:
         raise ValueError(f"max_step must be positive, got {max_step!r}")
+    options = _renamed_options(SCHEMES[key], options)
     _check_options(SCHEMES[key], method, options)
     if resume and checkpoint is None:
         raise ValueError("resume=True needs a checkpoint path")
@@ -297,13 +299,29 @@ def _solve(model: SelfAttention | Kuramoto, rho0: Density, times: np.ndarray, me
     return ds
 
 
-def _effective_options(scheme_cls: type, options: dict[str, Any]) -> dict[str, Any]:
+def _renamed_options(scheme_cls: type[Scheme], options: dict[str, Any]) -> dict[str, Any]:
+    """``options`` with the scheme's former option names replaced by the current ones (DeprecationWarning)."""
+    renamed = scheme_cls.renamed_options
+    options = dict(options)
+    for old, new in renamed.items():
+        if old in options:
+            if new in options:
+                raise ValueError(f"give {new}= only ({old}= is its deprecated name)")
+            warnings.warn(f"solve: the option {old}= is deprecated, use {new}= (same meaning)", DeprecationWarning,
+                          stacklevel=4)
+            options[new] = options.pop(old)
+    return options
+
+
+def _effective_options(scheme_cls: type[Scheme], options: dict[str, Any]) -> dict[str, Any]:
     """Every option the scheme takes with the value this run uses (given, else the default)."""
     params = inspect.signature(scheme_cls.__init__).parameters
+    renamed = scheme_cls.renamed_options
     effective = {
         name: p.default
         for name, p in params.items()
         if name not in ("self", "grid", "velocity", "diffusion")
+        and name not in renamed
         and p.default is not inspect.Parameter.empty
         and p.kind is not inspect.Parameter.VAR_KEYWORD
     }
@@ -311,14 +329,15 @@ def _effective_options(scheme_cls: type, options: dict[str, Any]) -> dict[str, A
     return effective
 
 
-def _check_options(scheme_cls: type, method: str, options: dict[str, Any]) -> None:
+def _check_options(scheme_cls: type[Scheme], method: str, options: dict[str, Any]) -> None:
     """Reject options the scheme does not take, naming the ones it does."""
     if "diffusion" in options:
         raise ValueError("diffusion is the model's noise σ: pass noise= to the model, not diffusion= to solve")
     params = inspect.signature(scheme_cls.__init__).parameters
     if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()):
         return
-    accepted = [name for name in params if name not in ("self", "grid", "velocity", "diffusion")]
+    renamed = scheme_cls.renamed_options
+    accepted = [name for name in params if name not in ("self", "grid", "velocity", "diffusion", *renamed)]
     unknown = sorted(set(options) - set(accepted))
     if unknown:
         raise ValueError(f"method {method!r} does not take the option(s) {unknown}; it accepts {accepted}")

@@ -6,11 +6,15 @@ Schemes are registered in :data:`SCHEMES`, keyed by ``(domain, method)``.
 
 from __future__ import annotations
 
+import warnings
+from typing import Any
+
 from ._circle_grid import CircleGrid
 from ._circle_fv import CircleFiniteVolume
 from ._circle_spectral import CircleSpectral
 from ._scheme import (
     Evolution,
+    UnevaluableState,
     NegativeDensityError,
     NonFiniteError,
     Scheme,
@@ -20,13 +24,14 @@ from ._scheme import (
     UnderResolvedError,
     evolve,
 )
-from ._velocity import CallableVelocity, ConvolutionVelocity
+from ._spectral import FINITE_VOLUME_TAIL_TOL, SPECTRAL_TAIL_TOL, SpectralScheme, degree_tail
+from ._velocity import CallableVelocity, ConvolutionVelocity, NonPositiveNormaliser
 from ._sphere_fv import SphereFiniteVolume
 from ._sphere_grid import SphereGrid
 from ._sphere_spectral import SphereSpectral
 from ._zonal_fv import ZonalFiniteVolumeScheme
 from ._zonal_grid import ZonalCellGrid, ZonalGaussGrid
-from ._zonal_spectral import ZonalSpectralScheme
+from ._zonal_spectral import ZonalSpectral
 
 SCHEMES: dict[tuple[str, str], type[Scheme]] = {}
 """Every scheme, keyed by (domain kind, method name), e.g. ("circle", "spectral")."""
@@ -34,7 +39,7 @@ SCHEMES[("sphere", "spectral")] = SphereSpectral
 SCHEMES[("sphere", "finite_volume")] = SphereFiniteVolume
 SCHEMES[("circle", "finite_volume")] = CircleFiniteVolume
 SCHEMES[("circle", "spectral")] = CircleSpectral
-SCHEMES[("zonal", "spectral")] = ZonalSpectralScheme
+SCHEMES[("zonal", "spectral")] = ZonalSpectral
 SCHEMES[("zonal", "finite_volume")] = ZonalFiniteVolumeScheme
 
 __all__ = [
@@ -58,6 +63,23 @@ __all__ = [
     "ZonalCellGrid",
     "ZonalFiniteVolumeScheme",
     "ZonalGaussGrid",
-    "ZonalSpectralScheme",
+    "ZonalSpectral",
+    "UnevaluableState",
     "evolve",
+    "degree_tail",
+    "FINITE_VOLUME_TAIL_TOL",
+    "NonPositiveNormaliser",
+    "SPECTRAL_TAIL_TOL",
+    "SpectralScheme",
 ]
+
+
+_RENAMED = {"ZonalSpectralScheme": "ZonalSpectral"}
+"""Former public names, kept one release with a DeprecationWarning."""
+
+
+def __getattr__(name: str) -> Any:
+    if name in _RENAMED:
+        warnings.warn(f"solvers.{name} is deprecated, use solvers.{_RENAMED[name]}", DeprecationWarning, stacklevel=2)
+        return globals()[_RENAMED[name]]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import logging
-import warnings
 from typing import ClassVar
 
 import numpy as np
@@ -12,8 +11,8 @@ import scipy.fft
 from . import _validate as check_arg
 from ._circle_grid import CircleGrid
 from ._fft import RealFFT
-from ._runge_kutta import N_STAGES, FsalCache, FsalSnapshots, LawsonTables, StepController, adaptive_lawson_step, initial_step
-from ._scheme import NegativeDensityError, Scheme, StepResult, UnderResolvedError, tail_tolerance
+from ._scheme import NegativeDensityError
+from ._spectral import SPECTRAL_TAIL_TOL, SpectralScheme, renamed_option
 from ._velocity import CallableVelocity, ConvolutionVelocity
 
 __all__ = ["CircleSpectral"]
@@ -21,7 +20,7 @@ __all__ = ["CircleSpectral"]
 logger = logging.getLogger(__name__)
 
 
-class CircleSpectral(FsalSnapshots, Scheme):
+class CircleSpectral(SpectralScheme):
     r"""Fourier pseudo-spectral scheme on S¹ with adaptive (integrating-factor) Dormand–Prince 5(4).
 
     Equations. For densities ρ_1, …, ρ_m on S¹ (one per frequency node ω_m,
@@ -66,28 +65,19 @@ class CircleSpectral(FsalSnapshots, Scheme):
     Re L ≤ 0 and c is non-decreasing), keeps order 5 for the transformed
     system, and leaves the step limited by the transport N only: the fast
     drifts of a heavy-tailed frequency law (a Lorentzian's extreme nodes)
-    cost nothing (tableau, Lawson tables cached
-    per step size, controller and first step: :mod:`solvers._runge_kutta`).
-    The error err = max_m ‖e_m‖ / (atol + rtol max(‖ρ_m^n‖, ‖ρ_m^{n+1}‖)),
-    ‖·‖ the root mean square of node values (by Parseval, in Fourier space),
-    drives the standard controller h_new = h min(10, max(0.2, 0.9 err^{-1/5}))
-    (no growth right after a rejection; a non-finite err retries with 0.2 h);
-    err > 1 rejects the step. Steps
-    run on the coefficients; the states handed to and returned by
-    :meth:`step` are node values (returned read-only, which lets the next
-    step reuse their coefficients and last stage).
+    cost nothing. Error norm (‖·‖ the root mean square of node values, by
+    Parseval in Fourier space), step-size control with the step ladder, first
+    step and the resolution check are those of every spectral scheme
+    (:mod:`solvers._spectral`). Steps run on the coefficients; the states
+    handed to and returned by :meth:`step` are node values (returned
+    read-only, which lets the next step reuse their coefficients and last stage).
 
-    Resolution. After every accepted step, :meth:`check` measures the
-    spectral tail τ_m = max_{k > N/3} |ρ̂_{m,k}| / |ρ̂_{m,0}|, k above 2/3 of
-    the Nyquist range, and raises :class:`UnderResolvedError` (or warns) when
-    max τ_m > max(``underresolved_tol``, 100 ``rtol``): beyond that the
-    pseudo-spectral solution starts to oscillate and a larger N (or the
-    finite-volume scheme) is needed. The floor 100 rtol is there because the
-    step-size control admits errors of relative size ≈ rtol in every mode:
-    where the step is limited by the stability of the transport at high k,
-    the tail of a resolved solution settles at 10–30 rtol (measured), which
-    is time-integration error, not lack of resolution. Keep
-    rtol ≤ underresolved_tol/100 (the defaults) for the full sensitivity.
+    Resolution. The spectral tail τ_m = max_{k > ⌊2L/3⌋} |ρ̂_{m,k}| / |ρ̂_{m,0}|,
+    L = ⌊N/2⌋ (k above 2/3 of the Nyquist range), above max(``tail_tol``,
+    100 ``rtol``) raises :class:`UnderResolvedError` (or warns): beyond that
+    the pseudo-spectral solution starts to oscillate and a larger N (or the
+    finite-volume scheme) is needed (the rule and its floor:
+    :mod:`solvers._spectral`).
 
     Parameters
     ----------
@@ -102,9 +92,9 @@ class CircleSpectral(FsalSnapshots, Scheme):
         Relative (> 0) and absolute (≥ 0) tolerances of the step-size control.
     dealias : bool
         3/2-rule padding of the products (True) or products on the N nodes.
-    underresolved_tol : float
+    tail_tol : float
         Largest admissible spectral tail τ (> 0); the test uses
-        max(underresolved_tol, 100 rtol) (see Resolution above).
+        max(tail_tol, 100 rtol) (see Resolution above).
     on_underresolved : {"raise", "warn"}
         Raise :class:`UnderResolvedError` or emit a ``RuntimeWarning``.
     negative_tol : float or None
@@ -117,6 +107,8 @@ class CircleSpectral(FsalSnapshots, Scheme):
         FFTW threads (1 is fastest for N below ≈ 10⁴).
     fft_backend : {"pyfftw", "scipy"} or None
         FFT backend (None: pyfftw when importable).
+    underresolved_tol : float or None
+        Deprecated name of ``tail_tol``.
 
     Raises
     ------
@@ -136,8 +128,8 @@ class CircleSpectral(FsalSnapshots, Scheme):
     >>> run = evolve(scheme, y0, [0.0, 1.0])
     """
 
-    name: ClassVar[str] = "spectral"
-    order: ClassVar[int] = 0  # spectral (exponential) accuracy in space; time order 5
+    domain: ClassVar[str] = "circle"
+    renamed_options: ClassVar[dict[str, str]] = {"underresolved_tol": "tail_tol"}
 
     def __init__(
         self,
@@ -148,23 +140,22 @@ class CircleSpectral(FsalSnapshots, Scheme):
         rtol: float = 1e-8,
         atol: float = 1e-12,
         dealias: bool = True,
-        underresolved_tol: float = 1e-6,
+        tail_tol: float = SPECTRAL_TAIL_TOL,
         on_underresolved: str = "raise",
         negative_tol: float | None = None,
         n_species: int | None = None,
         threads: int = 1,
         fft_backend: str | None = None,
+        underresolved_tol: float | None = None,
     ) -> None:
         super().__init__()
         check_arg.instance("grid", grid, CircleGrid)
         check_arg.instance("velocity", velocity, (ConvolutionVelocity, CallableVelocity))
         self.diffusion = check_arg.nonnegative("diffusion", diffusion)
-        self.rtol = check_arg.positive("rtol", rtol)
-        self.atol = check_arg.nonnegative("atol", atol)
-        self.underresolved_tol = check_arg.positive("underresolved_tol", underresolved_tol)
+        tail_tol = renamed_option(self.name, "underresolved_tol", underresolved_tol, "tail_tol", tail_tol,
+                                  check_arg.positive)
         self.negative_tol = None if negative_tol is None else check_arg.nonnegative("negative_tol", negative_tol)
         self.dealias = check_arg.boolean("dealias", dealias)
-        self.on_underresolved = check_arg.choice("on_underresolved", on_underresolved, ("raise", "warn"))
         self.threads = check_arg.positive_int("threads", threads)
         if isinstance(velocity, ConvolutionVelocity):
             m = velocity.n_species
@@ -189,7 +180,6 @@ class CircleSpectral(FsalSnapshots, Scheme):
             derivative[-1] = 0.0
         self._flux_derivative = derivative / self.n_padded
         self._decay = self.diffusion * k.astype(float) ** 2
-        self._tail_mask = k > n // 3
         parseval = np.full(n_modes, 2.0)
         parseval[0] = 1.0
         if self._even:
@@ -236,10 +226,8 @@ class CircleSpectral(FsalSnapshots, Scheme):
             fields = [self._num * split] if self._den is None else [self._num * split, self._den * split]
             self._field_multipliers = np.array(([split] if self._single else []) + fields)
             self._marginal_in = coeffs[(0 if self._single else m) :, :n_modes]
-        self._tables = LawsonTables(self._linear)
-        self._controller = StepController()
-        self._stages = np.empty((N_STAGES, m, n_modes), dtype=complex)
-        self._fsal = FsalCache()
+        self._setup(self._linear, (m, n_modes), complex, rtol=rtol, atol=atol, tail_tol=tail_tol,
+                    on_underresolved=on_underresolved)
         logger.debug(
             "%s: N=%d nodes, products on M=%d, %d species, σ=%g, rtol=%g, FFT backend %s",
             self.name, n, self.n_padded, m, self.diffusion, self.rtol, self._flux.backend,
@@ -255,13 +243,12 @@ class CircleSpectral(FsalSnapshots, Scheme):
 
     def spectrum(self, y: np.ndarray) -> np.ndarray:
         """Fourier coefficients ρ̂_{m,k} = (1/N) Σ_j ρ_m(θ_j) e^{-ikθ_j}, shape (m, N//2 + 1)."""
-        entry = self._fsal.lookup(y)
-        if entry is not None:
-            return entry.coefficients
-        y = self._validate(y)
-        return self._grid_fft.forward(y)
+        return self.coefficients(y)
 
-    def _to_grid(self, coefficients: np.ndarray) -> np.ndarray:
+    def _analysis(self, y: np.ndarray) -> np.ndarray:
+        return self._grid_fft.forward(self._validate(y))
+
+    def _synthesis(self, coefficients: np.ndarray) -> np.ndarray:
         return self._grid_fft.backward(coefficients)
 
     # ------------------------------------------------------------------ right-hand side
@@ -290,7 +277,7 @@ class CircleSpectral(FsalSnapshots, Scheme):
             np.multiply(self._rho_out, ratio, out=self._flux.values)
         else:
             np.multiply(rho_hat, self._split, out=self._rho_in)
-            x_hat = self._grid_fft.forward(self._callable_velocity(self._to_grid(rho_hat)))
+            x_hat = self._grid_fft.forward(self._callable_velocity(self._synthesis(rho_hat)))
             np.multiply(x_hat, self._split, out=self._fields_in)
             self._synth.execute_backward()
             np.multiply(self._rho_out, self._fields_out, out=self._flux.values)
@@ -303,18 +290,18 @@ class CircleSpectral(FsalSnapshots, Scheme):
             raise ValueError(f"the velocity callable must return node values of shape {rho.shape}, got {x.shape}")
         return x
 
-    def rhs(self, y: np.ndarray) -> np.ndarray:
-        """dρ/dt = -∂_θ(ρX) + σ∂²_θ ρ at the nodes, shape (m, N)."""
-        rho_hat = self.spectrum(y)
-        derivative = self.nonlinear(rho_hat) + self._linear * rho_hat
-        return self._to_grid(derivative)
+    def _transport(self, rho_hat: np.ndarray) -> np.ndarray:
+        return self.nonlinear(rho_hat)
+
+    def _transport_into(self, rho_hat: np.ndarray, out: np.ndarray) -> None:
+        self.nonlinear(rho_hat, out)
 
     def velocity_field(self, y: np.ndarray) -> np.ndarray:
         """X_m at the nodes, shape (m, N) (interpolated on the N nodes, no padding)."""
         rho_hat = self.spectrum(y)
         n = self.grid.n
         if self._callable is not None:
-            return self._callable_velocity(self._to_grid(rho_hat))
+            return self._callable_velocity(self._synthesis(rho_hat))
         marginal = self._weights @ rho_hat
         ratio = scipy.fft.irfft(self._num * marginal, n, norm="forward")
         if self._den is not None:
@@ -326,83 +313,32 @@ class CircleSpectral(FsalSnapshots, Scheme):
         return np.asarray(y, dtype=float) @ self.grid.weights
 
     # ------------------------------------------------------------------ diagnostics
-    def spectral_tail(self, y: np.ndarray) -> np.ndarray:
-        """τ_m = max_{k > N/3} |ρ̂_{m,k}| / |ρ̂_{m,0}|, shape (m,) (∞ for a zero mean with a tail)."""
-        rho_hat = self.spectrum(y)
-        tail = np.max(np.abs(rho_hat[:, self._tail_mask]), axis=1, initial=0.0)
-        mean = np.abs(rho_hat[:, 0])
-        with np.errstate(divide="ignore", invalid="ignore"):
-            return np.where(tail == 0, 0.0, tail / mean)
+    def _norms(self, coefficients: np.ndarray) -> np.ndarray:
+        """Root mean square of the node values of each species (Parseval), shape (m,)."""
+        power = coefficients.real**2 + coefficients.imag**2
+        return np.sqrt(power @ self._parseval)
+
+    def _degree_norms(self, coefficients: np.ndarray) -> np.ndarray:
+        """|ρ̂_{m,k}| for k = 0, …, N//2, shape (m, N//2 + 1)."""
+        return np.abs(coefficients)
+
+    def _grid_words(self) -> str:
+        return f"N={self.grid.n} nodes"
+
+    def _remedy(self) -> str:
+        return f"use a larger grid (e.g. N={2 * self.grid.n}) or the finite-volume scheme"
 
     def check(self, y: np.ndarray) -> None:
         """Raise on non-finite values, an under-resolved spectrum or (optionally) negative density."""
-        y_checked = self._validate(y)
-        super().check(y_checked)
-        tail = float(np.max(self.spectral_tail(y)))
-        tolerance, note = tail_tolerance(self.underresolved_tol, self.rtol)
-        if tail > tolerance:
-            n = self.grid.n
-            message = (
-                f"{self.name}: under-resolved on N={n} nodes: spectral tail max|ρ̂_k|/|ρ̂_0| over k > {n // 3} "
-                f"is {tail:.3g} > underresolved_tol={self.underresolved_tol:.3g}"
-                + note
-                + f"; the solution is no longer resolved by the grid — use a larger grid (e.g. N={2 * n}) "
-                "or the finite-volume scheme"
-            )
-            if self.on_underresolved == "raise":
-                raise UnderResolvedError(message)
-            warnings.warn(message, RuntimeWarning, stacklevel=2)
+        super().check(y)
         if self.negative_tol is not None:
+            y_checked = np.asarray(y, dtype=float)
             low = float(y_checked.min())
             bound = self.negative_tol * float(np.abs(y_checked).max())
             if low < -bound:
                 raise NegativeDensityError(
                     f"{self.name}: density reached {low:.3g} < -negative_tol·max|ρ| = {-bound:.3g} on N={self.grid.n} nodes"
                 )
-
-    # ------------------------------------------------------------------ stepping
-    def _norms(self, coefficients: np.ndarray) -> np.ndarray:
-        """Root mean square of the node values of each species (Parseval), shape (m,)."""
-        power = coefficients.real**2 + coefficients.imag**2
-        return np.sqrt(power @ self._parseval)
-
-    def _start(self, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """(ρ̂, N(ρ̂)) of ``y``, those of a state returned by :meth:`step` from its step (:class:`FsalCache`)."""
-        entry = self._fsal.start(y, self.spectrum, self.nonlinear)
-        return entry.coefficients, entry.derivative
-
-    def initial_step(self, y: np.ndarray) -> float:
-        """First step by Hairer, Nørsett & Wanner's algorithm (Solving ODEs I, II.4) on the transport part.
-
-        The weighted norm is max_m ‖v_m‖ / (atol + rtol ‖ρ_m‖) (see
-        :func:`solvers._runge_kutta.initial_step`). Also starts a new run of
-        the step-size controller.
-        """
-        self._controller.reset()
-        rho_hat, f0 = self._start(y)
-        scale = self.atol + self.rtol * self._norms(rho_hat)
-
-        def norm(v: np.ndarray) -> float:
-            return float(np.max(self._norms(v) / scale))
-
-        return initial_step(f0, lambda h: self.nonlinear(rho_hat + h * f0), norm, y0_norm=norm(rho_hat))
-
-    def _error_norm(self, start: np.ndarray, end: np.ndarray, error: np.ndarray) -> float:
-        """max_m ‖e_m‖ / (atol + rtol max(‖ρ_m^n‖, ‖ρ_m^{n+1}‖))."""
-        scale = self.atol + self.rtol * np.maximum(self._norms(start), self._norms(end))
-        return float(np.max(self._norms(error) / scale))
-
-    def _step_impl(self, t: float, y: np.ndarray, dt: float) -> StepResult:
-        h = float(dt)
-        rho_hat, k1 = self._start(y)
-        accepted, new_hat, err, factor = adaptive_lawson_step(
-            self.nonlinear, rho_hat, k1, self._tables(h), self._stages, self._error_norm, self._controller
-        )
-        proposal = self._tables.preferred_step(h * factor)
-        if not accepted:
-            return StepResult(False, None, proposal, err)
-        y_new = self._fsal.accept(self._to_grid(new_hat), new_hat, self._stages[N_STAGES - 1])
-        return StepResult(True, y_new, proposal, err)
 
 
 def _padded_size(n: int) -> int:

@@ -39,7 +39,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from ._scheme import NonPositiveNormaliser
+from ._scheme import UnevaluableState
 from ._validate import positive, positive_int
 
 __all__ = [
@@ -61,7 +61,7 @@ __all__ = [
     "StepController",
     "StepDecision",
     "initial_step",
-    "nan_on_nonpositive",
+    "nan_on_unevaluable",
     "writing_into",
     "AdaptiveStep",
     "adaptive_lawson_step",
@@ -371,20 +371,6 @@ class FsalCache:
         return y
 
 
-class FsalSnapshots:
-    """:meth:`Scheme.snapshot` / ``restore`` of a scheme keeping its accepted state in ``self._fsal``
-    (a mixin listed before :class:`Scheme`): the coefficients the steps run on and the
-    last stage are saved, not recomputed from node values (which differs at round-off)."""
-
-    _fsal: FsalCache
-
-    def snapshot(self, y: np.ndarray) -> dict[str, np.ndarray]:
-        return self._fsal.snapshot(y)
-
-    def restore(self, snapshot: dict[str, np.ndarray]) -> np.ndarray:
-        return self._fsal.restore(snapshot)
-
-
 # ---------------------------------------------------------------------------- step-size control
 class StepDecision(NamedTuple):
     """Outcome of :meth:`StepController.decide`: accept the step?, and h_next / h."""
@@ -534,15 +520,16 @@ def initial_step(
 
 
 # ---------------------------------------------------------------------------- adaptive Lawson step
-def nan_on_nonpositive(probe: Callable[[float], np.ndarray]) -> Callable[[float], np.ndarray]:
-    """``probe`` for :func:`initial_step` with B ⋆ ρ ≤ 0 (:class:`NonPositiveNormaliser`)
-    turned into NaN: an overshooting probe then gives the non-finite d2 that
-    :func:`initial_step` answers with h = h0."""
+def nan_on_unevaluable(probe: Callable[[float], np.ndarray]) -> Callable[[float], np.ndarray]:
+    """``probe`` for :func:`initial_step` with :class:`~solvers.UnevaluableState` (a
+    right-hand side that cannot be evaluated at the probe) turned into NaN: an
+    overshooting probe then gives the non-finite d2 that :func:`initial_step`
+    answers with h = h0."""
 
     def guarded(h: float) -> np.ndarray:
         try:
             return probe(h)
-        except NonPositiveNormaliser:
+        except UnevaluableState:
             return np.full((), np.nan)
 
     return guarded
@@ -564,9 +551,9 @@ class AdaptiveStep(NamedTuple):
     ----------
     accepted : bool
     y1 : ndarray or None
-        y_{n+1} (None when a stage met B ⋆ ρ ≤ 0).
+        y_{n+1} (None when a stage could not be evaluated).
     error : float
-        The error norm (∞ when it or y_{n+1} is not finite, or a stage met B ⋆ ρ ≤ 0).
+        The error norm (∞ when it or y_{n+1} is not finite, or a stage could not be evaluated).
     factor : float
         h_next / h from the controller.
     """
@@ -590,7 +577,8 @@ def adaptive_lawson_step(
 
     ``error_norm(y0, y1, error)`` is the tolerance-weighted norm of the
     estimate (≤ 1 accepts). Overflow in the trial step is silenced; a stage
-    with B ⋆ ρ ≤ 0 (:class:`NonPositiveNormaliser`: the step overshoots),
+    whose right-hand side cannot be evaluated (:class:`~solvers.UnevaluableState`,
+    e.g. a normaliser B ⋆ ρ ≤ 0: the step overshoots),
     a non-finite norm or a non-finite y_{n+1} give err = ∞, which the
     controller rejects with factor ``min_factor``. On return ``stages[6]``
     = N(y_{n+1}) when accepted (the next step's ``k0``).
@@ -598,7 +586,7 @@ def adaptive_lawson_step(
     with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
         try:
             y1, error = lawson_step(nonlinear, y0, k0, step, stages)
-        except NonPositiveNormaliser:
+        except UnevaluableState:
             y1, err = None, np.inf
         else:
             err = float(error_norm(y0, y1, error))

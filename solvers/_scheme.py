@@ -31,6 +31,35 @@ Rules for implementers (in the manner of ``scipy.integrate.OdeSolver``):
   :attr:`Evolution.dt_next`, repeats the uninterrupted run bit for bit.
 
 Schemes count right-hand-side evaluations in ``nfev``.
+
+Names. A scheme class is called ``<Domain><Method>`` (``CircleSpectral``,
+``ZonalFiniteVolume``); its class attributes ``domain`` ("circle", "sphere",
+"zonal") and ``name`` (the method: "spectral" or "finite_volume") are the key
+under which it is registered in :data:`solvers.SCHEMES`, and ``name`` starts
+its error messages. The attribute ``velocity`` is always the velocity
+specification the scheme was built with (never a method).
+
+Diagnostics, one meaning each, every scheme:
+
+* ``velocity_field(y)``: the transport velocity X[ρ] (drifts included, the
+  diffusion -σ∇log ρ not) at the nodes of the domain's grid (those of
+  :meth:`to_grid`): shape (m, *grid) for the one tangential component on S¹
+  (dθ/dt) and on zonal grids (the polar component u = dϑ/dt), shape
+  (m, nlat, nlon, 2) on S² (components (X_ϑ, X_φ) last, as a
+  :class:`~solvers.CallableVelocity` returns them);
+* ``spectral_tail(y)``: the resolution measure τ of each density, shape (m,):
+  τ = max_{l > ⌊2L/3⌋} ‖ρ_l‖ / ‖ρ_0‖ over the degrees l (wavenumbers |k| on
+  S¹) of the expansion of ρ in eigenfunctions of the Laplacian, L the largest
+  degree the grid represents, ‖ρ_l‖ the L² norm of the degree-l component
+  (:func:`solvers.degree_tail`);
+* ``stable_step(y)``: the largest step size the scheme's stability bound
+  admits from ``y`` (∞ when none applies: an adaptive scheme whose error
+  control alone limits the step).
+
+A finite-volume scheme also provides ``face_velocity(y)``: the normal
+velocity at the cell faces, one array of shape (m, *faces) per face family
+(a tuple of arrays when the grid has several families, e.g. the meridional
+and zonal faces of S²).
 """
 
 from __future__ import annotations
@@ -55,6 +84,7 @@ __all__ = [
     "NegativeDensityError",
     "NonFiniteError",
     "StepSizeError",
+    "UnevaluableState",
 ]
 
 
@@ -79,40 +109,26 @@ class StepSizeError(SchemeError):
     step violates the scheme's stability bound."""
 
 
-class NonPositiveNormaliser(ArithmeticError):
-    """B ⋆ ρ ≤ 0 at a node of a trial stage (carries the minimum).
+class UnevaluableState(ArithmeticError):
+    """The right-hand side cannot be evaluated at a trial state (carries a number saying how far off).
 
-    Raised inside schemes only: a trial step meeting it is rejected and
-    retried smaller; at an accepted state it becomes an :class:`UnderResolvedError`.
+    The Runge–Kutta core (:mod:`solvers._runge_kutta`) treats it as an
+    infinite error: the trial step is rejected and retried smaller. What it
+    means physically, and what it means at an accepted state, is the scheme's
+    business (e.g. :class:`solvers._velocity.NonPositiveNormaliser`).
     """
 
-    def __init__(self, minimum: float) -> None:
-        super().__init__(minimum)
-        self.minimum = minimum
+    def __init__(self, value: float) -> None:
+        super().__init__(value)
+        self.value = value
 
 
-def resolved(func: Callable[[Any], np.ndarray], arg: Any, name: str, remedy: str) -> np.ndarray:
-    """``func(arg)`` at an accepted state, where B ⋆ ρ ≤ 0 (:class:`NonPositiveNormaliser`)
-    means the grid does not resolve the density: raised as :class:`UnderResolvedError`
-    naming the scheme ``name`` and the ``remedy`` (e.g. "increase lmax (now 16)")."""
-    try:
-        return func(arg)
-    except NonPositiveNormaliser as exc:
-        raise UnderResolvedError(
-            f"{name}: under-resolved — the normaliser B ⋆ ρ became non-positive (min {exc.minimum:.3g}); {remedy}"
-        ) from None
+def __getattr__(name: str) -> Any:
+    if name == "NonPositiveNormaliser":  # its home is the velocity specification it belongs to
+        from ._velocity import NonPositiveNormaliser
 
-
-def tail_tolerance(tol: float, rtol: float, spec: str = ".3g") -> tuple[float, str]:
-    """Tolerance max(tol, 100·rtol) of a spectral tail, and the note to append to its message.
-
-    The step-size control admits errors of relative size ≈ rtol in every mode,
-    so a tail at a small multiple of rtol is time-integration error, not lack
-    of resolution. The note is "" when tol applies, else " (raised to 100·rtol=…)",
-    the value in the format ``spec``.
-    """
-    tolerance = max(tol, 100 * rtol)
-    return tolerance, ("" if tolerance == tol else f" (raised to 100·rtol={tolerance:{spec}})")
+        return NonPositiveNormaliser
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 @dataclass(frozen=True)
@@ -140,9 +156,14 @@ class StepResult:
 class Scheme(ABC):
     """Base class of the schemes; see the module docstring for the contract."""
 
+    domain: ClassVar[str] = ""
+    """Kind of domain: "circle", "sphere" or "zonal"."""
     name: ClassVar[str] = ""
+    """Method name: "spectral" or "finite_volume" (the key of :data:`solvers.SCHEMES` with ``domain``)."""
     order: ClassVar[int] = 0
     """Formal order of accuracy in space (time order is stated per scheme)."""
+    renamed_options: ClassVar[dict[str, str]] = {}
+    """Former option names still accepted (with a DeprecationWarning), mapped to the current ones."""
 
     def __init__(self) -> None:
         self.nfev = 0
@@ -184,6 +205,19 @@ class Scheme(ABC):
         """Raise a :class:`SchemeError` when ``y`` cannot be trusted."""
         if not np.all(np.isfinite(y)):
             raise NonFiniteError(f"{self.name}: the state contains NaN or infinity")
+
+    # ------------------------------------------------------------------ diagnostics (module docstring)
+    def velocity_field(self, y: np.ndarray) -> np.ndarray:
+        """X[ρ] at the nodes of the domain's grid: shape (m, *grid), or (m, nlat, nlon, 2) on S²."""
+        raise NotImplementedError(f"{type(self).__name__} does not provide velocity_field")
+
+    def spectral_tail(self, y: np.ndarray) -> np.ndarray:
+        """τ_m = max_{l > ⌊2L/3⌋} ‖ρ_{m,l}‖ / ‖ρ_{m,0}‖ of each density, shape (m,)."""
+        raise NotImplementedError(f"{type(self).__name__} does not provide spectral_tail")
+
+    def stable_step(self, y: np.ndarray) -> float:
+        """Largest step the stability bound admits from ``y`` (∞ when only the error control limits it)."""
+        return np.inf
 
     def step(self, t: float, y: np.ndarray, dt: float) -> StepResult:
         """Attempt one step; a non-positive or non-finite ``dt`` is an error."""

@@ -143,6 +143,11 @@ class SphereGrid:
         """1 for m = 0, 2 for m > 0: ∫ f² dσ = Σ parseval_weights |f_lm|²."""
         return np.where(self.orders == 0, 1.0, 2.0)
 
+    def degree_norms(self, alm: np.ndarray) -> np.ndarray:
+        """(Σ_{m ≥ 0} |a_lm|²)^{1/2} for l = 0, …, lmax, shape (lmax + 1,): the size of each degree
+        from the stored coefficients (between 1/√2 and 1 times the L² norm of the degree-l part)."""
+        return np.sqrt(np.bincount(self.degrees, weights=np.abs(alm) ** 2, minlength=self.lmax + 1))
+
     @staticmethod
     def ring_weights(nlat: int) -> np.ndarray:
         """Gauss–Legendre ring weights 2π w_i (sum 4π) of a grid with ``nlat`` rings."""

@@ -12,10 +12,25 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-__all__ = ["ConvolutionVelocity", "CallableVelocity", "Multipliers"]
+from ._scheme import UnevaluableState
+
+__all__ = ["ConvolutionVelocity", "CallableVelocity", "Multipliers", "NonPositiveNormaliser"]
 
 Multipliers = Callable[[np.ndarray], np.ndarray]
 """Maps an integer array of wavenumbers k ≥ 0 (or degrees l ≥ 0) to multipliers."""
+
+
+class NonPositiveNormaliser(UnevaluableState):
+    """B ⋆ ρ̄ ≤ 0 at a node where a :class:`ConvolutionVelocity` divides by it (carries the minimum).
+
+    In a trial stage the step overshoots (rejected and retried smaller); at an
+    accepted state the grid does not resolve the density.
+    """
+
+    @property
+    def minimum(self) -> float:
+        """The smallest value of B ⋆ ρ̄ met."""
+        return self.value
 
 
 @dataclass(frozen=True)

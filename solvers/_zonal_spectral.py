@@ -24,55 +24,37 @@ exactly, so no aliasing (the 3/2 rule). All transforms are matrix products.
 
 Time stepping. Dormand–Prince 5(4) with FSAL, applied through the integrating
 factor e^{-σ l(l+d-2) t} (the diffusion is integrated exactly; its stiffness
-never limits the step): stages Y_i = E(c_i h) ρ_0 + h Σ_j a_ij E((c_i-c_j)h) K_j,
-K_j = N(Y_j), with E(s) = diag(e^{-σ l(l+d-2) s}) (Lawson's form; tableau,
-tables cached per step size, controller and first step from
-:mod:`solvers._runge_kutta`). The embedded solution gives
-the error e = h Σ_j (b̂_j - b_j) E((1-c_j)h) K_j; a step is accepted when
-‖e‖₂ ≤ atol + rtol ‖ρ‖₂ (coefficient norms = L²(σ̄) norms) and the part of e
-in the top ⌈n/8⌉ degrees is below 0.1 · tail_tol · ‖ρ‖₂, so that time-stepping
-errors (which an explicit step puts mostly into the fastest, highest modes)
-never trigger the resolution check below. The embedded estimate cannot see
-a mode that is unstable but still at round-off level, so steps are also
-bounded by h ≤ cfl / (n max|u|), u the polar speed at the quadrature nodes:
-the fastest transport modes (wavenumber ≈ n in ϑ) then stay inside the
-stability region of the explicit stages (cfl = 1 by default; Dormand–Prince
-is stable on the imaginary axis up to |hλ| ≈ 3.3). The next step is
-h min(10, max(0.2, 0.9 err^{-1/5})) (no growth right after a rejection, 0.2 h
-after a non-finite error), capped by that bound.
+never limits the step), with the error norm, step-size control, step ladder
+and first step of every spectral scheme (:mod:`solvers._spectral`). The
+embedded estimate cannot see a mode that is unstable but still at round-off
+level, so steps are also bounded by h ≤ cfl / (n max|u|) (:meth:`stable_step`),
+u the polar speed at the quadrature nodes: the fastest transport modes
+(wavenumber ≈ n in ϑ) then stay inside the stability region of the explicit
+stages (cfl = 1 by default; Dormand–Prince is stable on the imaginary axis up
+to |hλ| ≈ 3.3).
 
-Resolution. After each accepted step the relative L²-weight of the top
-⌈n/8⌉ degrees is compared with ``tail_tol``; above it the scheme raises
-:class:`UnderResolvedError` instead of returning oscillating values.
+Resolution. After each accepted step the tail τ = max_{l > ⌊2(n-1)/3⌋} |ρ_l| / |ρ_0|
+of the Gegenbauer coefficients is compared with max(``tail_tol``, 100 ``rtol``);
+above it the scheme raises :class:`UnderResolvedError` instead of returning
+oscillating values (the rule of every spectral scheme, :mod:`solvers._spectral`).
 """
 
 from __future__ import annotations
 
 import math
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import numpy as np
 
 from . import _validate as check_arg
-from ._runge_kutta import (
-    N_STAGES,
-    FsalCache,
-    FsalSnapshots,
-    LawsonTables,
-    StepController,
-    adaptive_lawson_step,
-    initial_step,
-    nan_on_nonpositive,
-    writing_into,
-)
-from ._scheme import NonPositiveNormaliser, Scheme, StepResult, UnderResolvedError, resolved
-from ._velocity import ConvolutionVelocity
+from ._spectral import SPECTRAL_TAIL_TOL, SpectralScheme
+from ._velocity import ConvolutionVelocity, NonPositiveNormaliser
 from ._zonal_grid import ZonalGaussGrid, gegenbauer_table
 
-__all__ = ["ZonalSpectralScheme"]
+__all__ = ["ZonalSpectral"]
 
 
-class ZonalSpectralScheme(FsalSnapshots, Scheme):
+class ZonalSpectral(SpectralScheme):
     """Spectral scheme for zonal densities on S^{d-1}; see the module docstring.
 
     Parameters
@@ -89,7 +71,9 @@ class ZonalSpectralScheme(FsalSnapshots, Scheme):
     rtol, atol : float
         Tolerances of the embedded error estimate (rtol > 0, atol ≥ 0).
     tail_tol : float
-        Largest admissible relative L² weight of the top ⌈n/8⌉ degrees.
+        Largest admissible spectral tail τ (> 0); the test uses max(tail_tol, 100 rtol).
+    on_underresolved : {"raise", "warn"}
+        Raise :class:`UnderResolvedError` or emit a ``RuntimeWarning``.
     cfl : float
         Steps are at most cfl / (n max|u|) (see the module docstring), cfl > 0.
 
@@ -102,8 +86,7 @@ class ZonalSpectralScheme(FsalSnapshots, Scheme):
         drift, or multipliers that are not real, finite, one per degree.
     """
 
-    name: ClassVar[str] = "zonal-spectral"
-    order: ClassVar[int] = 0
+    domain: ClassVar[str] = "zonal"
 
     def __init__(
         self,
@@ -113,44 +96,49 @@ class ZonalSpectralScheme(FsalSnapshots, Scheme):
         *,
         rtol: float = 1e-8,
         atol: float = 0.0,
-        tail_tol: float = 1e-8,
+        tail_tol: float = SPECTRAL_TAIL_TOL,
+        on_underresolved: str = "raise",
         cfl: float = 1.0,
     ) -> None:
         super().__init__()
         what = "a ZonalGaussGrid (ZonalSphere(d, n, nodes='gauss')) for the spectral scheme"
         check_arg.instance("grid", grid, ZonalGaussGrid, what, error=ValueError)
         check_arg.sphere_velocity(velocity)
-        self.rtol = check_arg.positive("rtol", rtol)
-        self.atol = check_arg.nonnegative("atol", atol)
-        self.tail_tol = check_arg.positive("tail_tol", tail_tol)
         self.cfl = check_arg.positive("cfl", cfl)
         self.diffusion = check_arg.nonnegative("diffusion", diffusion)
         self.grid = grid
         self.velocity = velocity
         n, d = grid.n, grid.d
         ell = grid.degrees
-        self._decay = -self.diffusion * ell * (ell + d - 2.0)
         self._num, self._den = check_arg.velocity_multipliers(velocity, ell, real=True, index_name="degrees")
         fine = ZonalGaussGrid(d, math.ceil(1.5 * n))
         self._q_fine, self._dq_fine = gegenbauer_table(n, d, fine.t, derivative=True)
         self._flux_weight = (1.0 - fine.t**2) * fine.weights / fine.area
         self._sin_fine = np.sqrt(1.0 - fine.t**2)
         self._speed = 0.0
-        self._n_tail = max(2, math.ceil(n / 8))
-        self._fsal = FsalCache()
-        self._tables = LawsonTables(self._decay)
-        self._controller = StepController()
-        self._stages = np.empty((N_STAGES, velocity.n_species, n))
+        self._setup(-self.diffusion * ell * (ell + d - 2.0), (velocity.n_species, n), float, rtol=rtol, atol=atol,
+                    tail_tol=tail_tol, on_underresolved=on_underresolved)
 
     # --- transforms -------------------------------------------------------
-    def _coeffs(self, y: np.ndarray) -> np.ndarray:
-        entry = self._fsal.lookup(y)
-        if entry is not None:
-            return entry.coefficients
+    def _analysis(self, y: np.ndarray) -> np.ndarray:
         return self.grid.analysis(y)
 
-    def _values(self, coeffs: np.ndarray) -> np.ndarray:
+    def _synthesis(self, coeffs: np.ndarray) -> np.ndarray:
         return self.grid.synthesis(coeffs)
+
+    def _norms(self, coeffs: np.ndarray) -> np.ndarray:
+        """‖ρ_m‖_{L²(σ̄)} = (Σ_l ρ_{m,l}²)^{1/2} (orthonormal q_l), shape (m,)."""
+        return np.sqrt(np.sum(coeffs * coeffs, axis=-1))
+
+    def _degree_norms(self, coeffs: np.ndarray) -> np.ndarray:
+        """|ρ_{m,l}| for l = 0, …, n-1, shape (m, n)."""
+        return np.abs(coeffs)
+
+    def _grid_words(self) -> str:
+        return f"the zonal S^{self.grid.d - 1} with n={self.grid.n} nodes"
+
+    def _remedy(self) -> str:
+        return f"increase n (now {self.grid.n})"
 
     # --- right-hand side --------------------------------------------------
     def _transport(self, coeffs: np.ndarray) -> np.ndarray:
@@ -175,85 +163,27 @@ class ZonalSpectralScheme(FsalSnapshots, Scheme):
         rho_fine = coeffs @ self._q_fine.T
         return (rho_fine * factor) @ self._dq_fine
 
-    def _transport_of_state(self, coeffs: np.ndarray) -> np.ndarray:
-        """:meth:`_transport` of an accepted state: B⋆ρ̄ ≤ 0 there is under-resolution."""
-        return resolved(self._transport, coeffs, self.name, f"increase n (now {self.grid.n})")
+    def _transport_extra(self) -> float:
+        """max|u| of the last evaluation."""
+        return self._speed
 
-    def rhs(self, y: np.ndarray) -> np.ndarray:
-        """dρ/dt at the nodes: synthesis of N(ρ) - σ l(l+d-2) ρ_l."""
-        coeffs = self._coeffs(y)
-        return self._values(self._transport_of_state(coeffs) + self._decay * coeffs)
-
-    def initial_step(self, y: np.ndarray) -> float:
-        """First step by Hairer, Nørsett & Wanner's algorithm (Solving ODEs I, II.4) on the transport part.
-
-        The weighted norm is ‖v‖₂ / (atol + rtol ‖ρ‖₂) over the coefficients
-        (see :func:`solvers._runge_kutta.initial_step`); the step is at most
-        cfl / (n max|u|). Also starts a new run of the step-size controller.
-        """
-        self._controller.reset()
-        coeffs, f0, speed = self._start(y)
-        bound = self._speed_bound(speed)
-        scale = self.atol + self.rtol * np.linalg.norm(coeffs)
-
-        def norm(v: np.ndarray) -> float:
-            return float(np.linalg.norm(v)) / scale
-
-        probe = nan_on_nonpositive(lambda h: self._transport(coeffs + h * f0))
-        return initial_step(f0, probe, norm, y0_norm=norm(coeffs), max_step=bound)
-
-    # --- stepping ---------------------------------------------------------
-    def _start(self, y: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
-        """(ρ_l, N(ρ_l), max|u|) of ``y``, those of a state returned by :meth:`step` from its step
-        (:class:`FsalCache`)."""
-        _, coeffs, derivative, speed = self._fsal.start(y, self._coeffs, self._transport_of_state, lambda: self._speed)
-        return coeffs, derivative, speed
-
-    def _step_impl(self, t: float, y: np.ndarray, dt: float) -> StepResult:
-        a0, k0, speed = self._start(y)
-        bound = self._speed_bound(speed)
-        if dt > bound * (1 + 1e-12):
-            return StepResult(False, None, bound)
-        accepted, a1, err, factor = adaptive_lawson_step(
-            writing_into(self._transport), a0, k0, self._tables(dt), self._stages, self._error_norm, self._controller
-        )
-        if not accepted:
-            return StepResult(False, None, dt * factor, err)
-        y1 = self._fsal.accept(self._values(a1), a1, self._stages[N_STAGES - 1], self._speed)
-        return StepResult(True, y1, min(dt * factor, self._speed_bound(self._speed)), err)
-
-    def _error_norm(self, a0: np.ndarray, a1: np.ndarray, err_vec: np.ndarray) -> float:
-        """‖e‖₂ / (atol + rtol ‖ρ‖₂), or the top-degree part of e over 0.1 · tail_tol · ‖ρ‖₂ when larger."""
-        size = max(np.linalg.norm(a0), np.linalg.norm(a1))
-        scale = self.atol + self.rtol * size
-        err = float(np.linalg.norm(err_vec) / scale) if scale > 0 else 0.0
-        if size > 0:
-            tail_err = np.linalg.norm(err_vec[..., -self._n_tail :]) / (0.1 * self.tail_tol * size)
-            err = max(err, float(tail_err))
-        return err
-
-    def _speed_bound(self, speed: float) -> float:
+    def _bound(self, speed: Any) -> float:
         """cfl / (n max|u|): keeps h·(n max|u|), the size of the fastest transport
         modes, inside the stability region of the explicit stages."""
         return np.inf if speed == 0 else self.cfl / (self.grid.n * speed)
 
     # --- diagnostics ------------------------------------------------------
-    def tail(self, y: np.ndarray) -> np.ndarray:
-        """Relative L² weight of the top ⌈n/8⌉ degrees, per species."""
-        coeffs = self._coeffs(y)
-        total = np.linalg.norm(coeffs, axis=-1)
-        top = np.linalg.norm(coeffs[..., -self._n_tail :], axis=-1)
-        return top / np.where(total > 0, total, 1.0)
-
-    def check(self, y: np.ndarray) -> None:
-        super().check(y)
-        tail = self.tail(y)
-        if np.any(tail > self.tail_tol):
-            raise UnderResolvedError(
-                f"{self.name}: spectral tail {tail.max():.3g} above tail_tol={self.tail_tol:.3g} "
-                f"(top {self._n_tail} of {self.grid.n} degrees); increase n"
-            )
+    def velocity_field(self, y: np.ndarray) -> np.ndarray:
+        """The polar velocity u = -sin ϑ Φ_t / (B ⋆ ρ̄) (= ∂_ϑ(A ⋆ ρ̄)/(B ⋆ ρ̄)) at the nodes, shape (m, n)."""
+        coeffs = self.coefficients(y)
+        marginal = self.velocity.weights @ coeffs
+        q, dq = gegenbauer_table(self.grid.n, self.grid.d, self.grid.t, derivative=True)
+        u = -np.sqrt(1.0 - self.grid.t**2) * (dq @ (self._num * marginal))
+        if self._den is not None:
+            u = u / (q @ (self._den * marginal))
+        return np.broadcast_to(u, coeffs.shape).copy()
 
     def mass(self, y: np.ndarray) -> np.ndarray:
         """∫ ρ_m dσ = Σ_j w_j ρ_m(t_j), per species."""
         return np.asarray(y) @ self.grid.weights
+

@@ -188,7 +188,7 @@ def test_under_resolution_is_detected_not_returned():
 
     coarse = CircleGrid(32)
     scheme = CircleSpectral(coarse, model.velocity_spec(2))
-    with pytest.raises(UnderResolvedError, match=r"under-resolved on N=32 nodes: spectral tail .* > underresolved_tol=1e-06.*larger grid \(e\.g\. N=64\)"):
+    with pytest.raises(UnderResolvedError, match=r"under-resolved on N=32 nodes: spectral tail .* > tail_tol=1e-06.*larger grid \(e\.g\. N=64\)"):
         evolve(scheme, initial(coarse), times, raise_on_error=True)
     # without raising: the run stops early, and what it returned is still resolved
     scheme = CircleSpectral(coarse, model.velocity_spec(2))
@@ -298,7 +298,7 @@ def test_tail_tolerance_is_not_below_the_time_integration_floor():
     y = ((1 + 2 * 5e-4 * np.cos(12 * grid.theta)) / (2 * np.pi))[None]
     velocity = mf.SelfAttention(1.0).velocity_spec(2)
     np.testing.assert_allclose(CircleSpectral(grid, velocity).spectral_tail(y), 5e-4, rtol=1e-12)
-    with pytest.raises(UnderResolvedError, match="is 0.0005 > underresolved_tol=1e-06;"):
+    with pytest.raises(UnderResolvedError, match="is 0.0005 > tail_tol=1e-06;"):
         CircleSpectral(grid, velocity).check(y)
     # rtol = 1e-5 admits tails of ≈ 10–30 rtol from the step control alone: threshold 1e-3
     CircleSpectral(grid, velocity, rtol=1e-5).check(y)

@@ -23,7 +23,7 @@ from solvers._runge_kutta import (
     adaptive_lawson_step,
     initial_step,
     lawson_step,
-    nan_on_nonpositive,
+    nan_on_unevaluable,
     writing_into,
 )
 from solvers._scheme import NonPositiveNormaliser
@@ -346,13 +346,13 @@ def test_adaptive_lawson_step_is_exact_for_the_linear_part_and_rejects_a_non_pos
     assert rejected == (False, None, np.inf, controller.min_factor)
 
 
-def test_nan_on_nonpositive_turns_an_overshooting_probe_into_the_h0_fallback():
+def test_nan_on_unevaluable_turns_an_overshooting_probe_into_the_h0_fallback():
     f0 = np.array([1.0, -1.0])
 
     def probe(h: float) -> np.ndarray:
         raise NonPositiveNormaliser(-0.5)
 
-    assert np.isnan(nan_on_nonpositive(probe)(0.1))
+    assert np.isnan(nan_on_unevaluable(probe)(0.1))
     # non-finite d2: initial_step returns h0 = 0.01 d0/d1
-    h = initial_step(f0, nan_on_nonpositive(probe), lambda v: float(np.linalg.norm(v)), y0_norm=10.0)
+    h = initial_step(f0, nan_on_unevaluable(probe), lambda v: float(np.linalg.norm(v)), y0_norm=10.0)
     assert h == pytest.approx(0.01 * 10.0 / np.sqrt(2.0), rel=1e-15)

@@ -232,15 +232,15 @@ def _mode_state(grid: SphereGrid, ell: int, amplitude: float) -> np.ndarray:
 
 def test_tail_is_checked_on_the_initial_state_with_the_time_integration_floor() -> None:
     grid = SphereGrid(12)
-    # a degree-10 (> 2/3 · 12) mode of relative amplitude 5e-4: tail 5e-4/√(1 + 2.5e-7)
+    # a degree-10 (> 2/3 · 12) mode of relative amplitude 5e-4: tail ‖ρ_10‖/‖ρ_0‖ = 5e-4
     y = _mode_state(grid, 10, 5e-4)
     velocity = mf.SelfAttention(1.0).velocity_spec(3)
-    assert SphereSpectral(grid, velocity).tail(y) == pytest.approx(5e-4 / np.sqrt(1 + 25e-8), rel=1e-12)
-    # defaults tail_tol = 1e-5, rtol = 1e-7: threshold max(1e-5, 100·1e-7) = 1e-5
-    with pytest.raises(UnderResolvedError, match=r"5\.00e-04 > tail_tol=1\.0e-05; increase lmax"):
+    assert SphereSpectral(grid, velocity).spectral_tail(y) == pytest.approx([5e-4], rel=1e-12)
+    # defaults tail_tol = 1e-6, rtol = 1e-7: threshold max(1e-6, 100·1e-7) = 1e-5
+    with pytest.raises(UnderResolvedError, match=r"is 0\.0005 > tail_tol=1e-06 \(raised to 100·rtol=1e-05\);.*increase lmax"):
         SphereSpectral(grid, velocity).check(y)
     # rtol = 1e-6 raises the threshold to 100·rtol = 1e-4
-    with pytest.raises(UnderResolvedError, match=r"5\.00e-04 > tail_tol=1\.0e-05 \(raised to 100·rtol=1\.0e-04\)"):
+    with pytest.raises(UnderResolvedError, match=r"is 0\.0005 > tail_tol=1e-06 \(raised to 100·rtol=0\.0001\)"):
         SphereSpectral(grid, velocity, rtol=1e-6).check(y)
     # the initial state is checked before any step is taken; the initial output is kept
     scheme = SphereSpectral(grid, velocity)
@@ -254,7 +254,7 @@ def test_tail_is_checked_on_the_initial_state_with_the_time_integration_floor() 
     # rtol = 1e-5 admits tails of ≈ 10–30 rtol from the step control alone: threshold 1e-3
     SphereSpectral(grid, velocity, rtol=1e-5).check(y)
     SphereSpectral(grid, velocity, tail_tol=1e-3).check(y)
-    with pytest.raises(UnderResolvedError, match=r"> tail_tol=1\.0e-04;"):
+    with pytest.raises(UnderResolvedError, match=r"> tail_tol=0\.0001;"):
         SphereSpectral(grid, velocity, tail_tol=1e-4, rtol=1e-8).check(y)
 
 

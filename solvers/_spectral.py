@@ -1,0 +1,305 @@
+r"""What the spectral schemes share: adaptive Lawson stepping on coefficients and one resolution policy.
+
+A spectral scheme (:class:`~solvers.CircleSpectral`, :class:`~solvers.SphereSpectral`,
+:class:`~solvers.ZonalSpectral`) expands each density in eigenfunctions of the
+Laplacian of its domain (Fourier modes e^{ikθ}, spherical harmonics Y_lm,
+Gegenbauer polynomials q_l) and advances the coefficients a of
+
+    da/dt = N(a) + λ ⊙ a,
+
+N the transport -div(ρX) of the coefficients (products formed on a dealiased
+grid) and λ the diagonal linear part (diffusion -σ l(l+d-2), drifts -ikω_m),
+by Dormand–Prince 5(4) in Lawson's integrating-factor form (J. R. Dormand,
+P. J. Prince, J. Comput. Appl. Math. 6 (1980) 19–26; J. D. Lawson, SIAM J.
+Numer. Anal. 4 (1967) 372–380):
+
+    Y_i = e^{c_i hλ} a^n + h Σ_{j<i} a_ij e^{(c_i - c_j)hλ} N(Y_j),
+    a^{n+1} = e^{hλ} a^n + h Σ_j b_j e^{(1 - c_j)hλ} N(Y_j),
+
+with first same as last (the last stage is N(a^{n+1})). Error, control and
+first step (formulas in :mod:`solvers._runge_kutta`):
+
+* err = max_m ‖e_m‖ / (atol + rtol max(‖ρ_m^n‖, ‖ρ_m^{n+1}‖)), ‖·‖ the L²
+  norm of a density (by Parseval, on its coefficients), e the embedded estimate;
+* h_new = h min(10, max(0.2, 0.9 err^{-1/5})), no growth right after a
+  rejection, 0.2 h after a non-finite error or a stage whose right-hand side
+  cannot be evaluated (:class:`~solvers.UnevaluableState`); err > 1 rejects;
+* proposals are rounded down to the ladder 2^{j/8} whenever λ ≠ 0, so that
+  consecutive steps share the tabulated exponentials e^{dhλ} (cached per step
+  size): a proposal is at most 8.3 % shorter, never less accurate;
+* a scheme with a stability bound (:meth:`stable_step`) caps every step by it;
+* the first step by Hairer, Nørsett & Wanner's algorithm on the transport part.
+
+The states handed to and returned by ``step`` are node values (returned
+read-only), the coefficients and last stage of an accepted state are cached
+with it, so a step costs one synthesis beyond its six evaluations of N.
+
+Resolution policy (one rule for every spectral scheme). After every accepted
+step, and on the initial state, the scheme measures
+
+    τ_m = max_{l > ⌊2L/3⌋} ‖ρ_{m,l}‖ / ‖ρ_{m,0}‖,
+
+L the largest degree the grid represents, ‖ρ_l‖ the L² norm of the degree-l
+component (:func:`degree_tail`), and raises :class:`~solvers.UnderResolvedError`
+when max_m τ_m > max(``tail_tol``, 100 ``rtol``). Why this rule:
+
+* the top third of the degrees, because those are the modes the 3/2-rule
+  products do not protect from aliasing, and because an exponentially decaying
+  spectrum shows lack of resolution there first;
+* the largest single degree relative to the mean ‖ρ_0‖ (fixed by the mass),
+  not the L² norm of the whole tail relative to ‖ρ‖: a concentrating density
+  grows ‖ρ‖, which would hide its growing tail, and a sum over the tail
+  depends on how many degrees the grid has — a per-degree ratio to the mean
+  means the same on every grid and every domain, and it is rotation invariant
+  (the norm of a whole degree, all orders m);
+* ``tail_tol`` = 1e-6 by default: beyond it the dropped degrees are no longer
+  negligible against the per-step tolerance (the truncation error of a
+  geometric spectrum is of the size of its first dropped degrees);
+* the floor 100 rtol, because the step-size control admits errors of relative
+  size ≈ rtol in every mode: where the step is limited by the stability of the
+  transport at high degrees, the tail of a resolved solution settles at
+  10–30 rtol (measured on S¹), which is time-integration error, not lack of
+  resolution. Keep rtol ≤ tail_tol/100 for the full sensitivity.
+
+The finite-volume runs are judged by the same τ (:func:`degree_tail`) with
+their own threshold, :data:`FINITE_VOLUME_TAIL_TOL`: a second-order
+reconstruction leaves tails of 1e-6–1e-3 on resolved densities.
+"""
+
+from __future__ import annotations
+
+import warnings
+from abc import abstractmethod
+from collections.abc import Callable
+from typing import Any, ClassVar
+
+import numpy as np
+
+from . import _validate as check_arg
+from ._runge_kutta import (
+    N_STAGES,
+    FsalCache,
+    LawsonTables,
+    StepController,
+    adaptive_lawson_step,
+    initial_step,
+    nan_on_unevaluable,
+)
+from ._scheme import Scheme, StepResult, UnderResolvedError
+from ._velocity import NonPositiveNormaliser
+
+__all__ = ["SpectralScheme", "degree_tail", "SPECTRAL_TAIL_TOL", "FINITE_VOLUME_TAIL_TOL", "renamed_option"]
+
+SPECTRAL_TAIL_TOL = 1e-6
+"""Default ``tail_tol`` of the spectral schemes (module docstring)."""
+FINITE_VOLUME_TAIL_TOL = 1e-2
+"""Largest τ of a finite-volume density that counts as resolved (module docstring)."""
+
+
+def degree_tail(norms: np.ndarray, cut: int | None = None) -> np.ndarray:
+    """τ = max_{l > cut} norms[..., l] / norms[..., 0], shape ``norms.shape[:-1]``, cut = ⌊2L/3⌋ by default.
+
+    ``norms[..., l]`` is ‖ρ_l‖ for the degrees l = 0, …, L (on S¹ the
+    wavenumbers k = 0, …, N//2, with ‖ρ_k‖ = |ρ̂_k|: each e^{±ikθ} on its own).
+    A zero mean with a non-zero tail gives ∞, a zero tail 0.
+    """
+    norms = np.asarray(norms, dtype=float)
+    cut = 2 * (norms.shape[-1] - 1) // 3 if cut is None else cut
+    top = np.max(norms[..., cut + 1 :], axis=-1, initial=0.0)
+    mean = norms[..., 0]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(top == 0, 0.0, top / mean)
+
+
+def renamed_option(scheme: str, old: str, old_value: Any, new: str, new_value: Any,
+                   validate: Callable[[str, Any], Any]) -> Any:
+    """``new_value``, or ``old_value`` (validated under its old name) with a DeprecationWarning
+    when the option was given by its old name ``old``."""
+    if old_value is None:
+        return new_value
+    validate(old, old_value)
+    warnings.warn(f"{scheme}: the option {old}= is deprecated, use {new}= (same meaning)", DeprecationWarning,
+                  stacklevel=3)
+    return old_value
+
+
+class SpectralScheme(Scheme):
+    """Base of the spectral schemes: start, first step, Lawson step, error norm, resolution (module docstring).
+
+    A subclass calls :meth:`_setup` in its ``__init__`` and provides
+
+    * ``_analysis(y)``: coefficients of the node values ``y`` (validating ``y``);
+    * ``_synthesis(a)``: node values (the scheme state) of coefficients ``a``;
+    * ``_transport(a)``: N(a), counting one evaluation in ``nfev``; it may raise
+      :class:`~solvers.UnevaluableState` (e.g. a non-positive normaliser);
+    * ``_norms(a)``: the L² norm of each density, shape (m,) (or () for one);
+    * ``_degree_norms(a)``: ‖ρ_{m,l}‖ for l = 0, …, L, shape (m, L + 1);
+    * ``_grid_words()``, ``_remedy()``: the grid and how to refine it, for messages;
+
+    and, when a stability bound applies, ``_bound(extra)`` (the largest step
+    from a state whose evaluation left ``extra`` = ``_transport_extra()``).
+    """
+
+    name: ClassVar[str] = "spectral"
+    order: ClassVar[int] = 0  # spectral (exponential) accuracy in space; time order 5
+    _tail_cut: int | None = None
+    """Last degree not watched by the resolution check (None: ⌊2L/3⌋)."""
+
+    def _setup(self, rates: np.ndarray | None, stage_shape: tuple[int, ...], dtype: type, *, rtol: float,
+               atol: float, tail_tol: float, on_underresolved: str) -> None:
+        """Tolerances, Lawson tables of the linear part ``rates``, controller, stage array, FSAL cache."""
+        self.rtol = check_arg.positive("rtol", rtol)
+        self.atol = check_arg.nonnegative("atol", atol)
+        self.tail_tol = check_arg.positive("tail_tol", tail_tol)
+        self.on_underresolved = check_arg.choice("on_underresolved", on_underresolved, ("raise", "warn"))
+        self._tables = LawsonTables(rates)
+        self._controller = StepController()
+        self._stages = np.empty((N_STAGES, *stage_shape), dtype=dtype)
+        self._fsal = FsalCache()
+
+    # ------------------------------------------------------------------ to provide
+    @abstractmethod
+    def _analysis(self, y: np.ndarray) -> np.ndarray: ...
+
+    @abstractmethod
+    def _synthesis(self, coefficients: np.ndarray) -> np.ndarray: ...
+
+    @abstractmethod
+    def _transport(self, coefficients: np.ndarray) -> np.ndarray: ...
+
+    @abstractmethod
+    def _norms(self, coefficients: np.ndarray) -> np.ndarray: ...
+
+    @abstractmethod
+    def _degree_norms(self, coefficients: np.ndarray) -> np.ndarray: ...
+
+    @abstractmethod
+    def _grid_words(self) -> str: ...
+
+    @abstractmethod
+    def _remedy(self) -> str: ...
+
+    def _transport_into(self, coefficients: np.ndarray, out: np.ndarray) -> None:
+        """``out[...] = N(coefficients)`` (a scheme that can write in place overrides this)."""
+        out[...] = self._transport(coefficients)
+
+    def _transport_extra(self) -> Any:
+        """What the last evaluation of N leaves for :meth:`_bound` (None: no bound)."""
+        return None
+
+    def _bound(self, extra: Any) -> float:
+        """Largest stable step from a state whose evaluation left ``extra`` (∞: none)."""
+        return np.inf
+
+    # ------------------------------------------------------------------ coefficients and derivative
+    def coefficients(self, y: np.ndarray) -> np.ndarray:
+        """The coefficients of the node values ``y`` (those cached with a state returned by :meth:`step`)."""
+        entry = self._fsal.lookup(y)
+        return entry.coefficients if entry is not None else self._analysis(np.asarray(y, dtype=float))
+
+    def nonlinear(self, coefficients: np.ndarray) -> np.ndarray:
+        """N(a), the transport part of da/dt, at an accepted state.
+
+        Raises :class:`~solvers.UnderResolvedError` where the velocity cannot be
+        evaluated (B ⋆ ρ ≤ 0 at a node: the grid does not resolve the density).
+        """
+        try:
+            return self._transport(coefficients)
+        except NonPositiveNormaliser as exc:
+            raise UnderResolvedError(
+                f"{self.name}: under-resolved — the normaliser B ⋆ ρ became non-positive (min {exc.minimum:.3g}); "
+                f"{self._remedy()}"
+            ) from None
+
+    def _start(self, y: np.ndarray) -> tuple[np.ndarray, np.ndarray, Any]:
+        """(a, N(a), extra) of ``y``, those of a state returned by :meth:`step` from its step."""
+        entry = self._fsal.start(y, self.coefficients, self.nonlinear, self._transport_extra)
+        return entry.coefficients, entry.derivative, entry.extra
+
+    def rhs(self, y: np.ndarray) -> np.ndarray:
+        """dρ/dt = -div(ρX) + σΔρ (+ drifts) at the nodes, shaped like ``y``."""
+        a = self.coefficients(y)
+        derivative = self.nonlinear(a)
+        if self._tables.rates is not None:
+            derivative = derivative + self._tables.rates * a
+        return self._synthesis(derivative)
+
+    # ------------------------------------------------------------------ stepping
+    def stable_step(self, y: np.ndarray) -> float:
+        """Largest step the scheme's stability bound admits from ``y`` (∞ when none applies)."""
+        return self._bound(self._start(y)[2])
+
+    def initial_step(self, y: np.ndarray) -> float:
+        """First step by Hairer, Nørsett & Wanner's algorithm (Solving ODEs I, II.4) on the transport part.
+
+        The weighted norm is max_m ‖v_m‖ / (atol + rtol ‖ρ_m‖) (see
+        :func:`solvers._runge_kutta.initial_step`); at most :meth:`stable_step`.
+        Also starts a new run of the step-size controller.
+        """
+        self._controller.reset()
+        a, f0, extra = self._start(y)
+        scale = self.atol + self.rtol * self._norms(a)
+
+        def norm(v: np.ndarray) -> float:
+            return float(np.max(self._norms(v) / scale))
+
+        probe = nan_on_unevaluable(lambda h: self._transport(a + h * f0))
+        return initial_step(f0, probe, norm, y0_norm=norm(a), max_step=self._bound(extra))
+
+    def _error_norm(self, start: np.ndarray, end: np.ndarray, error: np.ndarray) -> float:
+        """max_m ‖e_m‖ / (atol + rtol max(‖ρ_m^n‖, ‖ρ_m^{n+1}‖))."""
+        scale = self.atol + self.rtol * np.maximum(self._norms(start), self._norms(end))
+        return float(np.max(self._norms(error) / scale))
+
+    def _step_impl(self, t: float, y: np.ndarray, dt: float) -> StepResult:
+        h = float(dt)
+        a0, k0, extra = self._start(y)
+        bound = self._bound(extra)
+        if h > bound * (1 + 1e-12):
+            return StepResult(False, None, self._tables.preferred_step(bound))
+        accepted, a1, err, factor = adaptive_lawson_step(
+            self._transport_into, a0, k0, self._tables(h), self._stages, self._error_norm, self._controller
+        )
+        if not accepted:
+            return StepResult(False, None, self._tables.preferred_step(h * factor), err)
+        extra = self._transport_extra()
+        y1 = self._fsal.accept(self._synthesis(a1), a1, self._stages[N_STAGES - 1], extra)
+        return StepResult(True, y1, self._tables.preferred_step(min(h * factor, self._bound(extra))), err)
+
+    def snapshot(self, y: np.ndarray) -> dict[str, np.ndarray]:
+        """``y`` with its cached coefficients and last stage (not recomputed: that differs at round-off)."""
+        return self._fsal.snapshot(y)
+
+    def restore(self, snapshot: dict[str, np.ndarray]) -> np.ndarray:
+        return self._fsal.restore(snapshot)
+
+    # ------------------------------------------------------------------ resolution
+    def spectral_tail(self, y: np.ndarray) -> np.ndarray:
+        """τ_m = max_{l > ⌊2L/3⌋} ‖ρ_{m,l}‖ / ‖ρ_{m,0}‖ of each density, shape (m,) (:func:`degree_tail`)."""
+        return np.atleast_1d(degree_tail(self._degree_norms(self.coefficients(y)), self._tail_cut))
+
+    def tail(self, y: np.ndarray) -> np.ndarray:
+        """Deprecated name of :meth:`spectral_tail`."""
+        warnings.warn(f"{type(self).__name__}.tail is deprecated, use spectral_tail", DeprecationWarning,
+                      stacklevel=2)
+        return self.spectral_tail(y)
+
+    def check(self, y: np.ndarray) -> None:
+        """Raise on non-finite values; raise (or warn, ``on_underresolved="warn"``) on an
+        under-resolved spectrum, τ > max(tail_tol, 100 rtol)."""
+        a = self.coefficients(y)
+        super().check(np.asarray(y))
+        norms = self._degree_norms(a)
+        tail = float(np.max(degree_tail(norms, self._tail_cut)))
+        tolerance = max(self.tail_tol, 100 * self.rtol)
+        if tail > tolerance:
+            cut = 2 * (norms.shape[-1] - 1) // 3 if self._tail_cut is None else self._tail_cut
+            note = "" if tolerance == self.tail_tol else f" (raised to 100·rtol={tolerance:.3g})"
+            message = (
+                f"{self.name}: under-resolved on {self._grid_words()}: spectral tail max|ρ_l|/|ρ_0| over l > {cut} "
+                f"is {tail:.3g} > tail_tol={self.tail_tol:.3g}{note}; the solution is no longer resolved by the grid "
+                f"— {self._remedy()}"
+            )
+            if self.on_underresolved == "raise":
+                raise UnderResolvedError(message)
+            warnings.warn(message, RuntimeWarning, stacklevel=2)
