@@ -3,6 +3,8 @@ dynamics on the circle and on spheres, a particle engine, energies and
 Wasserstein distances.
 
 The public API is re-exported here; implementation lives in private modules.
+Figures and animations are in the sub-package :mod:`meanfield.plot` (``mf.plot.density_map(ds)``), loaded
+on first use so that importing meanfield does not import matplotlib.
 """
 
 from __future__ import annotations
@@ -41,6 +43,7 @@ from .studies import continuation, critical_beta, critical_noise, landau_coeffic
 from .studies import stationary_density, stationary_state
 
 __all__ = [
+    "plot",
     "Attention",
     "CheckpointError",
     "CheckpointInUseError",
@@ -103,3 +106,12 @@ __all__ = [
     "stationary_density",
     "stationary_state",
 ]
+
+
+def __getattr__(name: str) -> object:
+    """``meanfield.plot``, imported on first use (it loads matplotlib)."""
+    if name == "plot":
+        import importlib
+
+        return importlib.import_module(".plot", __name__)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

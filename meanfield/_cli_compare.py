@@ -46,7 +46,8 @@ def compare_command(args: argparse.Namespace) -> int:
     import meanfield as mf
 
     from ._files import check_result_paths
-    from ._meanfield_study import meanfield_study, plot_study
+    from ._meanfield_study import meanfield_study
+    from .plot import meanfield_limit
     from ._validate import as_times
 
     if args.seeds < 1:
@@ -76,7 +77,7 @@ def compare_command(args: argparse.Namespace) -> int:
     )
     study.attrs["initial_condition"] = f"von_mises(loc=0, kappa={args.kappa}) on Circle({args.grid})"
     study.to_netcdf(output)
-    plot_study(study).savefig(png, dpi=120)
+    meanfield_limit(study).savefig(png, dpi=120)
     print(f"{model.name} β={model.beta} σ={model.noise}, {args.sampler} start, n = {list(args.n)}, {args.seeds} seeds")
     print(f"{'t':>8} {'exponent':>10} {'stderr':>8} {'mean W_p at max n':>18}")
     for k, tk in enumerate(study.time.values):

@@ -55,32 +55,8 @@ def add_kuramoto_arguments(parser: argparse.ArgumentParser) -> None:
     add_sweep_arguments(parser)
 
 
-def _plot_run(ds, theory: float, path: Path) -> None:
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(6.4, 4.0))
-    ax.plot(ds["time"], ds["order_parameter"], lw=1.2, label="r(t)")
-    start = ds.attrs["t_final"] - ds.attrs["average_window"]
-    ax.axvspan(start, ds.attrs["t_final"], color="0.9", label="averaging window")
-    ax.axhline(float(ds["r_inf"]), color="C1", lw=1, label=f"r∞ = {float(ds['r_inf']):.4f}")
-    ax.axhline(theory, color="k", ls="--", lw=1, label=f"theory {theory:.4f}")
-    ax.set_xlabel("t")
-    ax.set_ylabel("r(t) = |∫ e^{iθ} dμ_t|")
-    ax.set_ylim(0, 1.02)
-    ax.set_title(f"Kuramoto K = {ds.attrs['coupling']:g}, {ds.attrs['law']} ({ds.attrs['width']:g}), "
-                 f"σ = {ds.attrs['noise']:g}, {ds.attrs['method']}")
-    ax.legend(fontsize=8)
-    fig.savefig(path, dpi=120, bbox_inches="tight")
-    plt.close(fig)
-
-
 def kuramoto_command(args: argparse.Namespace) -> int:
     """Run what ``args`` describe; write NetCDF and PNG; print a summary."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
     import meanfield as mf
 
     from ._files import check_result_paths, write_atomically
@@ -110,7 +86,7 @@ def kuramoto_command(args: argparse.Namespace) -> int:
         ds.attrs["coupling"] = float(args.coupling)
         theory = float(mf.kuramoto_theory(args.coupling, law, args.noise))
         write_atomically(output, ds.to_netcdf)
-        _plot_run(ds, theory, png)
+        mf.plot.order_parameter_curve(ds, theory=theory).savefig(png, dpi=120, bbox_inches="tight")
         print(f"Kuramoto K = {args.coupling:g}, {args.law} ({args.width:g}), noise {args.noise:g}, {args.method}: "
               f"r_inf = {float(ds['r_inf']):.4f} +- {float(ds['r_spread']):.4f} (window spread), "
               f"theory {theory:.4f}, K_c = {mf.kuramoto_critical_coupling(law, args.noise):.4g}")
@@ -118,9 +94,7 @@ def kuramoto_command(args: argparse.Namespace) -> int:
         ds = mf.kuramoto_bifurcation(couplings, args.law, width=args.width, seeds=args.seeds,
                                      progress=not args.no_progress, **common, **sweep_options(args))
         write_atomically(output, ds.to_netcdf)
-        ax = mf.plot_bifurcation(ds)
-        ax.figure.savefig(png, dpi=120, bbox_inches="tight")
-        plt.close(ax.figure)
+        mf.plot.bifurcation(ds).savefig(png, dpi=120, bbox_inches="tight")
         print(f"Kuramoto bifurcation, {args.law} ({args.width:g}), noise {args.noise:g}, {args.method}: "
               f"K_c = {ds.attrs['critical_coupling']:.4g}, {ds.attrs['wall_time']:.1f} s "
               f"({ds.attrs['tasks_run']} tasks run, {ds.attrs['tasks_skipped']} skipped)")

@@ -80,11 +80,11 @@ def phase_diagram_command(args: argparse.Namespace) -> int:
         rtol=args.rtol, atol=args.atol, batch=args.batch, progress=not args.no_progress, **sweep_options(args),
     )
     write_atomically(output, ds.to_netcdf)
-    mf.plot_phase_diagram(ds).savefig(png, dpi=150)
+    mf.plot.phase_diagram(ds).savefig(png, dpi=150)
     written = [output, png]
     if draw_trajectories:
-        figure = mf.plot_trajectories(args.trajectory_betas, args.trajectory_times, args.n, seed=args.seed,
-                                      normalized=not args.unnormalized)
+        figure = mf.plot.phase_diagram_trajectories(
+            args.trajectory_betas, args.trajectory_times, args.n, seed=args.seed, normalized=not args.unnormalized)
         figure.savefig(trajectories_png, dpi=120)
         written.append(trajectories_png)
     crossing = crossing_time(ds, 0.5)

@@ -29,7 +29,7 @@ from ._validate import as_times, check_order, check_positive_int
 from ._version import __version__
 from .studies import sweep
 
-__all__ = ["meanfield_study", "fit_exponent", "plot_study", "study_system", "system_seed_sequences"]
+__all__ = ["meanfield_study", "fit_exponent", "study_system", "system_seed_sequences"]
 
 SEED_RULE = (
     "system (n, seed): SeedSequence((seed, n)).spawn(2) = (initial sample, noise) seed sequences, "
@@ -246,37 +246,3 @@ def fit_exponent(ns: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, np.ndarray,
             resid = y[:, 0] - intercepts[0] - slopes[0] * x
             stderr[k] = np.sqrt(np.sum(resid**2) / (ns.size - 2) / sxx)
     return exponent, stderr, prefactor
-
-
-def plot_study(study: xr.Dataset, times: Sequence[float] | None = None) -> Any:
-    """Log-log plot of W_p against n at chosen times with the fitted power laws.
-
-    Returns a matplotlib Figure; ``times`` defaults to every output time after the first.
-    """
-    import matplotlib.pyplot as plt
-
-    all_times = study.time.values
-    chosen = all_times[1:] if times is None else np.asarray(times, dtype=float)
-    if chosen.size == 0:
-        chosen = all_times
-    ns = study.n.values
-    fig, ax = plt.subplots(figsize=(6, 4.5))
-    for tk in chosen:
-        k = int(np.argmin(np.abs(all_times - tk)))
-        w = study.wasserstein.values[:, :, k]
-        line = ax.loglog(ns, np.exp(np.log(np.maximum(w, 1e-300)).mean(axis=1)), "o")[0]  # geometric mean
-        ax.loglog(np.repeat(ns, w.shape[1]), w.ravel(), ".", color=line.get_color(), alpha=0.3)
-        a, se, c = (float(study[v].values[k]) for v in ("exponent", "exponent_stderr", "prefactor"))
-        if np.isfinite(a):
-            ax.loglog(ns, c * ns.astype(float) ** a, "-", color=line.get_color(),
-                      label=f"t = {all_times[k]:g}: slope {a:.3f} ± {se:.3f}")
-    ref = ns.astype(float) ** -0.5
-    mean_w = float(study.wasserstein.values.mean())
-    ax.loglog(ns, ref * mean_w / ref.mean(), "k--", lw=0.8, label="n^(-1/2)")
-    ax.set_xlabel("number of particles n")
-    ax.set_ylabel(f"W_{study.attrs.get('p', 1):g}(μ_n(t), μ(t))  [rad]")
-    ax.set_title(f"mean-field limit: {study.attrs.get('model', '')} β={study.attrs.get('beta', '')} "
-                 f"σ={study.attrs.get('noise', '')}, {study.attrs.get('sampler', '')} start")
-    ax.legend(fontsize=8)
-    fig.tight_layout()
-    return fig

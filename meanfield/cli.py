@@ -101,8 +101,7 @@ def _solve_command(args: argparse.Namespace) -> int:
     import meanfield as mf
 
     from ._initial import perturbed_uniform
-    from ._plot import plot_density_map
-    from ._plot_sphere import plot_sphere_solution
+    from .plot import density_map, sphere_maps
 
     if not (np.isfinite(args.t_final) and args.t_final > 0):
         raise ValueError(f"--t-final must be a finite time > 0, got {args.t_final}")
@@ -135,7 +134,7 @@ def _solve_command(args: argparse.Namespace) -> int:
     ds = _with_scheme_state(ds, output)
     ds.attrs["initial_condition"] = start
     write_netcdf(ds, output)  # the result and the scheme state, checksummed: the checkpoint of a later --resume
-    figure = plot_sphere_solution(ds) if args.domain == "sphere" else plot_density_map(ds)
+    figure = sphere_maps(ds) if args.domain == "sphere" else density_map(ds)
     figure.savefig(png, dpi=120)
     status = "completed" if ds.attrs["success"] else f"stopped early: {ds.attrs['message']}"
     print(f"{model.name} β={model.beta} σ={model.noise} on {domain!r} with {args.method}: {status}")

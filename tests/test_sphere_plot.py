@@ -7,7 +7,8 @@ import pytest
 import xarray as xr
 
 import meanfield as mf
-from meanfield._plot_sphere import orthographic_image, plot_sphere_solution
+from meanfield.plot import orthographic_image
+from meanfield.plot import sphere_maps as plot_sphere_solution
 
 
 def test_orthographic_image_centre_and_rim() -> None:

@@ -10,7 +10,8 @@ import xarray as xr
 
 import meanfield as mf
 from meanfield._cli_compare import add_compare_arguments, compare_command
-from meanfield._meanfield_study import fit_exponent, meanfield_study, plot_study
+from meanfield._meanfield_study import fit_exponent, meanfield_study
+from meanfield.plot import meanfield_limit as plot_study
 
 
 def test_fit_exponent_recovers_exact_power_laws():

@@ -132,7 +132,7 @@ def figure(diagrams: dict[int, xr.Dataset]) -> Figure:
     fig = Figure(figsize=(12, 9), layout="constrained")
     axes = fig.subplots(2, 2)
     for ax, (d, ds) in zip(axes.ravel(), diagrams.items()):
-        mf.plot_phase_diagram(ds, ax=ax)
+        mf.plot.phase_diagram(ds, ax=ax)
     return fig
 
 

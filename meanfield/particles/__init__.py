@@ -23,7 +23,8 @@
 :func:`numerical_rank`, :func:`pairwise_inner_products`; the other names
 (:func:`uniform_sphere`, :func:`von_mises_fisher`, :class:`FeedForward`,
 :func:`particle_energy` — also reached through ``meanfield.energy`` —,
-:func:`plot_pairwise_inner_products`) live in :mod:`meanfield.particles`.
+:func:`plot_pairwise_inner_products`, deprecated: use :func:`meanfield.plot.inner_products`) live in
+:mod:`meanfield.particles`.
 """
 
 from __future__ import annotations
@@ -36,8 +37,8 @@ from ._diagnostics import (
     order_parameter,
     pair_fraction,
     pairwise_inner_products,
-    plot_pairwise_inner_products,
 )
+from .._plot_names import plot_pairwise_inner_products
 from ._energy import particle_energy
 from ._sampling import orthogonal_frame, sample, uniform_sphere, von_mises_fisher
 from ._simulate import simulate

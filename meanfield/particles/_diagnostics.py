@@ -35,7 +35,6 @@ __all__ = [
     "attention_matrix",
     "numerical_rank",
     "pairwise_inner_products",
-    "plot_pairwise_inner_products",
 ]
 
 
@@ -268,29 +267,3 @@ def pairwise_inner_products(positions: Any, domain: str | None = None, *, kind: 
         raise ValueError(f"pairwise_inner_products takes one system, got {x.shape[0]} systems")
     g = x[0] @ x[0].T
     return g[~np.eye(g.shape[0], dtype=bool)]
-
-
-def plot_pairwise_inner_products(dataset: Any, times: Any = None, bins: int = 50, ax: Any = None) -> Any:
-    """Histograms of {<x_i(t), x_j(t)>}_{i≠j} at selected times of a ``simulate`` result (paper 2, Figure 1).
-
-    ``times``: output times to show (nearest available; default: 4 evenly spaced).
-    Returns the matplotlib Axes.
-    """
-    import matplotlib.pyplot as plt
-
-    if ax is None:
-        _, ax = plt.subplots()
-    all_times = np.asarray(dataset["time"].values)
-    if times is None:
-        times = all_times[np.linspace(0, all_times.size - 1, 4).astype(int)]
-    kind = dataset.attrs.get("domain", None)
-    for t in np.atleast_1d(times):
-        pos = dataset["positions"].sel(time=t, method="nearest").values
-        if pos.ndim == (2 if kind == "circle" else 3):
-            pos = pos[0]
-        ip = pairwise_inner_products(pos, domain=kind)
-        ax.hist(ip, bins=bins, range=(-1, 1), density=True, histtype="step", label=f"t = {t:g}")
-    ax.set_xlabel("<x_i, x_j>, i ≠ j")
-    ax.set_ylabel("density")
-    ax.legend()
-    return ax

@@ -1,17 +1,19 @@
-"""Plot of Kuramoto bifurcation diagrams r∞(K) against the self-consistency theory."""
+"""Kuramoto bifurcation diagrams r∞(K) against the self-consistency theory."""
 
 from __future__ import annotations
 
-import os
 from typing import Any
 
 import numpy as np
 import xarray as xr
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
 
-from ._kuramoto import frequency_law
-from ._kuramoto_theory import kuramoto_critical_coupling, kuramoto_theory
+from ..studies._kuramoto import frequency_law
+from ..studies._kuramoto_theory import kuramoto_critical_coupling, kuramoto_theory
+from ._checks import axes_of
 
-__all__ = ["plot_bifurcation"]
+__all__ = ["bifurcation"]
 
 _MARKERS = {"particles": "o", "pde": "s"}
 
@@ -21,22 +23,41 @@ def _label(ds: xr.Dataset) -> str:
     return f"{ds.attrs['method']}, {law}, σ = {ds.attrs['noise']:g}"
 
 
-def plot_bifurcation(datasets: xr.Dataset | list[xr.Dataset], ax: Any = None,
-                     path: str | os.PathLike | None = None) -> Any:
-    """r∞(K) of one or more :func:`kuramoto_bifurcation` results with their theory curves.
+def bifurcation(datasets: xr.Dataset | list[xr.Dataset], *, ax: Axes | None = None) -> Figure:
+    """r∞(K) of one or more :func:`~meanfield.kuramoto_bifurcation` results with their theory curves.
 
     Particles are drawn as points with error bars (``r_error``), the PDE as
-    squares; each distinct (law, width, σ) gets its theory curve r∞(K) over
-    the plotted range and a dotted line at its K_c. Returns the matplotlib
-    Axes; with ``path`` the figure is also saved there (PNG).
-    """
-    import matplotlib.pyplot as plt
+    squares; each distinct (law, width, σ) gets its theory curve r∞(K) of the
+    self-consistency equation (:func:`~meanfield.kuramoto_theory`) over the
+    plotted range and a dotted line at its K_c.
 
+    Parameters
+    ----------
+    datasets : xarray.Dataset or list of xarray.Dataset
+        Results of :func:`meanfield.kuramoto_bifurcation` (``r_mean``, ``r_error`` over ``coupling``).
+    ax : matplotlib.axes.Axes, optional
+        Axes to draw on; by default a new Figure with one Axes.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
+    Raises
+    ------
+    TypeError
+        ``datasets`` is not a kuramoto_bifurcation Dataset or a non-empty list of them.
+
+    Examples
+    --------
+    >>> import meanfield as mf
+    >>> ds = mf.kuramoto_bifurcation([0.5, 1.0, 2.0], "lorentzian", width=0.5, n=500, seeds=2,
+    ...                              scheduler="serial")  # doctest: +SKIP
+    >>> mf.plot.bifurcation(ds).savefig("bifurcation.png")  # doctest: +SKIP
+    """
     items = [datasets] if isinstance(datasets, xr.Dataset) else list(datasets)
     if not items or not all(isinstance(d, xr.Dataset) and "r_mean" in d for d in items):
         raise TypeError("datasets must be a kuramoto_bifurcation Dataset or a list of them")
-    if ax is None:
-        _, ax = plt.subplots(figsize=(6.4, 4.4))
+    fig, ax = axes_of(ax, (6.4, 4.4))
     k_max = max(float(d["coupling"].max()) for d in items)
     k_fine = np.linspace(0, k_max, 241)
     drawn: dict[tuple, Any] = {}
@@ -56,6 +77,4 @@ def plot_bifurcation(datasets: xr.Dataset | list[xr.Dataset], ax: Any = None,
     ax.set_ylim(-0.02, 1.02)
     ax.set_title("Kuramoto: r∞(K) against self-consistency theory (dotted: K_c)")
     ax.legend(fontsize=7)
-    if path is not None:
-        ax.figure.savefig(path, dpi=120, bbox_inches="tight")
-    return ax
+    return fig

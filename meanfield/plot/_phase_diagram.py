@@ -1,23 +1,28 @@
-"""Figures of paper 2's phase diagram (Figures 3, 5) and of trajectories on the circle (Figure 4)."""
+"""Figures of paper 2's phase diagram (arXiv 2312.10794, Figures 3, 5) and of tokens on the circle at chosen
+(β, t) (Figure 4)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 import numpy as np
 import xarray as xr
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
 
 from .._models import SelfAttention
 from .._validate import check_positive_int
 from ..particles import simulate
-from ._equiangular import equiangular_curve
-from ._phase_diagram import phase_diagram_tokens
+from ..studies._equiangular import equiangular_curve
+from ..studies._phase_diagram import phase_diagram_tokens
+from ._checks import TIME_LABEL, axes_of
+from ._particles import draw_circle_panel
 
-__all__ = ["plot_phase_diagram", "plot_trajectories"]
+__all__ = ["phase_diagram", "phase_diagram_trajectories"]
 
 
-def plot_phase_diagram(ds: xr.Dataset, variable: str = "probability", ax: Any = None, curve: bool = True) -> Any:
+def phase_diagram(ds: xr.Dataset, variable: str = "probability", ax: Axes | None = None,
+                  curve: bool = True) -> Figure:
     """Colour map of a :func:`~meanfield.phase_diagram` result over (t, β), paper 2's style.
 
     RdBu colour map from 0 (red) to 1 (blue) of ``variable`` ("probability"
@@ -26,17 +31,37 @@ def plot_phase_diagram(ds: xr.Dataset, variable: str = "probability", ax: Any = 
     it falls inside the time window (recomputed on a fine β grid from the
     attrs ``n``, ``delta``, ``normalized``).
 
-    Returns the matplotlib Figure.
-    """
-    from matplotlib.figure import Figure
+    Parameters
+    ----------
+    ds : xarray.Dataset
+        A result of :func:`meanfield.phase_diagram` (``variable`` over (beta, time)).
+    variable : {"probability", "fraction_clustered"}
+        The statistic to draw.
+    ax : matplotlib.axes.Axes, optional
+        Axes to draw on; by default a new Figure with one Axes.
+    curve : bool
+        Overlay Γ_{∞,δ} when the dataset has ``critical_time``.
 
+    Returns
+    -------
+    matplotlib.figure.Figure
+
+    Raises
+    ------
+    ValueError
+        An unknown ``variable``, or the dataset lacks it.
+
+    Examples
+    --------
+    >>> import numpy as np, meanfield as mf
+    >>> ds = mf.phase_diagram(2, 32, np.linspace(0, 10, 11), np.linspace(0, 20, 41), systems=64)  # doctest: +SKIP
+    >>> mf.plot.phase_diagram(ds).savefig("figure3.png")  # doctest: +SKIP
+    """
     if variable not in ("probability", "fraction_clustered"):
         raise ValueError(f"variable must be 'probability' or 'fraction_clustered', got {variable!r}")
-    if ax is None:
-        fig = Figure(figsize=(6.4, 4.8), layout="constrained")
-        ax = fig.add_subplot()
-    else:
-        fig = ax.figure
+    if not isinstance(ds, xr.Dataset) or variable not in ds:
+        raise ValueError(f"phase_diagram needs a meanfield.phase_diagram Dataset with the variable {variable!r}")
+    fig, ax = axes_of(ax, (6.4, 4.8))
     values = ds[variable].transpose("beta", "time").values
     mesh = ax.pcolormesh(ds["time"].values, ds["beta"].values, values, cmap="RdBu", vmin=0.0, vmax=1.0,
                          shading="nearest", rasterized=True)
@@ -49,8 +74,8 @@ def plot_phase_diagram(ds: xr.Dataset, variable: str = "probability", ax: Any = 
                 label=r"$\Gamma_{\infty,\delta}$: $\gamma_\beta(t) = 1 - \delta$")
         ax.legend(loc="upper left", fontsize="small")
     attrs = ds.attrs
-    ax.set_xlabel("t")
-    ax.set_ylabel("β")
+    ax.set_xlabel(TIME_LABEL)
+    ax.set_ylabel("inverse temperature β")
     ax.set_xlim(float(ds["time"].min()), float(ds["time"].max()))
     ax.set_title(f"{attrs.get('model', '')}: d = {attrs.get('d')}, n = {attrs.get('n')}, "
                  f"δ = {attrs.get('delta')}, {attrs.get('systems')} systems", fontsize="medium")
@@ -69,9 +94,9 @@ def _fine_curve(ds: xr.Dataset, points: int = 80) -> tuple[np.ndarray, np.ndarra
     return fine, equiangular_curve(fine, n, delta, normalized=normalized)
 
 
-def plot_trajectories(betas: Sequence[float] = (4.0, 9.0), times: Sequence[float] = (2.5, 18.0, 30.0), n: int = 32,
-                      *, seed: int = 0, system: int = 0, normalized: bool = True, rtol: float = 1e-9,
-                      atol: float = 1e-11) -> Any:
+def phase_diagram_trajectories(betas: Sequence[float] = (4.0, 9.0), times: Sequence[float] = (2.5, 18.0, 30.0),
+                               n: int = 32, *, seed: int = 0, system: int = 0, normalized: bool = True,
+                               rtol: float = 1e-9, atol: float = 1e-11) -> Figure:
     """Tokens on the unit circle at chosen (β, t): paper 2, Figure 4 (right panels).
 
     System ``system`` of a d = 2 :func:`~meanfield.phase_diagram` with base
@@ -79,10 +104,23 @@ def plot_trajectories(betas: Sequence[float] = (4.0, 9.0), times: Sequence[float
     integrated with :func:`meanfield.simulate` for each β; one row per β, one
     column per time, each panel showing the n tokens on S¹.
 
-    Returns the matplotlib Figure.
-    """
-    from matplotlib.figure import Figure
+    Returns
+    -------
+    matplotlib.figure.Figure
+        One Axes per (β, t).
 
+    Raises
+    ------
+    ValueError
+        ``betas`` or ``times`` empty, not finite, negative (β) or not increasing (t).
+
+    Examples
+    --------
+    >>> import meanfield as mf
+    >>> fig = mf.plot.phase_diagram_trajectories(betas=(4, 9), times=(2.5, 18, 30), n=32)
+    >>> len(fig.axes)
+    6
+    """
     n = check_positive_int("n", n, 2)
     beta_values = np.atleast_1d(np.asarray(betas, dtype=float))
     shown = np.atleast_1d(np.asarray(times, dtype=float))
@@ -96,19 +134,11 @@ def plot_trajectories(betas: Sequence[float] = (4.0, 9.0), times: Sequence[float
     angles0 = np.arctan2(x0[:, 1], x0[:, 0])
     fig = Figure(figsize=(2.4 * shown.size, 2.4 * beta_values.size), layout="constrained")
     axes = fig.subplots(beta_values.size, shown.size, squeeze=False)
-    circle = np.linspace(0, 2 * np.pi, 361)
     for row, beta in enumerate(beta_values):
         run = simulate(SelfAttention(beta, normalized=normalized), angles0, np.concatenate([[0.0], shown]),
                        rtol=rtol, atol=atol)
         for col, t in enumerate(shown):
             ax = axes[row, col]
-            theta = run["positions"].values[col + 1]
-            ax.plot(np.cos(circle), np.sin(circle), color="0.7", lw=0.8)
-            ax.scatter(np.cos(theta), np.sin(theta), s=18, color="tab:red", zorder=3)
-            ax.set_aspect("equal")
-            ax.set_xlim(-1.15, 1.15)
-            ax.set_ylim(-1.15, 1.15)
-            ax.set_xticks([])
-            ax.set_yticks([])
+            draw_circle_panel(ax, run["positions"].values[col + 1])
             ax.set_title(f"β = {beta:g}, t = {t:g}", fontsize="small")
     return fig

@@ -1,0 +1,128 @@
+"""What every figure first asks of its Dataset: which kind of result it is, which output times to show,
+which axes to draw on, and a title built from the run's attrs.
+
+The errors name the figure, what is missing and what the dataset has, so that passing a particle result
+to a density figure (or a file without ``energy``) says so in one line.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import xarray as xr
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
+
+__all__ = ["TIME_LABEL", "axes_of", "check_variables", "density_domain", "particle_angles_or_points",
+           "run_title", "time_indices"]
+
+TIME_LABEL = "time t (dimensionless)"
+
+_DENSITY_DIMS = {"circle": ("theta",), "sphere": ("lat", "lon"), "zonal": ("polar",)}
+
+
+def check_variables(ds: Any, who: str, *variables: str) -> None:
+    """Raise unless ``ds`` is a Dataset holding every one of ``variables`` over a ``time`` dimension.
+
+    Raises
+    ------
+    TypeError
+        ``ds`` is not an :class:`xarray.Dataset`.
+    ValueError
+        A variable is missing (the message names it and lists the dataset's variables), or it has no
+        ``time`` dimension.
+    """
+    if not isinstance(ds, xr.Dataset):
+        raise TypeError(f"{who} takes an xarray.Dataset (a result of meanfield.solve or meanfield.simulate), "
+                        f"got {type(ds).__name__}")
+    missing = [v for v in variables if v not in ds.data_vars]
+    if missing:
+        raise ValueError(f"{who} needs the variable {', '.join(repr(v) for v in missing)} in the dataset, "
+                         f"which has {sorted(str(v) for v in ds.data_vars)}")
+    for v in variables:
+        if "time" not in ds[v].dims:
+            raise ValueError(f"{who} needs {v!r} over a 'time' dimension, got dims {ds[v].dims}")
+
+
+def density_domain(ds: Any, who: str) -> str:
+    """"circle", "sphere" or "zonal": the grid of the ``density`` of a :func:`meanfield.solve` result,
+    read from its dims (time, theta), (time, lat, lon) or (time, polar)."""
+    check_variables(ds, who, "density")
+    dims = ds["density"].dims
+    for domain, grid in _DENSITY_DIMS.items():
+        if dims == ("time", *grid):
+            return domain
+    raise ValueError(f"{who} needs a density over (time, theta), (time, lat, lon) or (time, polar) — a result of "
+                     f"meanfield.solve — got a density over {dims}")
+
+
+def particle_angles_or_points(ds: Any, who: str, system: int = 0) -> tuple[str, np.ndarray]:
+    """("circle", angles of shape (time, particle)) or ("sphere", points of shape (time, particle, 3)) of
+    system ``system`` of a :func:`meanfield.simulate` result.
+
+    Raises
+    ------
+    ValueError
+        No ``positions``, ``system`` out of range, or points on S^{d-1} with d ≠ 3 (only S¹ and S² are drawn).
+    """
+    check_variables(ds, who, "positions")
+    positions = ds["positions"]
+    if "system" in positions.dims:
+        if not 0 <= system < positions.sizes["system"]:
+            raise ValueError(f"system must lie in [0, {positions.sizes['system']}), got {system}")
+        positions = positions.isel(system=system)
+    if positions.dims == ("time", "particle"):
+        return "circle", np.asarray(positions.values, dtype=float)
+    if positions.dims == ("time", "particle", "component"):
+        if positions.sizes["component"] != 3:
+            raise ValueError(f"{who} draws particles on S¹ or S²; these lie on S^{positions.sizes['component'] - 1}")
+        return "sphere", np.asarray(positions.values, dtype=float)
+    raise ValueError(f"{who} needs positions over (time, particle) or (time, particle, component) — a result of "
+                     f"meanfield.simulate — got {positions.dims}")
+
+
+def time_indices(t_all: np.ndarray, times: Sequence[float] | None, count: int = 4) -> np.ndarray:
+    """Indices of the output times nearest to ``times`` (sorted, without repeats); by default ``count`` evenly
+    spaced outputs from the first to the last.
+
+    Raises
+    ------
+    ValueError
+        ``times`` is empty.
+    """
+    if times is None:
+        return np.unique(np.linspace(0, t_all.size - 1, min(count, t_all.size)).round().astype(int))
+    wanted = np.atleast_1d(np.asarray(times, dtype=float))
+    if wanted.size == 0:
+        raise ValueError("times must name at least one time to show")
+    return np.unique(np.abs(t_all[None, :] - wanted[:, None]).argmin(axis=1))
+
+
+def axes_of(ax: Axes | None, figsize: tuple[float, float]) -> tuple[Figure, Axes]:
+    """``ax`` and its figure, or a new Figure (no pyplot state) of size ``figsize`` with one Axes."""
+    if ax is not None:
+        return ax.figure, ax
+    fig = Figure(figsize=figsize, layout="constrained")
+    return fig, fig.add_subplot()
+
+
+def run_title(ds: xr.Dataset, grid: str = "") -> str:
+    """"<model> β=… σ=… <method> <grid>" (or "Kuramoto K=… <law> (<width>) σ=…"), with the reason when
+    the run stopped early."""
+    attrs = ds.attrs
+    if "law" in attrs:
+        title = (f"Kuramoto K = {_g(attrs.get('coupling', ''))}, {attrs['law']} "
+                 f"({_g(attrs.get('width', ''))}), σ = {_g(attrs.get('noise', ''))}, {attrs.get('method', '')}")
+    else:
+        title = (f"{attrs.get('model', '')} β={attrs.get('beta', '')} σ={attrs.get('noise', '')} "
+                 f"{attrs.get('method', '')} {grid}").rstrip()
+    if not attrs.get("success", 1):
+        title += f"\nstopped early: {attrs.get('message', '')}"
+    return title
+
+
+def _g(value: Any) -> str:
+    """A number in %g, anything else as it is."""
+    return f"{value:g}" if isinstance(value, (int, float, np.number)) else str(value)
