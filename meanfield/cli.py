@@ -29,6 +29,7 @@ from ._files import check_result_paths, write_netcdf
 from .studies import SweepError
 from ._cli_phase_diagram import add_phase_diagram_arguments, phase_diagram_command
 from ._cli_kuramoto import add_kuramoto_arguments, kuramoto_command
+from ._cli_plot import add_plot_parser, plot_command
 
 __all__ = ["main", "build_parser"]
 
@@ -94,6 +95,7 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
     add_kuramoto_arguments(kuramoto)
+    add_plot_parser(sub)
     return parser
 
 
@@ -176,6 +178,8 @@ def main(argv: list[str] | None = None) -> int:
             return phase_diagram_command(args)
         if args.command == "kuramoto":
             return kuramoto_command(args)
+        if args.command == "plot":
+            return plot_command(args)
     except (ValueError, TypeError, ConnectionError, SweepError) as err:
         parser.exit(2, f"meanfield {args.command}: error: {err}\n")
     parser.error(f"unknown command {args.command!r}")
