@@ -32,6 +32,7 @@ from typing import Any, TypeVar
 import numpy as np
 import xarray as xr
 
+from ._conventions import is_descriptive
 from ._files import FileCheckError, PathInUseError, PathLock, check_output_path, read_netcdf, write_netcdf
 
 logger = logging.getLogger(__name__)
@@ -134,10 +135,11 @@ def check_same_run(saved: dict[str, Any], attrs: dict[str, Any], path: str | os.
     """Refuse, by name, any parameter in which ``attrs`` (this run) and ``saved`` (the checkpoint's) differ.
 
     Every key of either mapping is compared as text, except those in ``ignore``
-    (run facts and settings a resumed run may change).
+    (run facts and settings a resumed run may change) and descriptive ones
+    (parameter descriptions, ``history``: :func:`meanfield._conventions.is_descriptive`).
     """
     skip = set(ignore)
-    for name in sorted((set(attrs) | set(saved)) - skip):
+    for name in sorted(key for key in (set(attrs) | set(saved)) - skip if not is_descriptive(key)):
         ours, theirs = attrs.get(name, "<absent>"), saved.get(name, "<absent>")
         if _as_text(ours) != _as_text(theirs):
             raise CheckpointError(

@@ -4,7 +4,7 @@ Solves the mean-field equation on S¹ from a von Mises start, runs the particle
 engine from iid (or quantile) samples of the same start for every n and seed,
 measures W_p(μ_n(t), μ(t)) at the output times, fits the exponent in n, and
 writes the study as NetCDF and the log-log plot as PNG. The system (n, seed),
-seed = 0 … --seeds - 1, draws its start and noise from SeedSequence((seed, n))
+seed = 0 … --systems - 1, draws its start and noise from SeedSequence((seed, n))
 (attrs ``seeds``, ``seed_rule``), so any one of them can be rerun alone.
 The systems run as tasks of a sweep (``--scheduler``, ``--workers``,
 ``--store``, ``--resume``); the result does not depend on where they ran.
@@ -17,9 +17,10 @@ from pathlib import Path
 
 import numpy as np
 
+from ._cli_aliases import add_deprecated_alias
 from .studies._cli_options import add_sweep_arguments, sweep_options
 
-__all__ = ["add_compare_arguments", "compare_command"]
+__all__ = ["add_compare_arguments", "compare_command", "default_output"]
 
 
 def add_compare_arguments(parser: argparse.ArgumentParser) -> None:
@@ -30,35 +31,50 @@ def add_compare_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--kappa", type=float, default=1.0, help="concentration of the von Mises initial density")
     parser.add_argument("--grid", type=int, default=512, help="grid nodes of the PDE on the circle")
     parser.add_argument("--method", default="spectral", help="PDE scheme (spectral or finite_volume)")
-    parser.add_argument("--n", type=int, nargs="+", default=[64, 256, 1024, 4096], help="particle numbers")
-    parser.add_argument("--seeds", type=int, default=8, help="independent systems per n")
+    parser.add_argument("--particles", type=int, nargs="+", default=[64, 256, 1024, 4096],
+                        help="particle numbers n")
+    parser.add_argument("--systems", type=int, default=8, help="independent systems (seeds 0, 1, ...) per n")
     parser.add_argument("--times", type=float, nargs="+", default=[0.0, 0.5, 1.0], help="output times (first = initial)")
     parser.add_argument("--p", type=float, default=1.0, help="order of W_p, p ≥ 1")
     parser.add_argument("--sampler", choices=["iid", "quantile"], default="iid", help="initial particles")
     parser.add_argument("--dt", type=float, default=5e-3, help="time step of the particle SDE when --noise > 0")
-    parser.add_argument("--output", type=Path, default=Path("meanfield_compare.nc"), help="NetCDF output; PNG beside it")
+    parser.add_argument("--output", type=Path, default=None,
+                        help="NetCDF output; PNG beside it (default: named after the run, "
+                        "meanfield_compare_<SA|USA>_beta<β>[_noise<σ>]_<sampler>_W<p>.nc)")
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bar over systems")
     add_sweep_arguments(parser)
+    parser.set_defaults(history=None)  # main() sets it to the command line
+    add_deprecated_alias(parser, "--n", "--particles", "compare")
+    add_deprecated_alias(parser, "--seeds", "--systems", "compare")
+
+
+def default_output(args: argparse.Namespace) -> Path:
+    """``meanfield_compare_<SA|USA>_beta<β>[_noise<σ>]_<sampler>_W<p>.nc``."""
+    model = "USA" if args.unnormalized else "SA"
+    noise = f"_noise{args.noise:g}" if args.noise > 0 else ""
+    return Path(f"meanfield_compare_{model}_beta{args.beta:g}{noise}_{args.sampler}_W{args.p:g}.nc")
 
 
 def compare_command(args: argparse.Namespace) -> int:
     """Run the study described by ``args``; print the fitted exponents and the files written."""
     import meanfield as mf
 
+    from ._conventions import describe, with_history
     from ._files import check_result_paths
     from ._meanfield_study import meanfield_study
     from .plot import meanfield_limit
     from ._validate import as_times
 
-    if args.seeds < 1:
-        raise ValueError(f"--seeds must be at least 1, got {args.seeds}")
+    if args.systems < 1:
+        raise ValueError(f"--systems must be at least 1, got {args.systems}")
     if args.grid < 4:
         raise ValueError(f"--grid must be at least 4, got {args.grid}")
     if not args.dt > 0:
         raise ValueError(f"--dt must be > 0, got {args.dt}")
     as_times(args.times, "--times")
-    args.output.parent.mkdir(parents=True, exist_ok=True)
-    output, png = check_result_paths(args.output)
+    output = args.output if args.output is not None else default_output(args)
+    output.parent.mkdir(parents=True, exist_ok=True)
+    output, png = check_result_paths(output)
     model = mf.SelfAttention(args.beta, normalized=not args.unnormalized, noise=args.noise)
     rho0 = mf.von_mises(mf.Circle(args.grid), 0.0, args.kappa)
     simulate_options = {"dt": args.dt} if args.noise > 0 else {}
@@ -66,8 +82,8 @@ def compare_command(args: argparse.Namespace) -> int:
         model,
         rho0,
         np.asarray(args.times, dtype=float),
-        args.n,
-        seeds=range(args.seeds),
+        args.particles,
+        seeds=range(args.systems),
         p=args.p,
         sampler=args.sampler,
         method=args.method,
@@ -76,9 +92,13 @@ def compare_command(args: argparse.Namespace) -> int:
         **sweep_options(args),
     )
     study.attrs["initial_condition"] = f"von_mises(loc=0, kappa={args.kappa}) on Circle({args.grid})"
+    study.attrs = describe(study.attrs)
+    if args.history is not None:
+        study.attrs = with_history(study.attrs, args.history)
     study.to_netcdf(output)
     meanfield_limit(study).savefig(png, dpi=120)
-    print(f"{model.name} β={model.beta} σ={model.noise}, {args.sampler} start, n = {list(args.n)}, {args.seeds} seeds")
+    print(f"{model.name} β={model.beta} σ={model.noise}, {args.sampler} start, n = {list(args.particles)}, "
+          f"{args.systems} systems")
     print(f"{'t':>8} {'exponent':>10} {'stderr':>8} {'mean W_p at max n':>18}")
     for k, tk in enumerate(study.time.values):
         print(f"{tk:8.3g} {float(study.exponent[k]):10.4f} {float(study.exponent_stderr[k]):8.4f} "

@@ -2,7 +2,7 @@
 
 Without ``--couplings`` it runs one coupling (``--coupling``) by particles or
 the PDE and writes r(t) with r∞ and the theory value. With
-``--couplings a:b:k`` it sweeps K (and ``--seeds`` seeds for particles)
+``--couplings a:b:k`` it sweeps K (and ``--systems`` systems for particles)
 through :func:`meanfield.kuramoto_bifurcation` (dask LocalCluster by default)
 and writes r∞(K) against the self-consistency theory. Prints a short table.
 """
@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -20,12 +21,13 @@ def default_output(args: argparse.Namespace) -> Path:
     """``kuramoto_<law><width>_<method>[_noise<σ>]_K<K>.nc`` or ``…_bifurcation.nc``."""
     noise = f"_noise{args.noise:g}" if args.noise > 0 else ""
     what = "bifurcation" if args.couplings is not None else f"K{args.coupling:g}"
-    size = f"_n{args.n}" if args.method == "particles" else f"_grid{args.grid}"
+    size = f"_n{args.particles}" if args.method == "particles" else f"_grid{args.grid}"
     return Path(f"kuramoto_{args.law}{args.width:g}_{args.method}{size}{noise}_{what}.nc")
 
 
 def add_kuramoto_arguments(parser: argparse.ArgumentParser) -> None:
     """Add the options of ``meanfield kuramoto`` to ``parser``."""
+    from ._cli_aliases import add_deprecated_alias
     from .studies._cli_options import VALUES_HELP, add_sweep_arguments
 
     parser.add_argument("--coupling", type=float, default=4.0, help="coupling K of a single run")
@@ -38,11 +40,12 @@ def add_kuramoto_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--method", choices=["particles", "pde"], default="particles",
                         help="particles (exact-drift integrator; Euler-Maruyama with noise) or the PDE "
                         "(finite volume without noise, spectral with noise)")
-    parser.add_argument("--n", type=int, default=2000, help="oscillators (particles)")
+    parser.add_argument("--particles", type=int, default=2000, help="oscillators n (--method particles)")
     parser.add_argument("--t-final", type=float, default=60.0, help="final time")
     parser.add_argument("--average-window", type=float, default=20.0, help="r_inf averages r over the last window")
     parser.add_argument("--seed", type=int, default=0, help="seed of the initial phases (single particle run)")
-    parser.add_argument("--seeds", type=int, default=4, help="seeds per coupling (particle bifurcation diagram)")
+    parser.add_argument("--systems", type=int, default=4,
+                        help="independent systems (seeds 0, 1, ...) per coupling (particle bifurcation diagram)")
     parser.add_argument("--grid", type=int, default=128, help="PDE nodes in theta")
     parser.add_argument("--frequency-nodes", type=int, default=None,
                         help="PDE quadrature nodes in omega (default: enough to avoid rephasing up to t-final)")
@@ -53,6 +56,18 @@ def add_kuramoto_arguments(parser: argparse.ArgumentParser) -> None:
                         "kuramoto_lorentzian0.6_particles_n2000_K4.nc); PNG beside it")
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bar over tasks")
     add_sweep_arguments(parser)
+    parser.set_defaults(history=None)  # main() sets it to the command line
+    add_deprecated_alias(parser, "--n", "--particles", "kuramoto")
+    add_deprecated_alias(parser, "--seeds", "--systems", "kuramoto")
+
+
+def _described(ds: Any, args: argparse.Namespace) -> Any:
+    """``ds`` with its parameters' meanings and, when run from ``meanfield``, the command line in ``history``."""
+    from ._conventions import describe, with_history
+
+    attrs = describe(ds.attrs)
+    ds.attrs = attrs if args.history is None else with_history(attrs, args.history)
+    return ds
 
 
 def kuramoto_command(args: argparse.Namespace) -> int:
@@ -65,10 +80,10 @@ def kuramoto_command(args: argparse.Namespace) -> int:
 
     couplings = parse_values(args.couplings, "--couplings") if args.couplings is not None else None
     law = frequency_law(args.law, args.width)
-    if args.n < 2:
-        raise ValueError(f"--n must be at least 2, got {args.n}")
-    if args.seeds < 1:
-        raise ValueError(f"--seeds must be at least 1, got {args.seeds}")
+    if args.particles < 2:
+        raise ValueError(f"--particles must be at least 2, got {args.particles}")
+    if args.systems < 1:
+        raise ValueError(f"--systems must be at least 1, got {args.systems}")
     if args.grid < 8:
         raise ValueError(f"--grid must be at least 8, got {args.grid}")
     if not args.dt > 0:
@@ -77,7 +92,7 @@ def kuramoto_command(args: argparse.Namespace) -> int:
     if output.suffix != ".nc":
         raise ValueError(f"--output must end in .nc, got {str(output)!r}")
     output, png = check_result_paths(output)
-    common = {"noise": args.noise, "method": args.method, "n": args.n, "t_final": args.t_final,
+    common = {"noise": args.noise, "method": args.method, "n": args.particles, "t_final": args.t_final,
               "average_window": args.average_window, "frequency_nodes": args.frequency_nodes, "grid": args.grid,
               "dt": args.dt, "rtol": args.rtol}
     if couplings is None:
@@ -85,15 +100,15 @@ def kuramoto_command(args: argparse.Namespace) -> int:
                           width=args.width, **common)
         ds.attrs["coupling"] = float(args.coupling)
         theory = float(mf.kuramoto_theory(args.coupling, law, args.noise))
-        write_atomically(output, ds.to_netcdf)
+        write_atomically(output, _described(ds, args).to_netcdf)
         mf.plot.order_parameter_curve(ds, theory=theory).savefig(png, dpi=120, bbox_inches="tight")
         print(f"Kuramoto K = {args.coupling:g}, {args.law} ({args.width:g}), noise {args.noise:g}, {args.method}: "
               f"r_inf = {float(ds['r_inf']):.4f} +- {float(ds['r_spread']):.4f} (window spread), "
               f"theory {theory:.4f}, K_c = {mf.kuramoto_critical_coupling(law, args.noise):.4g}")
     else:
-        ds = mf.kuramoto_bifurcation(couplings, args.law, width=args.width, seeds=args.seeds,
+        ds = mf.kuramoto_bifurcation(couplings, args.law, width=args.width, seeds=args.systems,
                                      progress=not args.no_progress, **common, **sweep_options(args))
-        write_atomically(output, ds.to_netcdf)
+        write_atomically(output, _described(ds, args).to_netcdf)
         mf.plot.bifurcation(ds).savefig(png, dpi=120, bbox_inches="tight")
         print(f"Kuramoto bifurcation, {args.law} ({args.width:g}), noise {args.noise:g}, {args.method}: "
               f"K_c = {ds.attrs['critical_coupling']:.4g}, {ds.attrs['wall_time']:.1f} s "

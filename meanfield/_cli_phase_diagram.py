@@ -25,10 +25,11 @@ def default_output(d: int, n: int, unnormalized: bool, ginibre: bool) -> Path:
 
 def add_phase_diagram_arguments(parser: argparse.ArgumentParser) -> None:
     """Add the options of ``meanfield phase-diagram`` to ``parser``."""
+    from ._cli_aliases import add_deprecated_alias
     from .studies._cli_options import VALUES_HELP, add_sweep_arguments
 
-    parser.add_argument("--d", type=int, default=2, help="dimension: tokens on S^{d-1}")
-    parser.add_argument("--n", type=int, default=32, help="tokens per system")
+    parser.add_argument("--dimension", type=int, default=2, help="d: tokens on S^{d-1}")
+    parser.add_argument("--particles", type=int, default=32, help="tokens n per system")
     parser.add_argument("--systems", type=int, default=2048, help="independent systems per beta")
     parser.add_argument("--betas", default="0.1:9:90", help=f"beta values: {VALUES_HELP}, e.g. 0.1:9:90 or 1,4,9")
     parser.add_argument("--t-final", type=float, default=30.0, help="final time")
@@ -49,12 +50,16 @@ def add_phase_diagram_arguments(parser: argparse.ArgumentParser) -> None:
                         help="NetCDF output (default phase_diagram_d<d>_n<n>[_usa][_ginibre].nc); PNGs beside it")
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bar over tasks")
     add_sweep_arguments(parser)
+    parser.set_defaults(history=None)  # main() sets it to the command line
+    add_deprecated_alias(parser, "--d", "--dimension", "phase-diagram")
+    add_deprecated_alias(parser, "--n", "--particles", "phase-diagram")
 
 
 def phase_diagram_command(args: argparse.Namespace) -> int:
     """Run the diagram described by ``args``; write NetCDF and PNGs; print a summary."""
     import meanfield as mf
 
+    from ._conventions import describe, with_history
     from ._files import check_output_path, check_result_paths, write_atomically
     from .studies._cli_options import parse_values, sweep_options
     from .studies._phase_diagram import crossing_time
@@ -64,31 +69,35 @@ def phase_diagram_command(args: argparse.Namespace) -> int:
         raise ValueError(f"--n-times must be at least 2, got {args.n_times}")
     if not (np.isfinite(args.t_final) and args.t_final > 0):
         raise ValueError(f"--t-final must be finite and > 0, got {args.t_final}")
-    output = args.output if args.output is not None else default_output(args.d, args.n, args.unnormalized,
-                                                                          args.ginibre)
+    output = args.output
+    if output is None:
+        output = default_output(args.dimension, args.particles, args.unnormalized, args.ginibre)
     if output.suffix != ".nc":
         raise ValueError(f"--output must end in .nc, got {str(output)!r}")
     output, png = check_result_paths(output)
     trajectories_png = output.with_name(output.stem + "_trajectories.png")
-    draw_trajectories = args.d == 2 and not args.ginibre
+    draw_trajectories = args.dimension == 2 and not args.ginibre
     if draw_trajectories:
         check_output_path(trajectories_png, "--output")
     times = np.linspace(0.0, args.t_final, args.n_times)
     ds = mf.phase_diagram(
-        args.d, args.n, betas, times, args.systems, args.delta,
+        args.dimension, args.particles, betas, times, args.systems, args.delta,
         normalized=not args.unnormalized, matrices="ginibre" if args.ginibre else None, seed=args.seed,
         rtol=args.rtol, atol=args.atol, batch=args.batch, progress=not args.no_progress, **sweep_options(args),
     )
+    ds.attrs = describe(ds.attrs)
+    if args.history is not None:
+        ds.attrs = with_history(ds.attrs, args.history)
     write_atomically(output, ds.to_netcdf)
     mf.plot.phase_diagram(ds).savefig(png, dpi=150)
     written = [output, png]
     if draw_trajectories:
         figure = mf.plot.phase_diagram_trajectories(
-            args.trajectory_betas, args.trajectory_times, args.n, seed=args.seed, normalized=not args.unnormalized)
+            args.trajectory_betas, args.trajectory_times, args.particles, seed=args.seed, normalized=not args.unnormalized)
         figure.savefig(trajectories_png, dpi=120)
         written.append(trajectories_png)
     crossing = crossing_time(ds, 0.5)
-    print(f"{ds.attrs['model']}: d = {args.d}, n = {args.n}, {args.systems} systems x {betas.size} betas, "
+    print(f"{ds.attrs['model']}: d = {args.dimension}, n = {args.particles}, {args.systems} systems x {betas.size} betas, "
           f"t in [0, {args.t_final:g}], delta = {args.delta:g}: {ds.attrs['wall_time']:.1f} s "
           f"({ds.attrs['sweep_tasks_run']} tasks run, {ds.attrs['sweep_tasks_skipped']} skipped)")
     print(f"{'beta':>8} {'t* (Gamma)':>12} {'t(P=1/2)':>10} {'P(t_final)':>11} {'+-':>7} {'clusters':>9}")

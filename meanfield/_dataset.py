@@ -9,19 +9,11 @@ import xarray as xr
 
 from solvers import ConvolutionVelocity
 
+from ._conventions import COORD_ATTRS, describe, geographic_coords, history_line, with_history
 from ._domains import moment_points
 from ._energy import density_energy
 
 __all__ = ["density_dataset", "COORD_ATTRS"]
-
-COORD_ATTRS: dict[str, dict[str, str]] = {
-    "time": {"units": "1", "long_name": "time"},
-    "theta": {"units": "rad", "long_name": "angle on the circle"},
-    "lat": {"units": "rad", "long_name": "latitude"},
-    "lon": {"units": "rad", "long_name": "longitude"},
-    "polar": {"units": "rad", "long_name": "polar angle from e_d"},
-    "frequency": {"units": "rad/time", "long_name": "natural frequency node"},
-}
 
 
 def density_dataset(
@@ -33,6 +25,7 @@ def density_dataset(
     mass: np.ndarray,
     attrs: dict[str, Any],
     energies: np.ndarray | None = None,
+    call: str = "meanfield.solve",
 ) -> xr.Dataset:
     """Dataset of a PDE run: marginal density, energy, mass, order parameter.
 
@@ -42,6 +35,11 @@ def density_dataset(
     Energy is E_β of ρ̄ (NaN for a Kuramoto interaction without energy),
     computed here unless ``energies`` (one per time) are given;
     the order parameter is |∫ x ρ̄ dσ|.
+
+    Coordinates carry the attrs of :data:`COORD_ATTRS` (on S², also
+    ``latitude``/``longitude`` in degrees, :func:`geographic_coords`); the
+    attrs carry every parameter's meaning (:func:`describe`) and, unless
+    ``attrs`` has one, a ``history`` line naming the library ``call``.
     """
     grid_dims = tuple(domain.coords)
     marginal = np.tensordot(velocity.weights, states, axes=([0], [1]))
@@ -54,6 +52,7 @@ def density_dataset(
     coords: dict[str, Any] = {"time": ("time", np.asarray(times, dtype=float), COORD_ATTRS["time"])}
     for name, values in domain.coords.items():
         coords[name] = (name, values, COORD_ATTRS.get(name, {}))
+    coords.update(geographic_coords(domain.coords))
     data = {
         "density": (("time", *grid_dims), marginal, {"long_name": "density w.r.t. the area measure"}),
         "mass": ("time", mass, {"long_name": "total mass ∫ρ dσ"}),
@@ -68,7 +67,11 @@ def density_dataset(
             {"long_name": "density of the oscillators at each frequency node"},
         )
         data["frequency_weight"] = ("frequency", velocity.weights, {"long_name": "quadrature weight"})
-    return xr.Dataset(data, coords=coords, attrs=netcdf_safe(attrs))
+    described = describe(netcdf_safe(attrs))
+    if "history" not in described:
+        described = with_history(described, history_line(f"{call}(model={model!r}, domain={domain!r}, "
+                                                          f"method={attrs.get('method', '?')!r})"))
+    return xr.Dataset(data, coords=coords, attrs=described)
 
 
 def marginal_energy(model: Any, domain: Any, marginal: np.ndarray) -> np.ndarray:

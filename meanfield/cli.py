@@ -2,8 +2,10 @@
 
 ``meanfield solve`` runs a default scenario (SA, β = 4, a perturbed uniform
 start on S¹, t ∈ [0, 20]) unless told otherwise, shows a progress bar, writes
-a NetCDF file and a PNG (density over (t, θ), or orthographic maps on S², and
-the energy curve), and prints where they are.
+a NetCDF file named after the run (:func:`default_solve_output`, e.g.
+``meanfield_solve_SA_beta4_circle_finite_volume.nc``) and a PNG (density over
+(t, θ), or orthographic maps on S², and the energy curve), and prints where
+they are. Every command records its command line in the file's ``history``.
 
 The NetCDF file is also the run's checkpoint: besides the result it keeps the
 scheme's own state at the last output (the ``scheme_*`` variables and the
@@ -17,13 +19,17 @@ from __future__ import annotations
 
 import argparse
 import logging
+import shlex
 import sys
+import warnings
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from ._cli_aliases import DeprecatedOptionWarning, add_deprecated_alias
 from ._cli_compare import add_compare_arguments, compare_command
+from ._conventions import history_line, with_history
 from ._checkpoint import CheckpointError, load_checkpoint, snapshot_of, snapshot_variables
 from ._files import check_result_paths, write_netcdf
 from .studies import SweepError
@@ -31,7 +37,7 @@ from ._cli_phase_diagram import add_phase_diagram_arguments, phase_diagram_comma
 from ._cli_kuramoto import add_kuramoto_arguments, kuramoto_command
 from ._cli_plot import add_plot_parser, plot_command
 
-__all__ = ["main", "build_parser"]
+__all__ = ["main", "build_parser", "default_solve_output"]
 
 logger = logging.getLogger(__name__)
 
@@ -53,7 +59,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--domain", choices=["circle", "sphere", "zonal"], default="circle",
         help="S¹, S², or axisymmetric measures on S^{d-1} (zonal; start: von Mises–Fisher about e_d)",
     )
-    solve.add_argument("--n", type=int, default=512, help="grid nodes on the circle or in the polar angle (zonal)")
+    solve.add_argument("--grid", type=int, default=512, help="grid nodes on the circle or in the polar angle (zonal)")
     solve.add_argument("--dimension", type=int, default=10, help="d of S^{d-1} for --domain zonal")
     solve.add_argument("--kappa", type=float, default=1.0, help="von Mises–Fisher concentration of the zonal start")
     solve.add_argument("--lmax", type=int, default=63, help="band limit of the S² grid (--domain sphere)")
@@ -66,11 +72,15 @@ def build_parser() -> argparse.ArgumentParser:
     solve.add_argument("--n-times", type=int, default=201, help="number of output times in [0, t-final]")
     solve.add_argument("--amplitude", type=float, default=0.01, help="relative size of the initial perturbation")
     solve.add_argument("--seed", type=int, default=0, help="seed of the initial perturbation")
-    solve.add_argument("--output", type=Path, default=Path("meanfield_solve.nc"),
-                       help="NetCDF output and checkpoint (with the scheme_* state variables); PNG beside it")
+    solve.add_argument("--output", type=Path, default=None,
+                       help="NetCDF output and checkpoint (with the scheme_* state variables); PNG beside it "
+                       "(default: named after the run, meanfield_solve_<SA|USA>_beta<β>[_noise<σ>]_<domain>"
+                       "[_d<d>]_<method>.nc)")
     solve.add_argument("--checkpoint-interval", type=float, default=30.0, help="seconds between checkpoint writes")
     solve.add_argument("--resume", action="store_true", help="continue from the output file if it holds a partial run")
     solve.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    add_deprecated_alias(solve, "--n", "--grid", "solve")
+    solve.set_defaults(history=None)  # main() sets it to the command line
     compare = sub.add_parser(
         "compare",
         help="PDE against particles: W_p(μ_n(t), μ(t)) against n, with the fitted exponent",
@@ -99,6 +109,15 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def default_solve_output(args: argparse.Namespace) -> Path:
+    """``meanfield_solve_<SA|USA>_beta<β>[_noise<σ>]_<domain>[_d<d>]_<method>.nc``: what was run, without the
+    times (so that ``--resume`` with a later ``--t-final`` extends the same file)."""
+    model = "USA" if args.unnormalized else "SA"
+    noise = f"_noise{args.noise:g}" if args.noise > 0 else ""
+    domain = f"zonal_d{args.dimension}" if args.domain == "zonal" else args.domain
+    return Path(f"meanfield_solve_{model}_beta{args.beta:g}{noise}_{domain}_{args.method}.nc")
+
+
 def _solve_command(args: argparse.Namespace) -> int:
     import meanfield as mf
 
@@ -112,17 +131,17 @@ def _solve_command(args: argparse.Namespace) -> int:
     model = mf.SelfAttention(args.beta, normalized=not args.unnormalized, noise=args.noise)
     if args.domain == "zonal":
         nodes = "cells" if args.method == "finite_volume" else "gauss"
-        domain = mf.ZonalSphere(args.dimension, args.n, nodes=nodes)
+        domain = mf.ZonalSphere(args.dimension, args.grid, nodes=nodes)
         rho0 = mf.von_mises(domain, kappa=args.kappa)
         start = f"von_mises_fisher(kappa={args.kappa})"
     else:
-        domain = mf.Circle(args.n) if args.domain == "circle" else mf.Sphere(args.lmax)
+        domain = mf.Circle(args.grid) if args.domain == "circle" else mf.Sphere(args.lmax)
         rho0 = perturbed_uniform(domain, amplitude=args.amplitude, seed=args.seed)
         start = f"perturbed_uniform(amplitude={args.amplitude}, seed={args.seed})"
     if args.n_times < 2:
         raise ValueError(f"--n-times must be at least 2, got {args.n_times}")
     times = np.linspace(0.0, args.t_final, args.n_times)
-    output, png = check_result_paths(args.output)
+    output, png = check_result_paths(args.output if args.output is not None else default_solve_output(args))
     ds = mf.solve(
         model,
         rho0,
@@ -135,6 +154,8 @@ def _solve_command(args: argparse.Namespace) -> int:
     )
     ds = _with_scheme_state(ds, output)
     ds.attrs["initial_condition"] = start
+    if args.history is not None:
+        ds.attrs = with_history(ds.attrs, args.history)
     write_netcdf(ds, output)  # the result and the scheme state, checksummed: the checkpoint of a later --resume
     figure = sphere_maps(ds) if args.domain == "sphere" else density_map(ds)
     figure.savefig(png, dpi=120)
@@ -168,7 +189,11 @@ def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s: %(message)s")
     logging.getLogger("distributed").setLevel(logging.WARNING)  # a local cluster's start and stop are not news
     parser = build_parser()
-    args = parser.parse_args(argv)
+    argv = sys.argv[1:] if argv is None else list(argv)
+    with warnings.catch_warnings():
+        warnings.simplefilter("always", DeprecatedOptionWarning)  # a user of the command line sees them
+        args = parser.parse_args(argv)
+    args.history = history_line(" ".join(["meanfield", *map(shlex.quote, argv)]))
     try:
         if args.command == "solve":
             return _solve_command(args)

@@ -278,22 +278,22 @@ def cases() -> list[Case]:
                      "np.all(np.isfinite(r['r_inf'])) if 'r_inf' in r else True", needs=kb))
     # --- command line -------------------------------------------------------------------------
     cli = []
-    for args in [["--beta", "x"], ["--beta", "-1"], ["--beta", "nan"], ["--noise", "-1"], ["--n", "0"],
-                 ["--n", "2.5"], ["--domain", "torus"], ["--method", "rk4"], ["--t-final", "-1"],
+    for args in [["--beta", "x"], ["--beta", "-1"], ["--beta", "nan"], ["--noise", "-1"], ["--grid", "0"],
+                 ["--grid", "2.5"], ["--domain", "torus"], ["--method", "rk4"], ["--t-final", "-1"],
                  ["--t-final", "nan"], ["--n-times", "1"], ["--n-times", "0"], ["--amplitude", "-1"],
                  ["--amplitude", "nan"], ["--lmax", "0", "--domain", "sphere"], ["--dimension", "1", "--domain", "zonal"],
                  ["--kappa", "-1", "--domain", "zonal"], ["--output", "/proc/nope/x.nc"], ["--output", "@DEVICE"],
                  ["--checkpoint-interval", "-1"], ["--bogus"]]:
         cli.append(("solve", args))
-    for args in [["--p", "0.5"], ["--p", "1e6"], ["--p", "nan"], ["--n", "0"], ["--n", "-5"], ["--seeds", "0"],
+    for args in [["--p", "0.5"], ["--p", "1e6"], ["--p", "nan"], ["--particles", "0"], ["--particles", "-5"], ["--systems", "0"],
                  ["--times", "1", "0.5"], ["--times", "nan"], ["--grid", "2"], ["--sampler", "sobol"], ["--beta", "-1"],
                  ["--method", "rk4"], ["--kappa", "-1"], ["--scheduler", "gpu"], ["--workers", "0"], ["--dt", "-1"]]:
         cli.append(("compare", args))
-    for args in [["--d", "1"], ["--n", "1"], ["--systems", "0"], ["--betas", "1:0:x"], ["--betas", "-1"],
+    for args in [["--dimension", "1"], ["--particles", "1"], ["--systems", "0"], ["--betas", "1:0:x"], ["--betas", "-1"],
                  ["--t-final", "-1"], ["--n-times", "1"], ["--delta", "-1"], ["--rtol", "-1"], ["--batch", "0"]]:
         cli.append(("phase-diagram", args))
     for args in [["--coupling", "-1"], ["--couplings", "x"], ["--law", "uniform"], ["--width", "-1"],
-                 ["--noise", "-1"], ["--method", "exact"], ["--n", "0"], ["--t-final", "-1"],
+                 ["--noise", "-1"], ["--method", "exact"], ["--particles", "0"], ["--t-final", "-1"],
                  ["--average-window", "1e9"], ["--grid", "2", "--method", "pde"], ["--dt", "0"], ["--rtol", "-1"]]:
         cli.append(("kuramoto", args))
     for sub, args in cli:

@@ -87,7 +87,7 @@ def test_simulate_refuses_a_device_or_directory_before_running(tmp_path, monkeyp
 def test_cli_refuses_unwritable_output_before_running(tmp_path, capsys, no_evolve, where):
     out = where.format(tmp=tmp_path)
     with pytest.raises(SystemExit) as exit_info:
-        main(["solve", "--n", "32", "--t-final", "0.1", "--n-times", "3", "--output", out, "--no-progress"])
+        main(["solve", "--grid", "32", "--t-final", "0.1", "--n-times", "3", "--output", out, "--no-progress"])
     assert exit_info.value.code == 2
     assert f"--output '{out}'" in capsys.readouterr().err
     assert stat.S_ISCHR(os.stat("/dev/null").st_mode)
@@ -303,7 +303,7 @@ def test_particle_checkpoints_do_not_recompute_energies_of_earlier_outputs(tmp_p
 # ---------------------------------------------------------------------------- the command line
 def test_cli_output_is_checksummed_and_resumable(tmp_path, capsys):
     out = tmp_path / "run.nc"
-    args = ["solve", "--n", "32", "--no-progress", "--output", str(out)]
+    args = ["solve", "--grid", "32", "--no-progress", "--output", str(out)]
     assert main([*args, "--t-final", "1", "--n-times", "5"]) == 0
     first = load_checkpoint(out)
     assert first.sizes["time"] == 5 and first.attrs["initial_condition"].startswith("perturbed_uniform")
@@ -318,7 +318,7 @@ def test_cli_refuses_a_second_writer(tmp_path, capsys, no_evolve):
     lock = open_checkpoint(out)
     try:
         with pytest.raises(SystemExit) as exit_info:
-            main(["solve", "--n", "32", "--output", str(out), "--no-progress"])
+            main(["solve", "--grid", "32", "--output", str(out), "--no-progress"])
     finally:
         lock.release()
     assert exit_info.value.code == 2

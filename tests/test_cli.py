@@ -14,7 +14,7 @@ from meanfield.cli import main
 
 def test_solve_command_writes_netcdf_and_png(tmp_path, capsys):
     out = tmp_path / "run.nc"
-    code = main(["solve", "--n", "64", "--t-final", "1", "--n-times", "5", "--output", str(out), "--no-progress"])
+    code = main(["solve", "--grid", "64", "--t-final", "1", "--n-times", "5", "--output", str(out), "--no-progress"])
     assert code == 0
     printed = capsys.readouterr().out
     assert f"wrote {out}" in printed and f"wrote {out.with_suffix('.png')}" in printed
@@ -49,7 +49,7 @@ def test_solve_command_on_the_sphere(tmp_path):
 
 def test_compare_command_writes_netcdf_and_png(tmp_path, capsys):
     out = tmp_path / "cmp.nc"
-    args = ["compare", "--n", "32", "128", "--seeds", "2", "--grid", "128", "--times", "0", "0.5", "--scheduler", "serial"]
+    args = ["compare", "--particles", "32", "128", "--systems", "2", "--grid", "128", "--times", "0", "0.5", "--scheduler", "serial"]
     assert main([*args, "--output", str(out)]) == 0
     assert "exponent" in capsys.readouterr().out
     with xr.open_dataset(out) as ds:
@@ -59,7 +59,7 @@ def test_compare_command_writes_netcdf_and_png(tmp_path, capsys):
 
 def test_solve_command_on_a_zonal_sphere(tmp_path):
     out = tmp_path / "zonal.nc"
-    args = ["solve", "--domain", "zonal", "--dimension", "10", "--n", "64", "--t-final", "1", "--n-times", "3"]
+    args = ["solve", "--domain", "zonal", "--dimension", "10", "--grid", "64", "--t-final", "1", "--n-times", "3"]
     assert main([*args, "--output", str(out), "--no-progress"]) == 0
     with xr.open_dataset(out) as ds:
         assert ds.density.dims == ("time", "polar") and ds.attrs["dimension"] == 10

@@ -155,13 +155,13 @@ def test_cli_single_run_and_diagram(tmp_path, capsys):
     from meanfield.cli import main
 
     out = tmp_path / "run.nc"
-    assert main(["kuramoto", "--coupling", "2", "--width", "0.5", "--n", "300", "--t-final", "10",
+    assert main(["kuramoto", "--coupling", "2", "--width", "0.5", "--particles", "300", "--t-final", "10",
                  "--average-window", "4", "--output", str(out)]) == 0
     assert out.exists() and out.with_suffix(".png").exists()
     assert "theory 0.7071" in capsys.readouterr().out
     diagram = tmp_path / "diagram.nc"
-    assert main(["kuramoto", "--couplings", "0.5,2", "--width", "0.5", "--n", "200", "--t-final", "10",
-                 "--average-window", "4", "--seeds", "1", "--scheduler", "serial", "--no-progress",
+    assert main(["kuramoto", "--couplings", "0.5,2", "--width", "0.5", "--particles", "200", "--t-final", "10",
+                 "--average-window", "4", "--systems", "1", "--scheduler", "serial", "--no-progress",
                  "--output", str(diagram)]) == 0
     assert diagram.with_suffix(".png").exists()
     import xarray as xr

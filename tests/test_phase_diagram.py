@@ -176,7 +176,7 @@ def test_diagram_rejects_bad_input(kwargs, match):
 
 def test_cli_writes_netcdf_and_figures(tmp_path, capsys):
     out = tmp_path / "pd.nc"
-    code = main(["phase-diagram", "--d", "2", "--n", "6", "--systems", "8", "--betas", "0.5:4:2", "--t-final", "2",
+    code = main(["phase-diagram", "--dimension", "2", "--particles", "6", "--systems", "8", "--betas", "0.5:4:2", "--t-final", "2",
                  "--n-times", "5", "--trajectory-times", "1", "2", "--scheduler", "serial", "--no-progress",
                  "--output", str(out)])
     assert code == 0

@@ -51,7 +51,7 @@ def test_serial_and_cluster_studies_are_bit_identical_and_equal_the_per_system_l
 
 
 def test_compare_command_resumes_from_its_store(tmp_path, capsys):
-    args = ["compare", "--n", "16", "32", "--seeds", "2", "--grid", "64", "--times", "0", "0.1", "--noise", "0.1",
+    args = ["compare", "--particles", "16", "32", "--systems", "2", "--grid", "64", "--times", "0", "0.1", "--noise", "0.1",
             "--dt", "0.05", "--scheduler", "serial", "--no-progress", "--store", str(tmp_path / "store")]
     assert main([*args, "--output", str(tmp_path / "a.nc")]) == 0
     assert "4 systems run, 0 taken from the store (serial)" in capsys.readouterr().out
@@ -68,7 +68,7 @@ def test_compare_command_resumes_from_its_store(tmp_path, capsys):
 
 
 def test_compare_command_refuses_an_output_it_cannot_write_before_computing(tmp_path, capsys):
-    args = ["compare", "--n", "16", "32", "--seeds", "1", "--scheduler", "serial", "--no-progress"]
+    args = ["compare", "--particles", "16", "32", "--systems", "1", "--scheduler", "serial", "--no-progress"]
     with pytest.raises(SystemExit, match="2"):
         main([*args, "--output", str(tmp_path)])
     assert f"--output '{tmp_path}' exists and is not a regular file" in capsys.readouterr().err

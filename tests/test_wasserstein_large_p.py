@@ -54,7 +54,7 @@ def test_identical_measures_stay_exactly_zero():
 
 def test_compare_command_fails_with_the_reason_for_huge_p(tmp_path, capsys):
     with pytest.raises(SystemExit) as stop:  # it printed "exponent nan" and returned 0
-        main(["compare", "--n", "16", "32", "--seeds", "1", "--grid", "64", "--times", "0", "0.1", "--p", "1e6",
+        main(["compare", "--particles", "16", "32", "--systems", "1", "--grid", "64", "--times", "0", "0.1", "--p", "1e6",
               "--scheduler", "serial", "--no-progress", "--output", str(tmp_path / "c.nc")])
     assert stop.value.code == 2
     assert "too large for double precision" in capsys.readouterr().err

@@ -40,7 +40,7 @@ def test_small_study_and_cli(tmp_path):
     parser = argparse.ArgumentParser()
     add_compare_arguments(parser)
     out = tmp_path / "study.nc"
-    args = parser.parse_args(["--n", "16", "32", "--seeds", "2", "--grid", "64", "--times", "0", "0.1",
+    args = parser.parse_args(["--particles", "16", "32", "--systems", "2", "--grid", "64", "--times", "0", "0.1",
                               "--output", str(out), "--scheduler", "serial"])
     assert compare_command(args) == 0
     saved = xr.open_dataset(out)

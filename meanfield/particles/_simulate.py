@@ -16,6 +16,7 @@ import xarray as xr
 from .._measures import EmpiricalMeasure
 from .._reading import SPHERE_TOLERANCE, model_domain, read_particles
 from .._models import Kuramoto, SelfAttention
+from .._conventions import COORD_ATTRS, describe, history_line, with_history
 from .._checkpoint import Checkpoint, load_checkpoint, locks_checkpoint, snapshot_of, snapshot_variables
 from .._validate import as_times, check_flag, check_nonnegative, check_positive_int
 from .._version import __version__
@@ -526,7 +527,7 @@ def _dataset(model, traj, weights, kind, batch, times, omega, run_attrs, energy_
     data = {
         "positions": (pos_dims, positions[sel], {
             "long_name": "angle" if kind == "circle" else "position",
-            "units": "rad" if kind == "circle" else "1"}),
+            "units": "radians" if kind == "circle" else "1"}),
         "weights": ((*sys_dims, "particle"), weights[sel], {"long_name": "particle weight"}),
         "mass": ((*sys_dims, "time"), np.broadcast_to(weights.sum(axis=-1)[:, None], (n_sys, n_t))[sel],
                  {"long_name": "total weight sum_i w_i", "units": "1"}),
@@ -554,7 +555,7 @@ def _dataset(model, traj, weights, kind, batch, times, omega, run_attrs, energy_
     if omega is not None:
         data["frequency"] = ((*sys_dims, "particle"), omega[sel], {"long_name": "natural frequency"})
     coords = {
-        "time": ("time", times, {"long_name": "time", "units": "1"}),
+        "time": ("time", times, COORD_ATTRS["time"]),
         "particle": ("particle", np.arange(n), {"long_name": "particle index"}),
     }
     if batch:
@@ -565,4 +566,6 @@ def _dataset(model, traj, weights, kind, batch, times, omega, run_attrs, energy_
              "dimension": 2 if kind == "circle" else int(traj.shape[-1]), "meanfield_version": __version__}
     if failures:
         attrs["diagnostic_errors"] = "; ".join(failures)
+    attrs = with_history(describe(attrs), history_line(f"meanfield.simulate(model={model!r}, "
+                                                       f"method={attrs.get('method', '?')!r})"))
     return xr.Dataset(data, coords=coords, attrs=attrs)

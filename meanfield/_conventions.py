@@ -1,0 +1,135 @@
+"""What a result file says about itself, in the CF (Climate and Forecast) conventions' terms.
+
+* :data:`COORD_ATTRS`: ``units``/``long_name``/``axis`` of every coordinate.
+  Grid angles are stored in radians, the units the schemes compute in, with
+  ``units = "radians"`` (a UDUNITS unit). CF tools recognise latitude and
+  longitude only in degrees (``degrees_north``/``degrees_east``), so
+  :func:`geographic_coords` adds auxiliary coordinates ``latitude`` and
+  ``longitude`` in degrees with those ``standard_name``\\ s beside the radian
+  dimension coordinates ``lat`` and ``lon``; every reader of ``lat``/``lon``
+  keeps its radians, and the file's latitude is the degrees one. The circle's
+  angle θ and the zonal polar angle (from e_d) have no CF standard name; they
+  carry units and a long name only. Time is dimensionless (no calendar), so it
+  carries ``axis = "T"`` and ``units = "1"`` rather than ``standard_name =
+  "time"``, which CF reserves for ``"<unit> since <date>"``.
+* :func:`describe`: every parameter of a run with its meaning beside it, as
+  ``<name>_description``; the 0/1 flags (``normalized``, ``projection``,
+  ``rescaled``) also as CF flag attributes ``<name>_flag_values`` /
+  ``<name>_flag_meanings``, and ``Conventions``.
+* :func:`history_line` / :func:`with_history`: the CF/NetCDF ``history``
+  attribute, one line ``"<ISO 8601 UTC time> <command or call>"`` per
+  program that made or changed the file, oldest first.
+
+Descriptive attrs (:func:`is_descriptive`) never identify a run: a resumed
+run compares parameters, not their descriptions or its history.
+"""
+
+from __future__ import annotations
+
+import datetime as _datetime
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+__all__ = [
+    "CONVENTIONS",
+    "COORD_ATTRS",
+    "PARAMETER_MEANINGS",
+    "describe",
+    "geographic_coords",
+    "history_line",
+    "is_descriptive",
+    "with_history",
+]
+
+CONVENTIONS = "CF-1.8"
+
+COORD_ATTRS: dict[str, dict[str, str]] = {
+    "time": {"units": "1", "long_name": "time", "axis": "T"},
+    "theta": {"units": "radians", "long_name": "angle on the circle S^1"},
+    "lat": {"units": "radians", "long_name": "latitude in radians", "axis": "Y"},
+    "lon": {"units": "radians", "long_name": "longitude in radians", "axis": "X"},
+    "polar": {"units": "radians", "long_name": "polar angle from the axis e_d of S^{d-1}"},
+    "frequency": {"units": "radians per unit time", "long_name": "natural frequency node"},
+}
+
+#: the meaning of each run parameter, written beside it as ``<name>_description``
+PARAMETER_MEANINGS: dict[str, str] = {
+    "model": "interaction: SA (softmax self-attention), USA (unnormalised self-attention), Kuramoto, or Attention "
+             "(particles with weight matrices Q, K, V)",
+    "beta": "inverse temperature beta >= 0 of the attention kernel exp(beta <x, y>) "
+            "(arXiv 2312.10794, eqs. (SA), (USA))",
+    "noise": "diffusion coefficient sigma >= 0: it multiplies the Laplace-Beltrami operator in "
+             "d_t rho + div(rho X[rho]) = sigma Laplacian(rho); particles move by dx = X dt + sqrt(2 sigma) dW",
+    "normalized": "1: SA, the velocity divided by the softmax normaliser int exp(beta <x, y>) dmu(y) "
+                  "(arXiv 2312.10794, eq. (SA)); 0: USA, without it (eq. (USA))",
+    "coupling": "Kuramoto coupling K: dtheta_i = omega_i dt + K Im(r e^{-i theta_i}) dt + sqrt(2 sigma) dW",
+    "frequencies": "law of the natural frequencies omega_i",
+    "interaction": "Kuramoto interaction harmonics",
+    "dimension": "d of the sphere S^{d-1} in R^d (2: the circle)",
+    "domain": "circle (S^1), sphere (S^2), zonal (axisymmetric measures on S^{d-1}) or euclidean (R^d)",
+    "method": "numerical method of the run",
+    "heads": "number of attention heads",
+    "projection": "1: velocities projected onto the tangent space of the sphere; 0: flow in R^d",
+    "rescaled": "1: the attention of each head divided by the number of heads; 0: summed",
+    "n_particles": "number of particles n per system",
+    "n_systems": "number of independent systems",
+}
+
+#: 0/1 parameters written with CF flag attributes: (flag meaning of 0, flag meaning of 1)
+FLAG_MEANINGS: dict[str, tuple[str, str]] = {
+    "normalized": ("unnormalized_USA", "normalized_SA"),
+    "projection": ("euclidean_flow", "projected_onto_sphere"),
+    "rescaled": ("heads_summed", "heads_averaged"),
+}
+
+_DESCRIPTIVE_SUFFIXES = ("_description", "_flag_values", "_flag_meanings")
+
+
+def describe(attrs: Mapping[str, Any]) -> dict[str, Any]:
+    """``attrs`` with ``Conventions``, ``<name>_description`` for every parameter of :data:`PARAMETER_MEANINGS`
+    present, and ``<name>_flag_values`` = [0, 1], ``<name>_flag_meanings`` for its 0/1 flags."""
+    out = dict(attrs)
+    out.setdefault("Conventions", CONVENTIONS)
+    for name, meaning in PARAMETER_MEANINGS.items():
+        if name in attrs:
+            out[f"{name}_description"] = meaning
+    for name, (off, on) in FLAG_MEANINGS.items():
+        if name in attrs:
+            out[f"{name}_flag_values"] = np.array([0, 1], dtype=np.int8)
+            out[f"{name}_flag_meanings"] = f"{off} {on}"
+    return out
+
+
+def geographic_coords(coords: Mapping[str, np.ndarray]) -> dict[str, tuple[str, np.ndarray, dict[str, str]]]:
+    """Auxiliary coordinates ``latitude`` (dim ``lat``) and ``longitude`` (dim ``lon``) in degrees, with the
+    CF standard names, for grid coordinates given in radians; empty for grids without lat/lon."""
+    out: dict[str, tuple[str, np.ndarray, dict[str, str]]] = {}
+    if "lat" in coords:
+        out["latitude"] = ("lat", np.degrees(coords["lat"]),
+                           {"standard_name": "latitude", "units": "degrees_north", "long_name": "latitude"})
+    if "lon" in coords:
+        out["longitude"] = ("lon", np.degrees(coords["lon"]),
+                            {"standard_name": "longitude", "units": "degrees_east", "long_name": "longitude"})
+    return out
+
+
+def history_line(what: str, when: _datetime.datetime | None = None) -> str:
+    """``"<ISO 8601 UTC time> <what>"``: one line of a ``history`` attribute (``what``: a command line or a call)."""
+    moment = when or _datetime.datetime.now(_datetime.timezone.utc)
+    return f"{moment.replace(microsecond=0).isoformat()} {what}"
+
+
+def with_history(attrs: Mapping[str, Any], line: str) -> dict[str, Any]:
+    """``attrs`` with ``line`` appended to its ``history`` (newline-separated, oldest first)."""
+    out = dict(attrs)
+    previous = str(out.get("history", "")).rstrip("\n")
+    out["history"] = f"{previous}\n{line}" if previous else line
+    return out
+
+
+def is_descriptive(name: str) -> bool:
+    """Whether attr ``name`` describes a run rather than identifies it (descriptions, flag attributes,
+    ``history``, ``Conventions``)."""
+    return name in ("history", "Conventions") or name.endswith(_DESCRIPTIVE_SUFFIXES)

@@ -1,0 +1,91 @@
+"""One option name per meaning across the subcommands; the former spellings warn; default names say what ran."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+import xarray as xr
+
+from meanfield._cli_aliases import DeprecatedOptionWarning
+from meanfield.cli import build_parser, default_solve_output, main
+
+README = Path(__file__).resolve().parents[1] / "README.md"
+
+#: (subcommand, former spelling, new spelling, arguments after the option, the parsed value)
+ALIASES = [
+    ("solve", "--n", "--grid", ["64"], 64),
+    ("compare", "--n", "--particles", ["16", "32"], [16, 32]),
+    ("compare", "--seeds", "--systems", ["3"], 3),
+    ("phase-diagram", "--d", "--dimension", ["3"], 3),
+    ("phase-diagram", "--n", "--particles", ["6"], 6),
+    ("kuramoto", "--n", "--particles", ["300"], 300),
+    ("kuramoto", "--seeds", "--systems", ["2"], 2),
+]
+
+
+@pytest.mark.parametrize("command, old, new, values, parsed", ALIASES)
+def test_a_former_spelling_still_sets_the_option_and_warns_naming_the_new_one(command, old, new, values, parsed):
+    parser = build_parser()
+    with pytest.warns(DeprecatedOptionWarning, match=f"meanfield {command}: {old} is deprecated .* use {new}"):
+        args = parser.parse_args([command, old, *values])
+    assert getattr(args, new.lstrip("-")) == parsed
+    assert getattr(parser.parse_args([command, new, *values]), new.lstrip("-")) == parsed
+
+
+def test_help_shows_one_name_per_meaning(capsys):
+    """Grid nodes are --grid, particles per system --particles, independent systems --systems, d --dimension."""
+    meanings = {"--grid": {"solve", "compare", "kuramoto"}, "--particles": {"compare", "phase-diagram", "kuramoto"},
+                "--systems": {"compare", "phase-diagram", "kuramoto"}, "--dimension": {"solve", "phase-diagram"}}
+    for command in ("solve", "compare", "phase-diagram", "kuramoto"):
+        with pytest.raises(SystemExit):
+            build_parser().parse_args([command, "--help"])
+        text = capsys.readouterr().out
+        options = set(re.findall(r"^\s+(--[a-z-]+)", text, flags=re.M))
+        assert not options & {"--n", "--d", "--seeds"}, command
+        for name, commands in meanings.items():
+            assert (name in options) == (command in commands), (command, name)
+
+
+def _readme_commands(sub: str) -> list[list[str]]:
+    lines = [line.split("#")[0].split() for line in README.read_text().splitlines()]
+    return [words[2:] for words in lines if words[:2] == ["meanfield", sub]]
+
+
+def test_readme_command_lines_parse_without_deprecated_spellings():
+    import warnings
+
+    commands = {sub: _readme_commands(sub) for sub in ("solve", "compare", "phase-diagram", "kuramoto")}
+    assert all(commands.values()), commands
+    parser = build_parser()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", DeprecatedOptionWarning)
+        for sub, lines in commands.items():
+            for words in lines:
+                parser.parse_args([sub, *words])
+
+
+def test_the_readme_solve_examples_write_three_different_files():
+    parser = build_parser()
+    names = [default_solve_output(parser.parse_args(["solve", *words])) for words in _readme_commands("solve")]
+    assert len(names) >= 3 and len(set(names)) == len(names), names
+    assert names == [Path("meanfield_solve_SA_beta9_noise0.001_circle_spectral.nc"),
+                     Path("meanfield_solve_SA_beta4_sphere_finite_volume.nc"),
+                     Path("meanfield_solve_SA_beta4_zonal_d16_finite_volume.nc")]
+    bare = default_solve_output(parser.parse_args(["solve"]))  # the quick start's ``meanfield solve``
+    assert bare == Path("meanfield_solve_SA_beta4_circle_finite_volume.nc") and bare not in names
+    assert f"`{bare}`" in README.read_text()
+
+
+def test_a_cli_run_writes_its_default_name_with_the_command_line_in_history(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    argv = ["solve", "--grid", "32", "--beta", "2", "--noise", "0.1", "--t-final", "0.1", "--n-times", "2",
+            "--no-progress"]
+    assert main(argv) == 0
+    out = tmp_path / "meanfield_solve_SA_beta2_noise0.1_circle_finite_volume.nc"
+    assert out.with_suffix(".png").exists()
+    with xr.open_dataset(out) as ds:
+        history = ds.attrs["history"].split("\n")
+    assert "meanfield.solve(model=SelfAttention(beta=2.0" in history[0]
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\+00:00 meanfield " + re.escape(" ".join(argv)), history[-1])
