@@ -306,6 +306,7 @@ def cluster_dynamics(
                 record(float(tt), theta, m)
             message = "one cluster left"
             break
+
         def rhs(_t: float, y: np.ndarray, m: np.ndarray = m) -> np.ndarray:
             return cluster_velocity(y, m, model.beta, model.normalized)
 
@@ -337,8 +338,7 @@ def cluster_dynamics(
     # an absorbed slot shows the angle of the cluster that absorbed it (mass 0); a chain of merges
     # (the absorber absorbed later) is followed by repeating the pass
     for _ in range(k):
-        missing = np.isnan(angle)
-        if not missing.any():
+        if not np.isnan(angle).any():
             break
         for kept, gone in zip(events["kept"], events["absorbed"]):
             rows = np.isnan(angle[:, gone])

@@ -44,16 +44,12 @@ keeps at least one cell (s ≳ Δx/√12), and noise σ > 0 keeps s² ≈ σ (SA
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 import xarray as xr
 
-from .._measures import EmpiricalMeasure
 from .._models import SelfAttention
 from .._version import __version__
 from ..particles import number_of_clusters
-from ..particles._energy import particle_energy
 
 __all__ = ["cluster_decomposition", "energy_staircase", "equispaced_instability_rate", "two_cluster_jump"]
 
