@@ -29,7 +29,7 @@ from ._velocity import CallableVelocity, ConvolutionVelocity, NonPositiveNormali
 from ._sphere_fv import SphereFiniteVolume
 from ._sphere_grid import SphereGrid
 from ._sphere_spectral import SphereSpectral
-from ._zonal_fv import ZonalFiniteVolumeScheme
+from ._zonal_fv import ZonalFiniteVolume
 from ._zonal_grid import ZonalCellGrid, ZonalGaussGrid
 from ._zonal_spectral import ZonalSpectral
 
@@ -40,7 +40,7 @@ SCHEMES[("sphere", "finite_volume")] = SphereFiniteVolume
 SCHEMES[("circle", "finite_volume")] = CircleFiniteVolume
 SCHEMES[("circle", "spectral")] = CircleSpectral
 SCHEMES[("zonal", "spectral")] = ZonalSpectral
-SCHEMES[("zonal", "finite_volume")] = ZonalFiniteVolumeScheme
+SCHEMES[("zonal", "finite_volume")] = ZonalFiniteVolume
 
 __all__ = [
     "CircleFiniteVolume",
@@ -61,7 +61,7 @@ __all__ = [
     "StepSizeError",
     "UnderResolvedError",
     "ZonalCellGrid",
-    "ZonalFiniteVolumeScheme",
+    "ZonalFiniteVolume",
     "ZonalGaussGrid",
     "ZonalSpectral",
     "UnevaluableState",
@@ -74,7 +74,7 @@ __all__ = [
 ]
 
 
-_RENAMED = {"ZonalSpectralScheme": "ZonalSpectral"}
+_RENAMED = {"ZonalSpectralScheme": "ZonalSpectral", "ZonalFiniteVolumeScheme": "ZonalFiniteVolume"}
 """Former public names, kept one release with a DeprecationWarning."""
 
 

@@ -11,22 +11,15 @@ import numpy as np
 from . import _validate as check_arg
 from ._circle_grid import CircleGrid
 from ._fft import RealFFT
-from ._finite_volume import (
-    CFL_GROWTH,
-    LIMITERS,
-    GrowthLimitedSteps,
-    ssp_rk3_step,
-    stable_step,
-    step_fraction,
-)
-from ._scheme import Scheme, StepResult, StepSizeError, UnderResolvedError
+from ._finite_volume import CFL_GROWTH, LIMITERS, periodic_face_values, stable_step, upwind_flux
+from ._finite_volume_scheme import FiniteVolumeScheme, log_density
+from ._scheme import UnderResolvedError
 from ._velocity import CallableVelocity, ConvolutionVelocity
 
 logger = logging.getLogger(__name__)
 
 __all__ = ["CircleFiniteVolume"]
 
-_TINY = np.finfo(float).tiny
 _LIMITER_CODES = {name: code for code, name in enumerate(LIMITERS)}
 
 
@@ -82,7 +75,7 @@ def _upwind_rate(y, u, limiter, diffusion, inv_h, rate):  # pragma: no cover - c
     return speed
 
 
-class CircleFiniteVolume(GrowthLimitedSteps, Scheme):
+class CircleFiniteVolume(FiniteVolumeScheme):
     r"""Finite-volume scheme of Carrillo–Chertock–Huang type on the cells of a :class:`CircleGrid`.
 
     Solves, for m densities ρ_1, …, ρ_m coupled through ρ̄ = Σ_m w_m ρ_m,
@@ -90,15 +83,15 @@ class CircleFiniteVolume(GrowthLimitedSteps, Scheme):
         ∂_t ρ_m + ∂_θ(ρ_m X_m[ρ̄]) = σ ∂²_θ ρ_m,
 
     for the cell averages ρ_{m,j} over [θ_j - h/2, θ_j + h/2], h = 2π/N
-    (state shape (m, N)), written in the gradient-flow form of Carrillo,
-    Chertock & Huang, Commun. Comput. Phys. 17 (2015) 233–258:
+    (state shape (m, N)), in the gradient-flow form of Carrillo, Chertock &
+    Huang (arXiv:1402.4203, eq. (2.2)) shared by the finite-volume schemes
+    (:mod:`solvers._finite_volume_scheme`):
 
         dρ_j/dt = -(F_{j+1/2} - F_{j-1/2}) / h,
         F_{j+1/2} = u⁺_{j+1/2} ρ^E_j + u⁻_{j+1/2} ρ^W_{j+1},
         u_{j+1/2} = X_{j+1/2} - σ (log ρ_{j+1} - log ρ_j) / h,
 
-    i.e. the diffusion enters as the velocity -∂_θ ξ of ξ = σ log ρ. ρ^E, ρ^W
-    are the face values of a limited piecewise-linear reconstruction; the
+    ρ^E, ρ^W the face values of a limited piecewise-linear reconstruction; the
     arithmetic of :func:`solvers._finite_volume.periodic_face_values` and
     :func:`~solvers._finite_volume.upwind_flux` runs fused in one compiled
     pass. Time stepping is SSP-RK3 with a CFL-controlled step.
@@ -114,36 +107,24 @@ class CircleFiniteVolume(GrowthLimitedSteps, Scheme):
 
     with sinc(x) = sin(x)/x. When A = ∂_θ P (A_k = ik P_k, as for the
     self-attention kernels) the numerator is exactly (Φ_{j+1} - Φ_j)/h with
-    Φ = P ⋆ ρ̄ at the cell centres, which makes the scheme energy-consistent
-    in the CCH sense: with E_h = (1/2) Σ_j h ρ_j Φ_j (the trapezoidal energy),
+    Φ = P ⋆ ρ̄ at the cell centres, which makes the scheme exactly
+    energy-consistent: with E_h = (1/2) Σ_j h ρ_j Φ_j (the trapezoidal energy),
 
         USA (B ≡ 1):  dE_h/dt = Σ_j h u_{j+1/2} F_{j+1/2} ≥ 0,
         SA:           dE_h/dt = Σ_j h u_{j+1/2} Z_{j+1/2} F_{j+1/2} ≥ 0,  Z = B ⋆ ρ̄ > 0,
 
     and, for USA with σ > 0, the free energy F_h = -E_h + σ Σ_j h ρ_j log ρ_j
-    satisfies dF_h/dt = -Σ_j h u_{j+1/2} F_{j+1/2} ≤ 0 (u F ≥ 0 face by face).
-    A separate centred diffusive flux would keep positivity but would only
-    dissipate F_h up to O(h²). The price of ξ = σ log ρ is that empty cells
-    need a floor: log ρ is taken of max(ρ, tiny), so from a state with vacuum
-    the first steps are short (the face velocity is large there) until
-    diffusion has filled the empty cells. For a :class:`CallableVelocity`
-    ``func`` gives X at the cell centres and X_{j+1/2} = (X_j + X_{j+1})/2.
+    satisfies dF_h/dt = -Σ_j h u_{j+1/2} F_{j+1/2} ≤ 0 (:meth:`dissipation`).
+    For a :class:`CallableVelocity` ``func`` gives X at the cell centres and
+    X_{j+1/2} = (X_j + X_{j+1})/2.
 
-    Step. Positivity and stability hold when each SSP-RK3 stage satisfies
+    Step. Each SSP-RK3 stage is checked against
 
-        Δt ≤ Δt* = min( h / (2 max_j |u_{j+1/2}|),  h² / (2σ) )
+        Δt* = min( h / (2 max_j |u_{j+1/2}|),  h² / (2σ) )
 
-    (:func:`solvers._finite_volume.stable_step`). The adaptive step is
-
-        Δt = min( cfl · Δt*,  cfl_growth / Λ )
-
-    (Δt* the smallest over the stages of the previous step; the policy of
-    :mod:`solvers._finite_volume`): a step whose stage violates Δt ≤ Δt* is
-    rejected and retried with cfl times the smaller bound, and Λ, the largest
-    linear growth rate of the interaction (:meth:`growth_step`), keeps the
-    SSP-RK3 error of the growing modes small near the uniform state, where
-    the face velocities and hence 1/Δt* are tiny. A fixed ``dt`` violating
-    Δt ≤ Δt* raises :class:`StepSizeError`.
+    (:func:`solvers._finite_volume.stable_step`; on S¹ the two faces of a cell
+    split its mass, hence max|u| instead of the sum over faces); the adaptive
+    step is min(cfl · Δt*, cfl_growth / Λ) (:mod:`solvers._finite_volume_scheme`).
 
     Accuracy: second order in space for smooth solutions (first order at
     smooth extrema where the limiter clips, which keeps the L¹ order 2),
@@ -186,8 +167,7 @@ class CircleFiniteVolume(GrowthLimitedSteps, Scheme):
     True
     """
 
-    name = "finite_volume"
-    order = 2
+    domain = "circle"
 
     def __init__(
         self,
@@ -200,16 +180,12 @@ class CircleFiniteVolume(GrowthLimitedSteps, Scheme):
         limiter: str = "minmod",
         fft_backend: str | None = None,
     ) -> None:
-        super().__init__()
+        super().__init__(diffusion, cfl, cfl_growth, dt, limiter)
         check_arg.instance("grid", grid, CircleGrid)
         check_arg.instance("velocity", velocity, (ConvolutionVelocity, CallableVelocity))
         self.grid = grid
         self.velocity = velocity
-        self.diffusion = check_arg.nonnegative("diffusion", diffusion)
-        self.cfl = step_fraction("cfl", cfl)
-        self.cfl_growth = step_fraction("cfl_growth", cfl_growth)
-        self.dt = None if dt is None else check_arg.positive("dt", dt)
-        self.limiter = check_arg.choice("limiter", limiter, LIMITERS)
+        self.domain_area = 2 * np.pi
         self._limiter_code = _LIMITER_CODES[limiter]
         self.spacing = grid.spacing
         if isinstance(velocity, ConvolutionVelocity):
@@ -286,7 +262,7 @@ class CircleFiniteVolume(GrowthLimitedSteps, Scheme):
         y = self._as_state(y)
         u = self._transport_face_velocity(y)
         if self.diffusion > 0:
-            log_rho = np.log(np.maximum(y, _TINY))
+            log_rho = log_density(y)
             u = u - (self.diffusion / self.spacing) * (np.roll(log_rho, -1, axis=-1) - log_rho)
         return u
 
@@ -297,55 +273,31 @@ class CircleFiniteVolume(GrowthLimitedSteps, Scheme):
             return 0.5 * (nodal + np.roll(nodal, -1, axis=-1))
         return self._convolution_velocity(y, self._face_multipliers)
 
+    def face_fluxes(self, y: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(u_{j+1/2}, F_{j+1/2}, h) at the faces θ_j + h/2, each of shape (m, N) (h broadcast)."""
+        y = self._as_state(y)
+        u = self.face_velocity(y)
+        east, west = periodic_face_values(y, self.limiter)
+        return u, upwind_flux(u, east, np.roll(west, -1, axis=-1)), np.full(y.shape, self.spacing)
+
     # -- semi-discrete operator -----------------------------------------------------------------
 
-    def _operator(self, y: np.ndarray) -> tuple[np.ndarray, float]:
-        """dy/dt and the admissible forward-Euler step Δt* at ``y``."""
-        self.nfev += 1
+    def _stage(self, y: np.ndarray) -> tuple[np.ndarray, float]:
+        """dy/dt and Δt* = min(h/(2 max|u|), h²/(2σ)) at ``y`` (one compiled pass)."""
         u = self._transport_face_velocity(y)
         rate = np.empty_like(y)
         speed = _upwind_rate(y, u, self._limiter_code, self.diffusion, 1.0 / self.spacing, rate)
         return rate, stable_step(speed, self.spacing, self.diffusion)
 
-    def rhs(self, y: np.ndarray) -> np.ndarray:
-        """-(F_{j+1/2} - F_{j-1/2})/h for the state ``y`` of shape (m, N)."""
-        return self._operator(self._as_state(y))[0]
-
-    def stable_step(self, y: np.ndarray) -> float:
-        """Δt* = min(h/(2 max|u|), h²/(2σ)) at ``y`` (the bound of one forward-Euler stage)."""
-        return self._operator(self._as_state(y))[1]
-
-    def _mean_density(self, y: np.ndarray) -> float:
-        """ρ̂_0, the mean of the marginal ρ̄ of ``y``: Λ = max_k |k A_k| ρ̂_0 (B ≡ 1) or max_k |k A_k| / |B_0|."""
-        return float(np.mean(self._species_weights @ self._as_state(y)))
-
-    def initial_step(self, y: np.ndarray) -> float:
-        if self.dt is not None:
-            return self.dt
-        return self._next_step(y, self.stable_step(y))
-
-    def _step_impl(self, t: float, y: np.ndarray, dt: float) -> StepResult:
-        y_new, bound = ssp_rk3_step(self._as_state(y), dt, self._operator)
-        if y_new is None:
-            if self.dt is not None:
-                raise StepSizeError(
-                    f"{self.name}: fixed step dt={dt:.6g} violates the stability bound "
-                    f"dt <= {bound:.6g} = min(h/(2 max|u|), h²/(2σ)) at t={t:.6g}"
-                )
-            logger.debug("%s: step %.3g rejected at t=%.6g (bound %.3g)", self.name, dt, t, bound)
-            return StepResult(False, None, self._next_step(y, bound))
-        dt_next = self.dt if self.dt is not None else self._next_step(y, bound)
-        return StepResult(True, y_new, dt_next)
-
     # -- diagnostics ----------------------------------------------------------------------------
+
+    def _degree_norms(self, y: np.ndarray) -> np.ndarray:
+        """|ρ̂_k| = |Σ_j ρ_j e^{-ikθ_j}|, k = 0, …, ⌊N/2⌋, shape (m, ⌊N/2⌋ + 1)."""
+        return np.abs(np.fft.rfft(y, axis=-1))
 
     def mass(self, y: np.ndarray) -> np.ndarray:
         """Σ_j h ρ_{m,j} for each density, shape (m,)."""
         return self.spacing * np.sum(self._as_state(y), axis=-1)
-
-    def check(self, y: np.ndarray) -> None:
-        """Raise for a wrong shape, non-finite values or a negative value beyond round-off."""
-        super().check(self._as_state(y))
 
     def _as_state(self, y: Any) -> np.ndarray:
         y = np.asarray(y, dtype=float)

@@ -3,7 +3,7 @@
 These are the building blocks of the second-order upwind schemes of
 Carrillo, Chertock & Huang (2015), "A finite-volume method for nonlinear
 nonlocal equations with a gradient flow structure", Commun. Comput. Phys. 17,
-233–258, for a conservation law on cells of width h,
+233–258 (arXiv:1402.4203, eqs. (2.2)–(2.5)), for a conservation law on cells of width h,
 
     dρ_j/dt = -(F_{j+1/2} - F_{j-1/2}) / h,
     F_{j+1/2} = u⁺_{j+1/2} ρ^E_j + u⁻_{j+1/2} ρ^W_{j+1},   u⁺ = max(u, 0), u⁻ = min(u, 0),
@@ -24,19 +24,11 @@ forward-Euler step of size Δt keeps ρ ≥ 0 provided
 forward-Euler steps with SSP coefficient 1, so the same bound holds when it is
 met at each of its three stages.
 
-Step-size policy shared by the finite-volume schemes. A stage operator
-returns the *true* bound Δt* of its forward-Euler stage (positivity and, with
-σ > 0, diffusive stability); :func:`ssp_rk3_step` rejects a step only when
-``dt > Δt*``. The adaptive step the schemes propose is
-
-    Δt = min( cfl · Δt*,  cfl_growth / Λ ),
-
-``cfl`` ∈ (0, 1] a safety fraction applied outside the bound (so steps in
-(cfl Δt*, Δt*] that the first stage admits are accepted, and a rejection
-retries with cfl times the smaller bound found), and Λ the largest linear
-growth rate of the interaction (:func:`linear_growth_bound`), which limits
-the step where the velocity, hence Δt*, gives no limit: near the uniform
-state.
+Step size. A stage operator returns the *true* bound Δt* of its forward-Euler
+stage (positivity and, with σ > 0, diffusive stability, :func:`stable_step`);
+:func:`ssp_rk3_step` rejects a step only when ``dt > Δt*``. The schemes built
+on these pieces (:class:`solvers._finite_volume_scheme.FiniteVolumeScheme`)
+propose min(cfl · Δt*, cfl_growth / Λ), Λ from :func:`linear_growth_bound`.
 """
 
 from __future__ import annotations
@@ -50,7 +42,6 @@ from ._scheme import NegativeDensityError
 
 __all__ = [
     "CFL_GROWTH",
-    "GrowthLimitedSteps",
     "NEGATIVE_ROUND_OFF",
     "check_nonnegative",
     "growth_step",
@@ -271,41 +262,3 @@ def linear_growth_bound(rates: np.ndarray, mean_density: float, denominator_zero
 def growth_step(rate_bound: float, cfl_growth: float) -> float:
     """cfl_growth / Λ (``inf`` when Λ = 0): the step cap from :func:`linear_growth_bound`."""
     return cfl_growth / rate_bound if rate_bound > 0 else np.inf
-
-
-class GrowthLimitedSteps:
-    """Step policy and state check of the finite-volume schemes (a mixin listed before :class:`Scheme`).
-
-    The adaptive step is min(cfl · Δt*, cfl_growth / Λ): Δt* the forward-Euler
-    bound of the SSP-RK3 stages, Λ the largest linear growth rate about the
-    uniform state of the same mass (:func:`linear_growth_bound`). Near that
-    state the face velocities are small and Δt* is large, while modes still
-    grow at rates up to Λ. A scheme sets ``cfl``, ``cfl_growth``, ``name``,
-    ``_growth_rates`` (r_l, or None when no multipliers are known: no cap),
-    ``_denominator_zero`` (B_0, or None when B ≡ 1) and defines
-    ``_mean_density(y)``, the mean ρ̄ = mass/|domain| of the marginal of ``y``.
-    """
-
-    cfl: float
-    cfl_growth: float
-    name: str
-    _growth_rates: np.ndarray | None
-    _denominator_zero: complex | None
-    _mean_density: Callable[[np.ndarray], float]
-
-    def growth_step(self, y: np.ndarray) -> float:
-        """cfl_growth / Λ at the mean density of ``y``'s marginal (∞ when Λ = 0 or no multipliers are known)."""
-        if self._growth_rates is None:
-            return np.inf
-        return growth_step(
-            linear_growth_bound(self._growth_rates, self._mean_density(y), self._denominator_zero), self.cfl_growth
-        )
-
-    def _next_step(self, y: np.ndarray, bound: float) -> float:
-        """min(cfl · bound, cfl_growth / Λ) for the forward-Euler bound ``bound`` at ``y``."""
-        return min(self.cfl * bound, self.growth_step(y))
-
-    def check(self, y: np.ndarray) -> None:
-        """Raise for non-finite values or a negative value beyond round-off."""
-        super().check(y)  # type: ignore[misc]
-        check_nonnegative(self.name, y)

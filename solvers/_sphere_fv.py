@@ -28,19 +28,24 @@ next to the poles), so the cells of the coarser band are unions of sub-faces'
 neighbours.
 
 Fluxes (upwind with limited linear reconstruction, Carrillo–Chertock–Huang
-2015 type)
+2015, arXiv:1402.4203, eqs. (2.2)–(2.5))
 ---------------------------------------------------------------------------
 In each cell ρ ≈ ρ_c + s_ϑ (ϑ - ϑ̄_c) + s_φ (φ - φ_c), ϑ̄_c the area
 centroid of the band; s_φ, s_ϑ are minmod-limited slopes (neighbours across
 a refinement are averaged or repeated), then scaled so that every face value
 lies in [0, 2ρ_c]. The flux through a face of length L with normal velocity
-u and diffusion is
+u is
 
-    F = L [u⁺ ρ_left + u⁻ ρ_right - σ (ρ_right - ρ_left^c) / d],
+    F = L (u⁺ ρ_left + u⁻ ρ_right),    u = X - σ (log ρ^c_right - log ρ^c_left) / d,
 
 ρ_left/right the face values, d the distance of the centroids and ρ^c the
-cell values (shifted by s_φ δφ to the sub-face's longitude on the coarse
-side of a refinement, which keeps the diffusive flux consistent there).
+cell values, shifted by s_φ δφ to the sub-face's longitude on the coarse
+side of a refinement (which keeps the gradient consistent there; such a
+shifted value is ≥ ρ_c/4 > 0). The diffusion enters as the velocity -σ∇log ρ
+(:mod:`solvers._finite_volume_scheme`): where no shift occurs (all zonal
+faces, and meridional faces between bands of equal n_i) the diffusive
+part is the exact discrete gradient flow of the entropy σ Σ|c| ρ_c log ρ_c;
+across the refinement lines it holds to O(h²).
 The velocity comes from the same potential as the spectral scheme: the
 coefficients of ρ - ρ̄ (ρ̄ its mean, whose coefficient is exact, so the
 uniform density is exactly stationary) are computed from the cell averages by
@@ -50,12 +55,12 @@ limit ``lmax_velocity``), and ∇(A ⋆ ρ) and B ⋆ ρ are synthesised exactly
 the face midpoints (ducc0 synthesis on the rings of faces).
 
 Properties: mass is conserved to round-off (fluxes are antisymmetric); with
-forward Euler ρ stays ≥ 0 when Δt Σ_faces(2 u⁺ L + σ L/d) ≤ |cell| in every
-cell, since outflow through a face is at most 2ρ_c u⁺ L and the diffusive
-outflow at most σ ρ_c L/d (the δφ shifts cancel in pairs); SSP-RK3
-(Shu–Osher) is a convex combination of such steps, so every step with
-Δt ≤ Δt* = min_cells |cell| / Σ(2 u⁺ L + σ L/d) at each stage keeps ρ ≥ 0.
-The adaptive step follows the policy of :mod:`solvers._finite_volume`,
+forward Euler ρ stays ≥ 0 when Δt Σ_faces 2 u⁺ L ≤ |cell| in every cell,
+since outflow through a face is at most 2ρ_c u⁺ L, and the diffusion is
+stable when Δt σ Σ_faces L/d ≤ |cell|; SSP-RK3 (Shu–Osher) is a convex
+combination of such steps, so every step with Δt ≤ Δt* (the smaller of the two
+bounds over the cells) at each stage keeps ρ ≥ 0.
+The adaptive step follows the policy of :mod:`solvers._finite_volume_scheme`,
 
     Δt = min( cfl · Δt*,  cfl_growth / Λ ),   Λ = max_{l ≥ 1} l(l+1) |A_l| ρ̄ / (B_0 ρ̄),
 
@@ -89,16 +94,10 @@ import numpy as np
 import scipy.sparse as sp
 import ducc0.sht.experimental as _sht
 
-from ._finite_volume import (
-    CFL_GROWTH,
-    LIMITERS,
-    GrowthLimitedSteps,
-    limited_difference,
-    ssp_rk3_step,
-    step_fraction,
-)
 from . import _validate as check_arg
-from ._scheme import Scheme, StepResult, UnderResolvedError
+from ._finite_volume import CFL_GROWTH, limited_difference
+from ._finite_volume_scheme import FiniteVolumeScheme, log_density
+from ._scheme import UnderResolvedError
 from ._sphere_grid import SphereGrid
 from ._velocity import ConvolutionVelocity
 
@@ -151,7 +150,7 @@ class ReducedGrid:
         }
 
 
-class SphereFiniteVolume(GrowthLimitedSteps, Scheme):
+class SphereFiniteVolume(FiniteVolumeScheme):
     """Positivity-preserving second-order finite volumes on S² (see module docstring).
 
     Parameters
@@ -163,25 +162,15 @@ class SphereFiniteVolume(GrowthLimitedSteps, Scheme):
     velocity : ConvolutionVelocity
         Funk–Hecke multipliers of A (potential) and B (or None); one species,
         zero drift (ValueError otherwise).
-    diffusion : float
-        σ ≥ 0.
+    diffusion, cfl, cfl_growth, dt, limiter
+        As for :class:`~solvers._finite_volume_scheme.FiniteVolumeScheme` (default cfl 0.8).
     n_lat : int, optional
         Number of latitude bands (even, ≥ 4); default the even number ≥ grid.nlat.
-    cfl : float
-        Fraction (0, 1] of the positivity bound Δt* used by the adaptive step
-        (stages are checked against Δt* itself).
-    cfl_growth : float
-        0 < cfl_growth ≤ 1: the adaptive step satisfies Λ Δt ≤ cfl_growth, Λ the
-        largest linear growth rate about the uniform state (default 0.1:
-        relative error ≤ 4e-5 in the growth rates).
-    limiter : {"minmod", "mc", "none"}
-        Slope limiter ("none": first-order upwind).
     lmax_velocity : int, optional
         Band limit of the potential (default ``grid.lmax``).
     """
 
-    name = "sphere-finite-volume"
-    order = 2
+    domain = "sphere"
 
     def __init__(
         self,
@@ -192,17 +181,17 @@ class SphereFiniteVolume(GrowthLimitedSteps, Scheme):
         n_lat: int | None = None,
         cfl: float = 0.8,
         cfl_growth: float = CFL_GROWTH,
+        dt: float | None = None,
         limiter: str = "minmod",
         lmax_velocity: int | None = None,
     ) -> None:
-        super().__init__()
+        super().__init__(diffusion, cfl, cfl_growth, dt, limiter)
         check_arg.instance("grid", grid, SphereGrid)
         check_arg.sphere_velocity(velocity, one_species=True)
         self.grid = grid
-        self.diffusion = check_arg.nonnegative("diffusion", diffusion)
-        self.cfl = step_fraction("cfl", cfl)
-        self.cfl_growth = step_fraction("cfl_growth", cfl_growth)
-        self.limiter = check_arg.choice("limiter", limiter, LIMITERS)
+        self.velocity = velocity
+        self.domain_area = 4 * np.pi
+        self._species_weights = velocity.weights
         lmax_velocity = grid.lmax if lmax_velocity is None else lmax_velocity
         self.lmax_velocity = check_arg.positive_int("lmax_velocity", lmax_velocity)
         self.mesh = ReducedGrid(n_lat if n_lat is not None else grid.nlat + grid.nlat % 2)
@@ -266,11 +255,11 @@ class SphereFiniteVolume(GrowthLimitedSteps, Scheme):
         )
         # largest |ϑ - ϑ̄| over a cell's faces, for the slope scaling
         self._htheta = np.maximum(m.edges[band + 1] - m.cell_theta, m.cell_theta - m.edges[band])
-        # per-cell sums for the time-step bound: diffusion part Σ L/d is state independent
+        # diffusive stability bound Δt σ Σ L/d ≤ |cell| (state independent)
         diff_sum = 2 * self._zonal_len / self._zonal_dist
         diff_sum = diff_sum + np.bincount(self._up, self._sub_len / self._sub_dist, m.n_cells)
         diff_sum = diff_sum + np.bincount(self._down, self._sub_len / self._sub_dist, m.n_cells)
-        self._diff_sum = diff_sum
+        self._diffusive_step = float(np.min(m.area / (self.diffusion * diff_sum))) if self.diffusion > 0 else np.inf
         # conservative update: cell ← Σ ± face fluxes
         rows = np.concatenate([idx, self._west, self._up, self._down])
         cols = np.concatenate([np.arange(m.n_cells), np.arange(m.n_cells), m.n_cells + np.arange(n_sub), m.n_cells + np.arange(n_sub)])
@@ -416,8 +405,8 @@ class SphereFiniteVolume(GrowthLimitedSteps, Scheme):
         alm[0, 0] += mean * np.sqrt(4 * np.pi)
         return alm
 
-    def face_velocity(self, rho: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Normal velocities: X_φ at the zonal faces (n_cells,), X_ϑ at the meridional sub-faces."""
+    def _transport_velocity(self, rho: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """X_φ at the zonal faces (n_cells,) and X_ϑ at the meridional sub-faces."""
         alm = self.coefficients(rho)
         lv = self.velocity_grid.lmax
         grad = _sht.synthesis(alm=self._num * alm, lmax=lv, spin=1, mode="DERIV1", **self._faces_geom)
@@ -434,73 +423,80 @@ class SphereFiniteVolume(GrowthLimitedSteps, Scheme):
             u_merid = u_merid / z[self._n_zonal :]
         return u_zonal, u_merid
 
-    def _operator(self, y: np.ndarray) -> tuple[np.ndarray, float]:
-        self.nfev += 1
-        rho = y[0]
+    def velocity_field(self, y: np.ndarray) -> np.ndarray:
+        """X = ∇(A ⋆ ρ)/(B ⋆ ρ) at the Gauss–Legendre nodes of ``grid``, components (X_ϑ, X_φ) last,
+        shape (1, nlat, nlon, 2); the potential of the midpoint-rule coefficients, -σ∇log ρ not included."""
+        alm = self.coefficients(self._as_state(y)[0])[0]
+        x = self.velocity_grid.gradient(self._num * alm, self.grid.shape)
+        if self._den is not None:
+            x = x / self.velocity_grid.synthesis(self._den * alm, self.grid.shape)
+        return np.moveaxis(x, 0, -1)[None]
+
+    def _faces(self, rho: np.ndarray) -> tuple[np.ndarray, ...]:
+        """Normal velocities u and upwind-side values (left, right) of the zonal faces and (up, down)
+        of the meridional sub-faces (module docstring)."""
         m = self.mesh
-        u_z, u_m = self.face_velocity(rho)
+        u_z, u_m = self._transport_velocity(rho)
         s_th, s_ph = self._slopes(rho)
         half = 0.5 * s_ph * m.cell_dphi
         # zonal face c: left = west neighbour (east value), right = c (west value)
         w = self._west
         left = rho[w] + half[w]
         right = rho - half
-        f_z = self._zonal_len * (np.maximum(u_z, 0) * left + np.minimum(u_z, 0) * right)
-        if self.diffusion:
-            f_z -= self.diffusion * self._zonal_len * (rho - rho[w]) / self._zonal_dist
         up, dn = self._up, self._down
         shift_up = s_ph[up] * self._dphi_up
         shift_dn = s_ph[dn] * self._dphi_down
         v_up = rho[up] + s_th[up] * self._dtheta_up + shift_up
         v_dn = rho[dn] + s_th[dn] * self._dtheta_down + shift_dn
+        if self.diffusion > 0:
+            log_rho = log_density(rho)
+            u_z = u_z - self.diffusion * (log_rho - log_rho[w]) / self._zonal_dist
+            log_up, log_dn = log_density(rho[up] + shift_up), log_density(rho[dn] + shift_dn)
+            u_m = u_m - self.diffusion * (log_dn - log_up) / self._sub_dist
+        return u_z, u_m, left, right, v_up, v_dn
+
+    def face_velocity(self, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Normal velocities u = X - σ∇log ρ: eastward at the zonal faces, shape (1, n_cells) (face c
+        the west face of cell c), southward at the meridional sub-faces, shape (1, n_sub)."""
+        u_z, u_m = self._faces(self._as_state(y)[0])[:2]
+        return u_z[None], u_m[None]
+
+    def face_fluxes(self, y: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(u_f, F_f, L_f d_f) at the zonal faces followed by the meridional sub-faces, shape (1, n_faces)."""
+        u_z, u_m, left, right, v_up, v_dn = self._faces(self._as_state(y)[0])
+        u = np.concatenate([u_z, u_m])
+        flux = np.maximum(u, 0) * np.concatenate([left, v_up]) + np.minimum(u, 0) * np.concatenate([right, v_dn])
+        weight = np.concatenate([self._zonal_len * self._zonal_dist, self._sub_len * self._sub_dist])
+        return u[None], flux[None], weight[None]
+
+    def _stage(self, y: np.ndarray) -> tuple[np.ndarray, float]:
+        """d/dt of the cell averages and Δt* = min_c |c| / (2 Σ_f L u⁺), capped by the diffusive bound."""
+        m = self.mesh
+        u_z, u_m, left, right, v_up, v_dn = self._faces(y[0])
+        f_z = self._zonal_len * (np.maximum(u_z, 0) * left + np.minimum(u_z, 0) * right)
         f_m = self._sub_len * (np.maximum(u_m, 0) * v_up + np.minimum(u_m, 0) * v_dn)
-        if self.diffusion:
-            f_m -= self.diffusion * self._sub_len * ((rho[dn] + shift_dn) - (rho[up] + shift_up)) / self._sub_dist
         rate = self._div @ np.concatenate([f_z, f_m])
-        # positivity bound: Δt Σ(2u⁺L + σL/d) ≤ |cell|
+        # positivity bound: Δt Σ 2u⁺L ≤ |cell| (outflow through every face of the cell)
         out = 2 * (np.maximum(-u_z, 0) * self._zonal_len)  # face c is the west face of c: outflow when u < 0
-        out += 2 * np.bincount(w, np.maximum(u_z, 0) * self._zonal_len, m.n_cells)
-        out += 2 * np.bincount(up, np.maximum(u_m, 0) * self._sub_len, m.n_cells)
-        out += 2 * np.bincount(dn, np.maximum(-u_m, 0) * self._sub_len, m.n_cells)
-        out += self.diffusion * self._diff_sum
+        out += 2 * np.bincount(self._west, np.maximum(u_z, 0) * self._zonal_len, m.n_cells)
+        out += 2 * np.bincount(self._up, np.maximum(u_m, 0) * self._sub_len, m.n_cells)
+        out += 2 * np.bincount(self._down, np.maximum(-u_m, 0) * self._sub_len, m.n_cells)
         active = out > 0
         bound = float(np.min(m.area[active] / out[active])) if np.any(active) else np.inf
-        return rate[None], bound
+        return rate[None], min(bound, self._diffusive_step)
 
-    def rhs(self, y: np.ndarray) -> np.ndarray:
-        """d/dt of the cell averages, shape (1, n_cells)."""
-        y = self._validate(y)
-        return self._operator(y)[0]
+    def _degree_norms(self, y: np.ndarray) -> np.ndarray:
+        """(Σ_{m ≥ 0} |ρ_lm|²)^{1/2}, l ≤ grid.lmax, of the reconstruction at the Gauss–Legendre nodes, shape (1, lmax + 1)."""
+        return self.grid.degree_norms(self.grid.analysis(self.to_grid(y)[0]))[None]
 
     def mass(self, y: np.ndarray) -> np.ndarray:
         """Σ_cells |cell| ρ_c, shape (1,)."""
         return np.asarray(y) @ self.mesh.area
 
-    def stable_step(self, y: np.ndarray) -> float:
-        """Δt* = min_cells |cell| / Σ(2 u⁺ L + σ L/d) at ``y``, the positivity bound of one forward-Euler stage."""
-        return self._operator(self._validate(y))[1]
-
-    def _mean_density(self, y: np.ndarray) -> float:
-        """ρ̄ = mass/4π of ``y``: Λ = max_l l(l+1)|A_l| ρ̄/(B_0 ρ̄) (B_0 ρ̄ read as 1 when B ≡ 1)."""
-        return float(self.mass(self._validate(y))[0]) / (4 * np.pi)
-
-    def initial_step(self, y: np.ndarray) -> float:
-        """min(cfl · Δt*, cfl_growth / Λ) at ``y`` (module docstring)."""
-        return self._next_step(y, self.stable_step(y))
-
-    def _validate(self, y: np.ndarray) -> np.ndarray:
+    def _as_state(self, y: np.ndarray) -> np.ndarray:
         y = np.asarray(y, dtype=float)
         if y.shape != (1, self.mesh.n_cells):
             raise ValueError(
                 f"state must be cell averages of shape (1, {self.mesh.n_cells}) (use from_grid), got {y.shape}"
             )
         return y
-
-    def _step_impl(self, t: float, y: np.ndarray, dt: float) -> StepResult:
-        y = self._validate(y)
-        y_new, bound = ssp_rk3_step(y, dt, self._operator)
-        dt_next = self._next_step(y, bound)
-        if y_new is None:
-            logger.debug("%s: step %.3g rejected at t=%.6g (bound %.3g)", self.name, dt, t, bound)
-            return StepResult(False, None, dt_next)
-        return StepResult(True, y_new, dt_next)

@@ -12,7 +12,7 @@ from solvers import (
     NegativeDensityError,
     UnderResolvedError,
     ZonalCellGrid,
-    ZonalFiniteVolumeScheme,
+    ZonalFiniteVolume,
     ZonalGaussGrid,
     ZonalSpectralScheme,
     evolve,
@@ -54,7 +54,7 @@ def _fv_rate(model, d, ell, n, horizon=0.5):
     # No max_step: near the uniform state the positivity bound is ~1/EPS, and the scheme's own
     # cap cfl_growth/Λ = 0.1/Λ (Λ the largest linear rate) keeps SSP-RK3's change of λ
     # ≤ λ (0.1)³/24 ≈ 4e-5 λ, below the O(h²) space error (measured: within 3 % of it).
-    scheme = ZonalFiniteVolumeScheme(grid, model.velocity_spec(d), diffusion=model.noise)
+    scheme = ZonalFiniteVolume(grid, model.velocity_spec(d), diffusion=model.noise)
     run = evolve(scheme, (base + bump)[None], [0.0, horizon], raise_on_error=True)
     assert run.dt_max <= scheme.growth_step(base[None]) * (1 + 1e-12)
     return np.log((moments[ell] @ (run.y[-1, 0] - base)) / (moments[ell] @ bump)) / horizon
@@ -81,7 +81,7 @@ def test_finite_volume_growth_bound_is_the_largest_linear_rate(d, normalized, be
     # a_l > 0 for these kernels, diffusion excluded), over the degrees l < n of the scheme.
     grid = ZonalCellGrid(d, 32)
     model = mf.SelfAttention(beta, normalized=normalized, noise=noise)
-    scheme = ZonalFiniteVolumeScheme(grid, model.velocity_spec(d), diffusion=noise)
+    scheme = ZonalFiniteVolume(grid, model.velocity_spec(d), diffusion=noise)
     uniform = np.full((1, grid.n), 1 / grid.area)
     rates = mf.SelfAttention(beta, normalized=normalized).growth_rate(np.arange(1, grid.n), d)
     assert scheme.growth_step(uniform) == pytest.approx(0.1 / rates.max(), rel=1e-10)
@@ -213,23 +213,23 @@ def test_under_resolution_is_reported():
 
 def test_registration_and_bad_grids():
     assert SCHEMES[("zonal", "spectral")] is ZonalSpectralScheme
-    assert SCHEMES[("zonal", "finite_volume")] is ZonalFiniteVolumeScheme
+    assert SCHEMES[("zonal", "finite_volume")] is ZonalFiniteVolume
     spec = mf.SelfAttention(1.0).velocity_spec(5)
     with pytest.raises(ValueError, match=r"grid must be a ZonalGaussGrid \(ZonalSphere\(d, n, nodes='gauss'\)\)"):
         ZonalSpectralScheme(ZonalCellGrid(5, 16), spec)
     with pytest.raises(ValueError, match=r"grid must be a ZonalCellGrid"):
         mf.solve(mf.SelfAttention(1.0), mf.uniform(mf.ZonalSphere(5, 16)), [0, 1], method="finite_volume")
     with pytest.raises(ValueError, match="cfl must satisfy"):
-        ZonalFiniteVolumeScheme(ZonalCellGrid(5, 16), spec, cfl=1.5)
+        ZonalFiniteVolume(ZonalCellGrid(5, 16), spec, cfl=1.5)
     with pytest.raises(ValueError, match=r"cfl_growth must satisfy 0 < cfl_growth <= 1, got 2.0"):
-        ZonalFiniteVolumeScheme(ZonalCellGrid(5, 16), spec, cfl_growth=2.0)
+        ZonalFiniteVolume(ZonalCellGrid(5, 16), spec, cfl_growth=2.0)
     with pytest.raises(ValueError, match="rtol must be finite and > 0"):
         ZonalSpectralScheme(ZonalGaussGrid(5, 16), spec, rtol=0.0)
 
 
 def test_negative_density_is_refused_by_finite_volume_check():
     grid = ZonalCellGrid(3, 8)
-    scheme = ZonalFiniteVolumeScheme(grid, mf.SelfAttention(1.0).velocity_spec(3))
+    scheme = ZonalFiniteVolume(grid, mf.SelfAttention(1.0).velocity_spec(3))
     with pytest.raises(NegativeDensityError, match="negative density -0.1 beyond round-off"):
         scheme.check(np.array([[1.0, 1, 1, -0.1, 1, 1, 1, 1]]))
     scheme.check(np.array([[1.0, 1, 1, -1e-15, 1, 1, 1, 1]]))  # round-off: below 100 ε max|ρ|
