@@ -57,6 +57,7 @@ def plot_command(args: argparse.Namespace) -> int:
     """Draw what ``args`` ask of the file; write it; print where."""
     from . import plot
     from ._files import check_output_path
+    from .plot._animation import check_animation_path
 
     ds = _open(args.file)
     output = args.output
@@ -71,14 +72,15 @@ def plot_command(args: argparse.Namespace) -> int:
     if output.resolve() == args.file.resolve():
         raise ValueError(f"--output {str(output)!r} would overwrite the result it draws")
     if kind == "animation":
+        try:
+            check_animation_path(output)
+        except RuntimeError as err:  # MP4 without ffmpeg: an error of the arguments, reported as one
+            raise ValueError(str(err)) from err
         if "density" in ds:
             animation = plot.animate_density(ds, frames=args.frames, projection=args.projection)
         else:
             animation = plot.animate_particles(ds, frames=args.frames)
-        try:
-            plot.save_animation(animation, output, fps=args.fps, dpi=args.dpi)
-        except RuntimeError as err:  # MP4 without ffmpeg: an error of the arguments, reported as one
-            raise ValueError(str(err)) from err
+        plot.save_animation(animation, output, fps=args.fps, dpi=args.dpi)
     else:
         _figure(plot, ds, kind, args.times).savefig(output, dpi=args.dpi)
     print(f"wrote {output}")

@@ -245,6 +245,7 @@ def test_mp4_needs_ffmpeg_and_other_suffixes_are_refused(circle, tmp_path):
     else:
         with pytest.raises(RuntimeError, match="needs ffmpeg, which is not installed"):
             mf.plot.save_animation(animation, tmp_path / "density.mp4")
+        mf.plot.save_animation(animation, tmp_path / "density.gif", dpi=30)  # the refused one is still whole
 
 
 def test_wrong_datasets_name_what_is_missing(circle, sphere, circle_particles, sphere_particles):

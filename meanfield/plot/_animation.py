@@ -22,7 +22,7 @@ from ._marginal import MARGINAL_LABEL, polar_marginal_values
 from ._particles import draw_circle_panel, draw_sphere_panel, sphere_frame, view_towards_mean
 from ._sphere import PROJECTIONS, orthographic_image, view_towards_mass
 
-__all__ = ["animate_density", "animate_particles", "save_animation"]
+__all__ = ["animate_density", "animate_particles", "check_animation_path", "save_animation"]
 
 logger = logging.getLogger(__name__)
 
@@ -221,19 +221,30 @@ def save_animation(animation: FuncAnimation, path: str | Path, *, fps: float = 1
     --------
     >>> mf.plot.save_animation(mf.plot.animate_density(ds), "density.gif", fps=12)  # doctest: +SKIP
     """
-    path = Path(path)
-    suffix = path.suffix.lower()
-    if suffix == ".gif":
-        writer = PillowWriter(fps=fps)
-    elif suffix == ".mp4":
-        if not FFMpegWriter.isAvailable():
-            raise RuntimeError(f"writing {path} as MP4 needs ffmpeg, which is not installed (not on PATH nor set "
-                               "in matplotlib's rcParams['animation.ffmpeg_path']); install ffmpeg or write a .gif")
-        writer = FFMpegWriter(fps=fps)
-    else:
-        raise ValueError(f"an animation is written as .gif (Pillow) or .mp4 (ffmpeg), got {str(path)!r}")
+    path = check_animation_path(path)
+    writer = PillowWriter(fps=fps) if path.suffix.lower() == ".gif" else FFMpegWriter(fps=fps)
     animation.save(str(path), writer=writer, dpi=dpi)
     logger.info("wrote %s", path)
+    return path
+
+
+def check_animation_path(path: str | Path) -> Path:
+    """``path`` as a Path if an animation can be written there: a ``.gif``, or an ``.mp4`` with ffmpeg installed.
+
+    Raises
+    ------
+    ValueError
+        ``path`` ends in neither ``.gif`` nor ``.mp4``.
+    RuntimeError
+        ``.mp4`` without ffmpeg.
+    """
+    path = Path(path)
+    suffix = path.suffix.lower()
+    if suffix not in (".gif", ".mp4"):
+        raise ValueError(f"an animation is written as .gif (Pillow) or .mp4 (ffmpeg), got {str(path)!r}")
+    if suffix == ".mp4" and not FFMpegWriter.isAvailable():
+        raise RuntimeError(f"writing {path} as MP4 needs ffmpeg, which is not installed (not on PATH nor set "
+                           "in matplotlib's rcParams['animation.ffmpeg_path']); install ffmpeg or write a .gif")
     return path
 
 
