@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 from scipy.special import betainc, betaln
 
-from solvers._zonal_grid import ZonalCellGrid, ZonalGaussGrid, gegenbauer_table
+from solvers import ZonalCellGrid, ZonalGaussGrid, gegenbauer_table
 
 from ._domains import sphere_area
 from ._kernels import von_mises_fisher_values

@@ -25,12 +25,23 @@ from ._scheme import (
     evolve,
 )
 from ._spectral import FINITE_VOLUME_TAIL_TOL, SPECTRAL_TAIL_TOL, SpectralScheme, degree_tail
+from ._runge_kutta import (
+    DORMAND_PRINCE,
+    MIN_STEP,
+    ButcherTableau,
+    LawsonTables,
+    StepController,
+    dense_weights,
+    initial_step,
+    step_floor,
+    weighted_rms,
+)
 from ._velocity import CallableVelocity, ConvolutionVelocity, NonPositiveNormaliser
 from ._sphere_fv import SphereFiniteVolume
 from ._sphere_grid import SphereGrid
 from ._sphere_spectral import SphereSpectral
 from ._zonal_fv import ZonalFiniteVolume
-from ._zonal_grid import ZonalCellGrid, ZonalGaussGrid
+from ._zonal_grid import ZonalCellGrid, ZonalGaussGrid, gegenbauer_table
 from ._zonal_spectral import ZonalSpectral
 
 SCHEMES: dict[tuple[str, str], type[Scheme]] = {}
@@ -71,6 +82,16 @@ __all__ = [
     "NonPositiveNormaliser",
     "SPECTRAL_TAIL_TOL",
     "SpectralScheme",
+    "ButcherTableau",
+    "DORMAND_PRINCE",
+    "LawsonTables",
+    "MIN_STEP",
+    "StepController",
+    "dense_weights",
+    "gegenbauer_table",
+    "initial_step",
+    "step_floor",
+    "weighted_rms",
 ]
 
 

@@ -39,7 +39,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from ._scheme import UnevaluableState
+from ._errors import UnevaluableState
 from ._validate import positive, positive_int
 
 __all__ = [
@@ -62,6 +62,12 @@ __all__ = [
     "StepDecision",
     "initial_step",
     "nan_on_unevaluable",
+    "MIN_STEP",
+    "step_floor",
+    "relative_error_norm",
+    "weighted_rms",
+    "DORMAND_PRINCE",
+    "ButcherTableau",
     "writing_into",
     "AdaptiveStep",
     "adaptive_lawson_step",
@@ -107,6 +113,24 @@ P = _frozen(
         [0, 40617522 / 29380423, -110615467 / 29380423, 69997945 / 29380423],
     ]
 )
+
+
+class ButcherTableau(NamedTuple):
+    """An embedded explicit pair: stage matrix ``A``, weights ``B`` (order ``order``) and ``B_HAT``,
+    nodes ``C``, error weights ``E`` = b̂ - b (estimate O(h^{error_order + 1})), dense output ``P``."""
+
+    A: np.ndarray
+    B: np.ndarray
+    B_HAT: np.ndarray
+    C: np.ndarray
+    E: np.ndarray
+    P: np.ndarray
+    order: int
+    error_order: int
+
+
+DORMAND_PRINCE = ButcherTableau(A, B, B_HAT, C, E, P, ORDER, ERROR_ORDER)
+"""Dormand–Prince 5(4) (the arrays of this module, read-only)."""
 
 
 def dense_weights(theta: float) -> np.ndarray:
@@ -369,6 +393,35 @@ class FsalCache:
             extra = float(snapshot["extra"]) if "extra" in snapshot else None
             self.store(y, np.array(snapshot["coefficients"]), np.array(snapshot["derivative"]), extra)
         return y
+
+
+# ---------------------------------------------------------------------------- error norm, step floor
+def relative_error_norm(error: np.ndarray, start: np.ndarray, end: np.ndarray, rtol: float, atol: float) -> float:
+    """err = max_m e_m / (atol + rtol max(s_m, s'_m)) for the sizes e_m of the error estimate and s_m,
+    s'_m of the state at the start and end of the step, one per system (or species) m."""
+    scale = atol + rtol * np.maximum(start, end)
+    return float(np.max(error / scale))
+
+
+def weighted_rms(error: np.ndarray, scale: np.ndarray | float) -> float:
+    """err = max over the leading axis (systems) of the root mean square of error/scale over the others;
+    ``scale`` = atol + rtol |y| componentwise (Hairer, Nørsett & Wanner, Solving ODEs I, §II.4)."""
+    ratio = (error / scale) ** 2
+    return float(np.sqrt(ratio.reshape(ratio.shape[0], -1).mean(axis=1)).max())
+
+
+MIN_STEP = 1e-12
+"""Smallest step size, relative to the time span (:func:`step_floor`)."""
+
+
+def step_floor(t0: float, t_end: float, min_step: float = MIN_STEP) -> float:
+    """The smallest admissible step of a run over [t0, t_end]: min_step · max(t_end - t0, 1).
+
+    A controller that proposes less after a rejection has met a state it
+    cannot integrate (a singularity, or a tolerance below round-off); the run
+    stops there instead of creeping on.
+    """
+    return float(min_step) * max(float(t_end) - float(t0), 1.0)
 
 
 # ---------------------------------------------------------------------------- step-size control

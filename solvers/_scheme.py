@@ -72,6 +72,16 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from ._errors import (
+    NegativeDensityError,
+    NonFiniteError,
+    SchemeError,
+    StepSizeError,
+    UnderResolvedError,
+    UnevaluableState,
+)
+from ._runge_kutta import MIN_STEP, step_floor
+
 logger = logging.getLogger(__name__)
 
 __all__ = [
@@ -86,41 +96,6 @@ __all__ = [
     "StepSizeError",
     "UnevaluableState",
 ]
-
-
-class SchemeError(RuntimeError):
-    """A scheme found that its solution can no longer be trusted."""
-
-
-class UnderResolvedError(SchemeError):
-    """The grid does not resolve the solution (spectral tail above tolerance)."""
-
-
-class NegativeDensityError(SchemeError):
-    """The density became negative beyond round-off."""
-
-
-class NonFiniteError(SchemeError):
-    """The state contains NaN or infinity."""
-
-
-class StepSizeError(SchemeError):
-    """The step size fell below the smallest admissible value, or a fixed
-    step violates the scheme's stability bound."""
-
-
-class UnevaluableState(ArithmeticError):
-    """The right-hand side cannot be evaluated at a trial state (carries a number saying how far off).
-
-    The Runge–Kutta core (:mod:`solvers._runge_kutta`) treats it as an
-    infinite error: the trial step is rejected and retried smaller. What it
-    means physically, and what it means at an accepted state, is the scheme's
-    business (e.g. :class:`solvers._velocity.NonPositiveNormaliser`).
-    """
-
-    def __init__(self, value: float) -> None:
-        super().__init__(value)
-        self.value = value
 
 
 def __getattr__(name: str) -> Any:
@@ -274,7 +249,7 @@ def evolve(
     *,
     first_step: float | None = None,
     max_step: float = np.inf,
-    min_step: float = 1e-12,
+    min_step: float = MIN_STEP,
     max_steps: int = 10_000_000,
     observers: Sequence[Observer] = (),
     raise_on_error: bool = False,
@@ -296,7 +271,8 @@ def evolve(
     t_eval : array_like, shape (T,)
         Strictly increasing output times.
     first_step, max_step, min_step : float
-        Step-size controls; ``min_step`` is relative to the time span.
+        Step-size controls; ``min_step`` is relative to the time span
+        (:func:`solvers._runge_kutta.step_floor`).
     max_steps : int
         Bound on accepted plus rejected steps.
     observers : sequence of callables
@@ -317,8 +293,7 @@ def evolve(
         raise ValueError("t_eval must be strictly increasing")
     read_only = isinstance(y0, np.ndarray) and y0.dtype == float and not y0.flags.writeable
     y = y0 if read_only else np.array(y0, dtype=float, copy=True)  # a read-only state may be a scheme's cached one
-    span = max(t_eval[-1] - t_eval[0], 1.0)
-    h_min = min_step * span
+    h_min = step_floor(t_eval[0], t_eval[-1], min_step)
     out_y = np.empty((t_eval.size, *y.shape))
     out_y[0] = y
     steps_per_output = np.zeros(t_eval.size, dtype=int)

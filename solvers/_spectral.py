@@ -84,6 +84,7 @@ from ._runge_kutta import (
     adaptive_lawson_step,
     initial_step,
     nan_on_unevaluable,
+    relative_error_norm,
 )
 from ._scheme import Scheme, StepResult, UnderResolvedError
 from ._velocity import NonPositiveNormaliser
@@ -248,8 +249,7 @@ class SpectralScheme(Scheme):
 
     def _error_norm(self, start: np.ndarray, end: np.ndarray, error: np.ndarray) -> float:
         """max_m ‖e_m‖ / (atol + rtol max(‖ρ_m^n‖, ‖ρ_m^{n+1}‖))."""
-        scale = self.atol + self.rtol * np.maximum(self._norms(start), self._norms(end))
-        return float(np.max(self._norms(error) / scale))
+        return relative_error_norm(self._norms(error), self._norms(start), self._norms(end), self.rtol, self.atol)
 
     def _step_impl(self, t: float, y: np.ndarray, dt: float) -> StepResult:
         h = float(dt)

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ._scheme import UnevaluableState
+from ._errors import UnevaluableState
 
 __all__ = ["ConvolutionVelocity", "CallableVelocity", "Multipliers", "NonPositiveNormaliser"]
 

@@ -16,7 +16,7 @@ vectorised than the n(n-1)/2 pairs scalar. On S^{d-1} the Gram entries are
 computed once per pair.
 
 Time stepping. Every system runs its own Dormand–Prince 5(4) with the tableau
-and the step-size controller of :mod:`solvers._runge_kutta` (the integrator of
+and the step-size controller of :mod:`solvers` (the integrator of
 :func:`._integrators.integrate` with ``method="dopri5"``, for one system):
 chart coordinates of the exponential map on S^{d-1} (:class:`._geometry.SphereGeometry`,
 so |x_i| = 1 to round-off), angles on S¹; error norm the RMS over particles
@@ -43,10 +43,7 @@ from typing import Any
 import numba
 import numpy as np
 
-from solvers._runge_kutta import A as _TABLEAU_A
-from solvers._runge_kutta import E as _TABLEAU_E
-from solvers._runge_kutta import ERROR_ORDER, StepController
-from solvers._runge_kutta import P as _TABLEAU_P
+from solvers import DORMAND_PRINCE, StepController
 
 from ._integrators import IntegrationResult
 from ._vector_math import exp_nonpositive, sincos
@@ -60,12 +57,13 @@ CIRCLE, SPHERE = 0, 1
 RUNNING, MAX_STEPS, UNDERFLOW = 0, 1, 2
 STATUS_MESSAGES = {MAX_STEPS: "exceeded max_steps", UNDERFLOW: "step size underflow"}
 
-_A = np.ascontiguousarray(_TABLEAU_A)
-_E = np.ascontiguousarray(_TABLEAU_E)
-_P = np.ascontiguousarray(_TABLEAU_P)
+_A = np.ascontiguousarray(DORMAND_PRINCE.A)
+_E = np.ascontiguousarray(DORMAND_PRINCE.E)
+_P = np.ascontiguousarray(DORMAND_PRINCE.P)
 _CONTROLLER = StepController()
 _SAFETY, _MIN_FACTOR, _MAX_FACTOR = _CONTROLLER.safety, _CONTROLLER.min_factor, _CONTROLLER.max_factor
-_EXPONENT = -1.0 / (ERROR_ORDER + 1)
+_ERROR_ORDER = DORMAND_PRINCE.error_order
+_EXPONENT = -1.0 / (_ERROR_ORDER + 1)
 _EPS = float(np.finfo(float).eps)
 
 
@@ -230,7 +228,7 @@ def _rms_scaled(kind, v, p, q, rtol, atol):
 # ---------------------------------------------------------------------------- one system
 @numba.njit(cache=True)
 def _first_step(kind, x, f, w, beta, normalized, factor, rtol, atol, work, u, y, g):
-    """Hairer–Nørsett–Wanner starting step (:func:`solvers._runge_kutta.initial_step`, as
+    """Hairer–Nørsett–Wanner starting step (:func:`solvers.initial_step`, as
     :func:`._integrators._initial_step` for one system); costs one velocity evaluation."""
     n, m = x.shape
     d0 = 1.0 / (atol + rtol) if kind == CIRCLE else _rms_scaled(kind, x, x, x, rtol, atol)
@@ -253,7 +251,7 @@ def _first_step(kind, x, f, w, beta, normalized, factor, rtol, atol, work, u, y,
     if not (np.isfinite(d1) and np.isfinite(d2)):
         return h0
     big = max(d1, d2)
-    h1 = max(1e-6, 1e-3 * h0) if big <= 1e-15 else (0.01 / big) ** (1.0 / (ERROR_ORDER + 1))
+    h1 = max(1e-6, 1e-3 * h0) if big <= 1e-15 else (0.01 / big) ** (1.0 / (_ERROR_ORDER + 1))
     return min(100 * h0, h1)
 
 
@@ -338,7 +336,7 @@ def _advance_system(kind, x, f, w, beta, normalized, factor, rtol, atol, t_out, 
                 if not np.isfinite(err[i, k]):
                     finite = False
         err_norm = _rms_scaled(kind, err, x, x_new, rtol, atol) if finite else np.inf
-        # the controller of solvers._runge_kutta.StepController
+        # the controller of solvers.StepController
         if not np.isfinite(err_norm):
             accepted, fac = False, _MIN_FACTOR
         else:

@@ -34,18 +34,16 @@ from typing import Any
 
 import numpy as np
 
-from solvers._runge_kutta import A as _DP_A
-from solvers._runge_kutta import B as _DP_B
-from solvers._runge_kutta import C as _DP_C
-from solvers._runge_kutta import E as _DP_E
-from solvers._runge_kutta import StepController, dense_weights, initial_step
+from solvers import DORMAND_PRINCE, StepController, dense_weights, initial_step, step_floor, weighted_rms
 
 __all__ = ["METHODS", "STABILITY_LIMITS", "IntegrationResult", "integrate", "check_fixed_step", "jacobian_rate"]
 
 logger = logging.getLogger(__name__)
 
-# Dormand–Prince 5(4) (solvers._runge_kutta): stage matrix A (7 × 7, last row b),
-# weights B, nodes C, error weights E = b̂ - b (FSAL), dense output b(θ) = P θ.
+# Dormand–Prince 5(4): stage matrix A (7 × 7, last row b), weights B, nodes C,
+# error weights E = b̂ - b (FSAL), dense output b(θ) = P θ; error norm, controller,
+# first step and smallest step are those of every adaptive scheme of solvers
+_DP_A, _DP_B, _DP_C, _DP_E = DORMAND_PRINCE.A, DORMAND_PRINCE.B, DORMAND_PRINCE.C, DORMAND_PRINCE.E
 
 _RK4_A = [[], [0.5], [0.0, 0.5], [0.0, 0.0, 1.0]]
 _RK4_B = np.array([1 / 6, 1 / 3, 1 / 3, 1 / 6])
@@ -86,13 +84,6 @@ def _stages(geometry, velocity, t, p, h, a_rows, c, k1):
         f = velocity(t + ci * h, geometry.exp(p, u))
         ks.append(geometry.dexpinv(p, u, f))
     return ks
-
-
-def _error_norm(err: np.ndarray, scale: np.ndarray | float) -> float:
-    """max over systems of the RMS of err/scale over particles and components."""
-    ratio = (err / scale) ** 2
-    per_system = np.sqrt(ratio.reshape(ratio.shape[0], -1).mean(axis=1))
-    return float(per_system.max())
 
 
 def integrate(
@@ -252,7 +243,7 @@ def _integrate_fixed(geometry, velocity, x0, t_eval, method, dt, noise, rng, max
 
 
 def _initial_step(geometry, velocity, t0, x0, f0, rtol, atol):
-    """Hairer–Nørsett–Wanner starting step (:func:`solvers._runge_kutta.initial_step`).
+    """Hairer–Nørsett–Wanner starting step (:func:`solvers.initial_step`).
 
     Norm: RMS of v/(atol + rtol·scale) over all entries; the Euler probe
     moves along the geodesic, f(exp_{x0}(h dexp^{-1} f0)); on the circle the
@@ -281,6 +272,7 @@ def _integrate_adaptive(geometry, velocity, x0, t_eval, rtol, atol, max_steps, o
     if on_output is not None:
         on_output(0, x)
     t, t_end = float(t_eval[0]), float(t_eval[-1])
+    h_min = step_floor(t_eval[0], t_end)
     controller = StepController()
     if resume is None:
         f = velocity(t, x)
@@ -298,9 +290,6 @@ def _integrate_adaptive(geometry, velocity, x0, t_eval, rtol, atol, max_steps, o
             out.success, out.message = False, f"exceeded max_steps = {max_steps} at t = {t:.6g}"
             break
         h = min(h, t_end - t)
-        if h <= 16 * np.finfo(float).eps * max(1.0, abs(t)):
-            out.success, out.message = False, f"step size underflow at t = {t:.6g}"
-            break
         k1 = geometry.dexpinv(x, np.zeros_like(x), f)
         ks = _stages(geometry, velocity, t, x, h, _DP_A[:6], _DP_C[:6], k1)
         out.nfev += 5
@@ -311,12 +300,16 @@ def _integrate_adaptive(geometry, velocity, x0, t_eval, rtol, atol, max_steps, o
         ks.append(geometry.dexpinv(x, u_new, f_new))
         err = h * sum(e * k for e, k in zip(_DP_E, ks) if e != 0.0)
         scale = atol + rtol * geometry.scale(x, x_new)
-        err_norm = _error_norm(err, scale) if np.all(np.isfinite(err)) else np.inf
+        err_norm = weighted_rms(err, scale) if np.all(np.isfinite(err)) else np.inf
         rejected_before = controller.rejected_last
         accepted, factor = controller.decide(err_norm)
         if not accepted:
             out.n_rejected += 1
             h *= factor
+            if h < h_min:
+                out.success = False
+                out.message = f"step size {h:.3g} fell below the smallest step {h_min:.3g} at t = {t:.6g}"
+                break
             continue
         t_new = t + h if t_end - (t + h) > 1e-13 * max(1.0, abs(t_end)) else t_end
         while next_out < t_eval.size and t_eval[next_out] <= t_new:

@@ -81,7 +81,7 @@ from typing import Any
 import numba
 import numpy as np
 
-from solvers._runge_kutta import StepController
+from solvers import StepController, step_floor
 
 from ._integrators import IntegrationResult, fixed_steps
 
@@ -339,6 +339,7 @@ def _run_fixed(stepper, u, t_eval, dt, max_steps, report, out) -> None:
 def _run_adaptive(stepper, u, t_eval, rtol, atol, max_steps, report, out, a, resume=None) -> None:
     controller = StepController()
     t, t_end = float(t_eval[0]), float(t_eval[-1])
+    h_min = step_floor(t, t_end)
     # Z moves at rates of the order of K|ĥ_1|: start an order of magnitude below
     h = min(t_end - t, 0.1 / (1.0 + 2 * abs(a)))
     if resume is not None:
@@ -351,8 +352,8 @@ def _run_adaptive(stepper, u, t_eval, rtol, atol, max_steps, report, out, a, res
             return
         target = float(t_eval[next_out])
         step = min(h, target - t)
-        if step <= 16 * np.finfo(float).eps * max(1.0, abs(t)):
-            out.success, out.message = False, f"step size underflow at t = {t:.6g}"
+        if h < h_min:
+            out.success, out.message = False, f"step size {h:.3g} fell below the smallest step {h_min:.3g} at t = {t:.6g}"
             return
         z = stepper.drive(u, step)
         excess = float(np.max(stepper.impulses(u, z, step)[2] / (atol + rtol * np.abs(z))))

@@ -37,7 +37,7 @@ import numpy as np
 from scipy.linalg import eigh, eigvals
 from scipy.special import gammaln
 
-from solvers._zonal_grid import ZonalGaussGrid, gegenbauer_table
+from solvers import ZonalGaussGrid, gegenbauer_table
 
 from .._domains import sphere_area
 from .._models import SelfAttention

@@ -1,0 +1,204 @@
+"""The Scheme contract: names, diagnostics with one meaning each, one resolution rule, the step ladder,
+the generic 'cannot evaluate' signal of the Runge–Kutta core, one step floor, deprecated names."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+import meanfield as mf
+import solvers
+from meanfield.particles._geometry import geometry_for
+from meanfield.particles._integrators import integrate
+from solvers import (
+    SCHEMES,
+    CircleGrid,
+    CircleSpectral,
+    NonPositiveNormaliser,
+    SphereGrid,
+    SphereSpectral,
+    UnderResolvedError,
+    UnevaluableState,
+    ZonalGaussGrid,
+    ZonalSpectral,
+    degree_tail,
+    evolve,
+    step_floor,
+)
+from solvers._runge_kutta import N_STAGES, LawsonTables, StepController, adaptive_lawson_step
+
+
+def test_every_registered_scheme_is_named_by_its_key() -> None:
+    for (domain, method), cls in SCHEMES.items():
+        assert (cls.domain, cls.name) == (domain, method)
+        assert cls.__name__ == domain.capitalize() + ("Spectral" if method == "spectral" else "FiniteVolume")
+
+
+# ---------------------------------------------------------------- the three spectral schemes on one footing
+def _circle(amplitude: float, k: int) -> tuple[CircleSpectral, np.ndarray]:
+    grid = CircleGrid(32)  # L = 16, tail above degree ⌊32/3⌋ = 10
+    # ρ = (1 + 2a cos kθ)/2π: |ρ̂_k| / |ρ̂_0| = a
+    y = ((1 + 2 * amplitude * np.cos(k * grid.theta)) / (2 * np.pi))[None]
+    return CircleSpectral(grid, mf.SelfAttention(1.0).velocity_spec(2)), y
+
+
+def _sphere(amplitude: float, ell: int) -> tuple[SphereSpectral, np.ndarray]:
+    grid = SphereGrid(15)  # L = 15, tail above degree 10
+    alm = np.zeros(grid.nalm, complex)
+    alm[grid.degrees == 0] = 1 / np.sqrt(4 * np.pi)
+    alm[(grid.degrees == ell) & (grid.orders == 0)] = amplitude / np.sqrt(4 * np.pi)
+    return SphereSpectral(grid, mf.SelfAttention(1.0).velocity_spec(3)), grid.synthesis(alm)[None]
+
+
+def _zonal(amplitude: float, ell: int) -> tuple[ZonalSpectral, np.ndarray]:
+    grid = ZonalGaussGrid(5, 16)  # L = 15, tail above degree 10
+    coeffs = np.zeros((1, grid.n))
+    coeffs[0, 0], coeffs[0, ell] = 1.0, amplitude
+    return ZonalSpectral(grid, mf.SelfAttention(1.0).velocity_spec(5)), grid.synthesis(coeffs)
+
+
+@pytest.mark.parametrize("make", [_circle, _sphere, _zonal], ids=["circle", "sphere", "zonal"])
+def test_one_resolution_rule(make) -> None:
+    # a single degree just above ⌊2L/3⌋ = 10 of relative size 5e-4: τ = 5e-4 on every domain
+    scheme, y = make(5e-4, 11)
+    np.testing.assert_allclose(scheme.spectral_tail(y), [5e-4], rtol=1e-12)
+    # the same degree at ⌊2L/3⌋ is not part of the tail (τ = 0 up to round-off of the transforms)
+    assert scheme.spectral_tail(make(5e-4, 10)[1])[0] < 1e-15
+    # one option name, one default and one floor: max(tail_tol = 1e-6, 100 rtol)
+    assert scheme.tail_tol == 1e-6 == solvers.SPECTRAL_TAIL_TOL
+    with pytest.raises(UnderResolvedError, match=r"over l > 10 is 0\.0005 > tail_tol="):
+        scheme.check(y)
+    type(scheme)(scheme.grid, scheme.velocity, tail_tol=6e-4).check(y)
+    type(scheme)(scheme.grid, scheme.velocity, rtol=6e-6).check(y)  # floor 100 rtol = 6e-4 > τ
+    with pytest.warns(RuntimeWarning, match="under-resolved"):
+        type(scheme)(scheme.grid, scheme.velocity, on_underresolved="warn").check(y)
+
+
+def test_degree_tail_rule() -> None:
+    norms = np.array([[2.0, 1.0, 1.0, 1.0, 0.5, 0.2, 0.1], [0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0]])
+    # L = 6: the tail is l > 4; max(0.2, 0.1)/2 and a zero mean under a non-zero tail
+    np.testing.assert_array_equal(degree_tail(norms), [0.1, np.inf])
+    assert degree_tail(np.array([1.0, 0.3, 0.2, 0.0]))[()] == 0.0  # L = 3: l > 2 is zero
+
+
+def test_velocity_field_shapes_and_the_zonal_polar_velocity() -> None:
+    scheme, y = _circle(0.01, 1)
+    assert scheme.velocity_field(y).shape == (1, 32)
+    scheme, y = _sphere(0.01, 1)
+    assert scheme.velocity_field(y).shape == (1, *scheme.grid.shape, 2)
+    # zonal USA, ρ = (1 + ε q_1)/|S^{d-1}|: A ⋆ ρ = (a_0 + a_1 ε q_1)/|S|, q_1(t) = √d t, so
+    # u = ∂_ϑ(A ⋆ ρ) = -sin ϑ a_1 ε √d / |S^{d-1}|
+    d, eps = 5, 0.2
+    grid = ZonalGaussGrid(d, 12)
+    spec = mf.SelfAttention(1.5, normalized=False).velocity_spec(d)
+    coeffs = np.zeros((1, grid.n))
+    coeffs[0, :2] = 1.0 / grid.area, eps / grid.area
+    scheme = ZonalSpectral(grid, spec)
+    u = scheme.velocity_field(grid.synthesis(coeffs))
+    a1 = spec.numerator(np.array([1]))[0]
+    expected = -np.sqrt(1 - grid.t**2) * a1 * eps * np.sqrt(d) / grid.area
+    assert u.shape == (1, grid.n)
+    np.testing.assert_allclose(u[0], expected, rtol=1e-12, atol=1e-15 * np.abs(expected).max())
+
+
+def test_stable_step() -> None:
+    for make in (_circle, _sphere):
+        scheme, y = make(0.01, 1)
+        assert scheme.stable_step(y) == np.inf
+    scheme, y = _zonal(0.3, 1)
+    bound = scheme.stable_step(y)
+    assert 0 < bound < np.inf
+    # a step beyond it is refused and the bound (on the ladder when tables are not trivial) proposed
+    result = scheme.step(0.0, y, 2 * bound)
+    assert not result.accepted and result.dt_next == bound
+
+
+def _on_ladder(h: float) -> bool:
+    return abs(8 * math.log2(h) - round(8 * math.log2(h))) < 1e-9
+
+
+@pytest.mark.parametrize("make", [_circle, _sphere, _zonal], ids=["circle", "sphere", "zonal"])
+def test_step_ladder_with_diffusion_only(make) -> None:
+    scheme, y = make(0.01, 1)
+    noisy = type(scheme)(scheme.grid, scheme.velocity, 0.1, tail_tol=1.0)
+    h = 0.0123
+    result = noisy.step(0.0, y, h)
+    assert result.accepted and _on_ladder(result.dt_next)
+    # without a linear part there are no exponentials to share: proposals stay off the ladder
+    result = type(scheme)(scheme.grid, scheme.velocity, tail_tol=1.0).step(0.0, y, h)
+    assert result.accepted and not _on_ladder(result.dt_next)
+
+
+def test_the_ladder_shares_the_exponentials_of_a_sphere_run() -> None:
+    grid = SphereGrid(15)
+    model = mf.SelfAttention(4.0, noise=0.1)
+    scheme = SphereSpectral(grid, model.velocity_spec(3), diffusion=0.1, rtol=1e-8, tail_tol=1.0)
+    computed = []
+    tables = scheme._tables
+    original = type(tables).__call__
+
+    def counting(self, h):
+        if float(h) not in self._cache:
+            computed.append(h)
+        return original(self, h)
+
+    type(tables).__call__ = counting
+    try:
+        run = evolve(scheme, mf.von_mises(mf.Sphere(15), [0.6, 0.0, 0.8], 2.0).values[None], [0.0, 2.0])
+    finally:
+        type(tables).__call__ = original
+    # every step size but the first and the last (cut to land on t = 2) is a rung of the ladder,
+    # and consecutive steps on one rung share their tables: fewer tables than steps
+    assert all(_on_ladder(h) for h in computed[1:-1])
+    assert run.n_steps >= 10 and len(computed) < run.n_steps / 2
+
+
+# ---------------------------------------------------------------- the Runge–Kutta core knows no physics
+def test_a_trial_stage_that_cannot_be_evaluated_rejects_the_step() -> None:
+    def unevaluable(y, out):
+        raise UnevaluableState(-1.0)
+
+    y0 = np.ones(3)
+    stages = np.empty((N_STAGES, 3))
+    controller = StepController()
+    rejected = adaptive_lawson_step(unevaluable, y0, np.zeros(3), LawsonTables(None)(0.5), stages,
+                                    lambda a, b, e: 0.0, controller)
+    assert not rejected.accepted and rejected.error == np.inf and rejected.factor == controller.min_factor
+    # the normaliser of a velocity specification is one case of it, raised by the schemes
+    assert issubclass(NonPositiveNormaliser, UnevaluableState)
+    assert NonPositiveNormaliser(-0.5).minimum == -0.5
+
+
+def test_particles_and_schemes_share_the_step_floor() -> None:
+    def blows_up(t, x):  # finite up to t = 0.5, NaN after: every step across it is rejected
+        return np.where(t < 0.5, -np.sin(x), np.nan)
+
+    x0 = np.array([[0.1, 0.4, 2.0]])
+    out = integrate(geometry_for("circle"), blows_up, x0, np.array([0.0, 1.0]), "dopri5")
+    floor = step_floor(0.0, 1.0)
+    assert floor == 1e-12
+    assert not out.success and f"fell below the smallest step {floor:.3g} at t = 0.5" in out.message
+
+
+# ---------------------------------------------------------------- former names keep working one release
+def test_deprecated_names() -> None:
+    grid = CircleGrid(32)
+    spec = mf.SelfAttention(1.0).velocity_spec(2)
+    with pytest.warns(DeprecationWarning, match="underresolved_tol= is deprecated, use tail_tol="):
+        assert CircleSpectral(grid, spec, underresolved_tol=1e-3).tail_tol == 1e-3
+    with pytest.warns(DeprecationWarning, match="underresolved_tol= is deprecated"):
+        ds = mf.solve(mf.SelfAttention(1.0), mf.uniform(mf.Circle(16)), [0.0, 0.1], underresolved_tol=1e-3)
+    assert ds.attrs["option_tail_tol"] == 1e-3 and "option_underresolved_tol" not in ds.attrs
+    with pytest.warns(DeprecationWarning, match="ZonalSpectralScheme is deprecated"):
+        assert solvers.ZonalSpectralScheme is ZonalSpectral
+    scheme, y = _sphere(0.01, 1)
+    with pytest.warns(DeprecationWarning, match="tail is deprecated"):
+        np.testing.assert_array_equal(scheme.tail(y), scheme.spectral_tail(y))
+    with pytest.warns(DeprecationWarning, match=r"velocity\(y\) is deprecated"):
+        old = scheme.velocity(y)
+    np.testing.assert_array_equal(old, np.moveaxis(scheme.velocity_field(y)[0], -1, 0))
+    with pytest.warns(DeprecationWarning, match="tail_start is deprecated"):
+        moved = SphereSpectral(scheme.grid, scheme.velocity, tail_start=0.5)
+    assert moved.spectral_tail(_sphere(5e-4, 8)[1])[0] == pytest.approx(5e-4, rel=1e-12)  # 8 > ⌊0.5·15⌋
