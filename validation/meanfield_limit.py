@@ -70,20 +70,13 @@ def main(argv: list[str] | None = None) -> int:
     for ax, (name, model, sim_opts) in zip(axes, CASES):
         study = meanfield_study(model, rho0, TIMES, N_VALUES, seeds=range(args.seeds), simulate_options=sim_opts)
         study.to_netcdf(out / f"meanfield_limit_{name.replace(' ', '_').replace('=', '')}.nc")
-        ns = study.n.values
         for k, tk in enumerate(study.time.values):
             a, se = float(study.exponent[k]), float(study.exponent_stderr[k])
             passed = abs(a + 0.5) <= 2 * se and se <= MAX_STDERR
             ok &= passed
             rows.append((name, f"iid, t={tk:g}", a, se, -0.5, "ok" if passed else "MISMATCH"))
-            w = study.wasserstein.values[:, :, k]
-            line = ax.loglog(ns, np.exp(np.log(w).mean(axis=1)), "o")[0]  # geometric mean, as fitted
-            ax.loglog(ns, float(study.prefactor[k]) * ns.astype(float) ** a, "-", color=line.get_color(),
-                      label=f"t={tk:g}: {a:.3f} ± {se:.3f}")
+        mf.plot.meanfield_limit(study, times=study.time.values, ax=ax)
         ax.set_title(name, fontsize=10)
-        ax.set_xlabel("n")
-        ax.set_ylabel("W₁(μ_n(t), μ(t))")
-        ax.legend(fontsize=8)
 
     ns, w, slope = quantile_exponent()
     passed = abs(slope + 1.0) <= 0.1
