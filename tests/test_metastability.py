@@ -154,7 +154,7 @@ def test_density_clusters_are_counted():
 
 def test_bad_inputs():
     model = mf.SelfAttention(4.0)
-    with pytest.raises(TypeError, match="model must be a SelfAttention"):
+    with pytest.raises(TypeError, match="model must be a meanfield.SelfAttention"):
         mf.cluster_dynamics(mf.Kuramoto(), [0.0, 1.0])
     with pytest.raises(ValueError, match="noise must be 0"):
         mf.cluster_dynamics(mf.SelfAttention(4.0, noise=0.1), [0.0, 1.0])

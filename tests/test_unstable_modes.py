@@ -94,7 +94,7 @@ def test_dominant_degree_on_the_sphere():
 
 
 def test_bad_arguments():
-    with pytest.raises(TypeError, match="model must be a SelfAttention"):
+    with pytest.raises(TypeError, match="model must be a meanfield.SelfAttention"):
         mf.most_unstable_mode(mf.Kuramoto())
     with pytest.raises(ValueError, match="d must be"):
         mf.most_unstable_mode(mf.SelfAttention(1.0), d=1)

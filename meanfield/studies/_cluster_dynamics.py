@@ -60,6 +60,7 @@ from scipy.integrate import solve_ivp
 from .._measures import EmpiricalMeasure
 from .._models import SelfAttention
 from .._version import __version__
+from ._checks import require_self_attention
 from ..particles._energy import particle_energy
 
 __all__ = ["cluster_dynamics", "cluster_velocity", "merge_clusters"]
@@ -73,8 +74,7 @@ def _wrap(x: np.ndarray | float) -> np.ndarray | float:
 
 
 def _check_model(model: Any) -> SelfAttention:
-    if not isinstance(model, SelfAttention):
-        raise TypeError(f"model must be a SelfAttention model, got {type(model).__name__}")
+    require_self_attention(model, "the reduced cluster dynamics")
     if model.noise != 0:
         raise ValueError(f"the reduced cluster dynamics has no noise; model.noise must be 0, got {model.noise!r}")
     if not model.beta > 0:

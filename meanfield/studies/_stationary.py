@@ -24,6 +24,7 @@ from .._measures import Density
 from .._models import SelfAttention
 from .._validate import check_positive, check_positive_int
 from .._version import __version__
+from ._checks import require_self_attention
 from .._zonal import ZonalSphere
 from ._stationary_problem import TAIL_TOLERANCE, StationaryProblem, degrees_needed
 
@@ -57,8 +58,7 @@ class NewtonResult:
 
 def check_model(model: Any, d: Any) -> int:
     """The ambient dimension d ≥ 2 (int) after checking that ``model`` is a SelfAttention model."""
-    if not isinstance(model, SelfAttention):
-        raise TypeError(f"model must be a meanfield.SelfAttention (SA or USA), got {type(model).__name__}")
+    require_self_attention(model, "stationary states")
     return check_positive_int("d", d, minimum=2)
 
 

@@ -34,6 +34,7 @@ from .._models import SelfAttention
 from .._solve import solve
 from .._validate import check_positive, check_positive_int
 from .._version import __version__
+from ._checks import require_self_attention
 
 __all__ = ["MostUnstableMode", "degree_amplitudes", "density_peaks", "most_unstable_mode", "unstable_mode_run"]
 
@@ -57,13 +58,6 @@ class MostUnstableMode(NamedTuple):
     """The degrees 1 … L compared."""
     rates: np.ndarray
     """λ_l at those degrees."""
-
-
-def _check_model(model: Any) -> SelfAttention:
-    if not isinstance(model, SelfAttention):
-        raise TypeError(f"model must be a SelfAttention (growth rates about the uniform state), "
-                        f"got {type(model).__name__}")
-    return model
 
 
 def most_unstable_mode(model: SelfAttention, d: int = 2, max_degree: int | None = None) -> MostUnstableMode:
@@ -105,7 +99,7 @@ def most_unstable_mode(model: SelfAttention, d: int = 2, max_degree: int | None 
     >>> mf.most_unstable_mode(mf.SelfAttention(5.0)).degree
     3
     """
-    model = _check_model(model)
+    model = require_self_attention(model, "growth rates about the uniform state")
     d = check_positive_int("d", d, 2)
     if max_degree is not None:
         top = check_positive_int("max_degree", max_degree)
@@ -228,7 +222,7 @@ def unstable_mode_run(model: SelfAttention, domain: Any, *, amplitude: float = 1
     RuntimeError
         The solver stopped (e.g. under-resolved) before the end of the linear phase.
     """
-    model = _check_model(model)
+    model = require_self_attention(model, "growth rates about the uniform state")
     if getattr(domain, "kind", None) not in ("circle", "sphere"):
         raise ValueError(f"domain must be a Circle or a Sphere, got {domain!r}")
     amplitude = check_positive("amplitude", amplitude)

@@ -1,0 +1,18 @@
+"""Argument checks shared by the studies (on top of :mod:`meanfield._validate`)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .._models import SelfAttention
+
+__all__ = ["require_self_attention"]
+
+
+def require_self_attention(model: Any, purpose: str) -> SelfAttention:
+    """``model`` itself if it is a :class:`meanfield.SelfAttention` (SA or USA), else a TypeError
+    naming ``purpose``, the study that needs it."""
+    if not isinstance(model, SelfAttention):
+        raise TypeError(f"model must be a meanfield.SelfAttention (SA or USA) for {purpose}, "
+                        f"got {type(model).__name__}")
+    return model
