@@ -456,10 +456,11 @@ class SphereFiniteVolume(FiniteVolumeScheme):
         return u_z, u_m, left, right, v_up, v_dn
 
     def face_velocity(self, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Normal velocities u = X - σ∇log ρ: eastward at the zonal faces, shape (1, n_cells) (face c
-        the west face of cell c), southward at the meridional sub-faces, shape (1, n_sub)."""
+        """Normal velocities u = X - σ∇log ρ, in the order of the components (X_ϑ, X_φ): southward at
+        the meridional sub-faces, shape (1, n_sub), and eastward at the zonal faces, shape
+        (1, n_cells) (face c the west face of cell c)."""
         u_z, u_m = self._faces(self._as_state(y)[0])[:2]
-        return u_z[None], u_m[None]
+        return u_m[None], u_z[None]
 
     def face_fluxes(self, y: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(u_f, F_f, L_f d_f) at the zonal faces followed by the meridional sub-faces, shape (1, n_faces)."""
