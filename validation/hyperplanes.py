@@ -247,7 +247,7 @@ def plot_mixed(runs: list, path: Path) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--output-dir", type=Path, default=Path("/tmp/validation_output"))
+    parser.add_argument("--output-dir", type=Path, default=Path("validation_output"))
     parser.add_argument("--quick", action="store_true", help="β ∈ {1, 4}, 2 seeds")
     args = parser.parse_args(argv)
     args.output_dir.mkdir(parents=True, exist_ok=True)

@@ -40,7 +40,6 @@ import numpy as np
 from matplotlib.figure import Figure
 
 import meanfield as mf
-from meanfield.studies import frequency_law
 
 #: |r∞ - theory| allowed where theory ≥ 0.3, per (method, noise > 0)
 TOLERANCE = {

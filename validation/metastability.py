@@ -46,7 +46,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -146,10 +145,10 @@ def fit(betas: np.ndarray, lengths: np.ndarray) -> tuple[float, float]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--output-dir", type=Path, default=None)
+    parser.add_argument("--output-dir", type=Path, default=Path("validation_output"))
     parser.add_argument("--quick", action="store_true", help="fewer β and seeds, no PDE")
     args = parser.parse_args(argv)
-    out_dir = args.output_dir or Path(tempfile.mkdtemp(prefix="metastability-"))
+    out_dir = args.output_dir
     out_dir.mkdir(parents=True, exist_ok=True)
     start = time.time()
     rows: list[tuple[str, str, float, float, float, bool | None]] = []

@@ -35,7 +35,6 @@ from __future__ import annotations
 import argparse
 import logging
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -238,7 +237,7 @@ def plot(branches: dict, sweeps: list, path: Path) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--output-dir", type=Path, default=Path(tempfile.gettempdir()) / "meanfield-validation")
+    parser.add_argument("--output-dir", type=Path, default=Path("validation_output"))
     parser.add_argument("--quick", action="store_true", help="only the d = 2 time integrations")
     args = parser.parse_args(argv)
     args.output_dir.mkdir(parents=True, exist_ok=True)

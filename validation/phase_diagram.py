@@ -138,7 +138,7 @@ def figure(diagrams: dict[int, xr.Dataset]) -> Figure:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--output-dir", type=Path, default=Path("/tmp/validation_output"))
+    parser.add_argument("--output-dir", type=Path, default=Path("validation_output"))
     parser.add_argument("--scheduler", default="serial", help="sweep scheduler: serial, local or tcp://host:port")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)

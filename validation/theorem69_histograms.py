@@ -34,7 +34,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -134,7 +133,7 @@ def figure(runs: dict[tuple[float, int], xr.Dataset], betas: tuple[float, ...], 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--output-dir", type=Path, default=Path(tempfile.gettempdir()) / "meanfield-validation")
+    parser.add_argument("--output-dir", type=Path, default=Path("validation_output"))
     parser.add_argument("--quick", action="store_true", help="32 systems instead of 64")
     args = parser.parse_args(argv)
     args.output_dir.mkdir(parents=True, exist_ok=True)

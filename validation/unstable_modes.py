@@ -39,7 +39,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -201,7 +200,7 @@ def figure(circle: xr.Dataset, sphere: xr.Dataset, example: dict) -> Figure:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--output-dir", type=Path, default=Path(tempfile.gettempdir()) / "meanfield-validation")
+    parser.add_argument("--output-dir", type=Path, default=Path("validation_output"))
     parser.add_argument("--quick", action="store_true", help="fewer β and seeds")
     args = parser.parse_args(argv)
     args.output_dir.mkdir(parents=True, exist_ok=True)
