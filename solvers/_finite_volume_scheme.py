@@ -30,8 +30,9 @@ difference quotient of the potential at the cell centres); on S² and zonal
 grids X_f is the gradient of the potential at the face, which differs from
 the difference quotient by O(h²), and on S² the log ρ at the coarse side of a
 refinement line is taken at the sub-face's longitude, so there the identity
-holds to O(h²) while the diffusive part alone is exact on the zonal grid. A centred diffusive flux -σ(ρ_right - ρ_left)/d_f
-would also keep positivity but dissipate 𝓕_h only up to O(h²).
+holds to O(h²), while the diffusive part alone is exact on the zonal grid. A
+centred diffusive flux -σ(ρ_right - ρ_left)/d_f would also keep positivity but
+dissipate 𝓕_h only up to O(h²).
 
 Positivity and step. A forward-Euler stage keeps ρ ≥ 0 when the outflow
 through the faces of every cell, at most 2ρ_c Σ_f |f| u⁺_f (face values lie in
@@ -176,9 +177,10 @@ class FiniteVolumeScheme(Scheme):
         return np.sum(weight * u * flux, axis=-1)
 
     def spectral_tail(self, y: np.ndarray) -> np.ndarray:
-        """τ_m = max_{l > ⌊2L/3⌋} ‖ρ_{m,l}‖ / ‖ρ_{m,0}‖ of each density, shape (m,) (:func:`solvers.degree_tail`).
+        """τ_m = max_{l > ⌊2L/3⌋} ‖ρ_{m,l}‖ / ‖ρ_{m,0}‖ of each density, shape (m,).
 
-        A second-order scheme stays positive and stable while a density
+        The resolution rule of every scheme (:func:`solvers.degree_tail`). A
+        second-order scheme stays positive and stable while a density
         concentrates below the cell size; τ tells when it has (compare it with
         :data:`solvers.FINITE_VOLUME_TAIL_TOL`).
         """

@@ -487,7 +487,8 @@ class SphereFiniteVolume(FiniteVolumeScheme):
         return rate[None], min(bound, self._diffusive_step)
 
     def _degree_norms(self, y: np.ndarray) -> np.ndarray:
-        """(Σ_{m ≥ 0} |ρ_lm|²)^{1/2}, l ≤ grid.lmax, of the reconstruction at the Gauss–Legendre nodes, shape (1, lmax + 1)."""
+        """(Σ_{m ≥ 0} |ρ_lm|²)^{1/2}, l ≤ grid.lmax, of the reconstruction at the Gauss–Legendre
+        nodes, shape (1, lmax + 1)."""
         return self.grid.degree_norms(self.grid.analysis(self.to_grid(y)[0]))[None]
 
     def mass(self, y: np.ndarray) -> np.ndarray:
