@@ -18,7 +18,7 @@ import xarray as xr
 __all__ = ["KINDS", "add_plot_arguments", "add_plot_parser", "plot_command"]
 
 KINDS = ("auto", "density", "sphere", "marginal", "energy", "order-parameter", "particles", "paths",
-         "inner-products", "meanfield-limit", "phase-diagram", "bifurcation", "animation")
+         "inner-products", "comparison", "meanfield-limit", "phase-diagram", "bifurcation", "animation")
 ANIMATIONS = (".gif", ".mp4")
 
 
@@ -29,7 +29,6 @@ def add_plot_parser(subparsers: Any) -> argparse.ArgumentParser:
         help="redraw a saved result: its figure (PNG), another figure of it (--kind), or an animation (GIF/MP4)",
         description="Redraw a saved result: the figure of the command that wrote it, another figure of it "
         "(--kind), or an animation over its output times (GIF through Pillow, MP4 through ffmpeg).",
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
     add_plot_arguments(parser)
     return parser
@@ -40,17 +39,18 @@ def add_plot_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("file", type=Path, help="a NetCDF result written by meanfield (solve, compare, kuramoto, "
                         "phase-diagram) or by mf.solve / mf.simulate and to_netcdf")
     parser.add_argument("--kind", choices=KINDS, default="auto",
-                        help="figure to draw; auto picks the one the command that wrote the file draws")
+                        help="figure to draw (default: auto, the one the command that wrote the file draws)")
     parser.add_argument("--output", type=Path, default=None,
                         help="PNG (or PDF/SVG) of the figure, or GIF/MP4 of an animation (default: beside FILE, "
                         "named FILE_<kind>.png, or .gif for --kind animation)")
     parser.add_argument("--times", type=float, nargs="+", default=None,
                         help="times shown by snapshot figures (nearest outputs; default: four evenly spaced)")
-    parser.add_argument("--frames", type=int, default=None, help="at most this many animation frames (default: every output time)")
-    parser.add_argument("--fps", type=float, default=10.0, help="animation frames per second")
+    parser.add_argument("--frames", type=int, default=None,
+                        help="at most this many animation frames (default: one per output time)")
+    parser.add_argument("--fps", type=float, default=10.0, help="animation frames per second (default: 10)")
     parser.add_argument("--projection", choices=["orthographic", "latlon"], default="orthographic",
-                        help="map projection of densities on S² (animation)")
-    parser.add_argument("--dpi", type=float, default=120.0, help="resolution of the image or frames")
+                        help="map projection of densities on S² in animations (default: orthographic)")
+    parser.add_argument("--dpi", type=float, default=120.0, help="resolution of the image or frames (default: 120)")
 
 
 def plot_command(args: argparse.Namespace) -> int:
@@ -104,8 +104,9 @@ def _default_kind(ds: xr.Dataset) -> str:
         return "sphere" if "lat" in ds["density"].dims else "density"
     if "positions" in ds:
         return "particles"
-    for variable, kind in (("wasserstein", "meanfield-limit"), ("probability", "phase-diagram"),
-                           ("r_mean", "bifurcation"), ("order_parameter", "order-parameter")):
+    known = (("exponent", "meanfield-limit"), ("wasserstein", "comparison"), ("probability", "phase-diagram"),
+             ("r_mean", "bifurcation"), ("order_parameter", "order-parameter"))
+    for variable, kind in known:
         if variable in ds:
             return kind
     raise ValueError(f"no figure is known for a dataset with the variables {sorted(str(v) for v in ds.data_vars)}")
@@ -122,6 +123,7 @@ def _figure(plot: Any, ds: xr.Dataset, kind: str, times: list[float] | None) -> 
         "particles": lambda: plot.particle_snapshots(ds, times),
         "paths": lambda: plot.particle_paths(ds),
         "inner-products": lambda: plot.inner_products(ds, times),
+        "comparison": lambda: plot.comparison(ds),
         "meanfield-limit": lambda: plot.meanfield_limit(ds),
         "phase-diagram": lambda: plot.phase_diagram(ds),
         "bifurcation": lambda: plot.bifurcation(ds),

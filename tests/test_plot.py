@@ -188,6 +188,19 @@ def test_particle_paths_wrap_without_crossing_the_panel():
     assert ax.get_ylabel() == "angle θ_i(t) [rad]"
 
 
+def test_comparison_draws_distances_and_gaps(circle, ensemble):
+    result = mf.compare(circle, ensemble)
+    fig = mf.plot.comparison(result)
+    ax_w, ax_gap = fig.axes
+    assert len(ax_w.lines) == 3 + 1  # one line per system and their mean
+    np.testing.assert_allclose(ax_w.lines[-1].get_ydata(), result.wasserstein_mean.values, rtol=1e-15)
+    np.testing.assert_array_equal(ax_gap.lines[0].get_ydata(), result.energy_gap_mean.values)
+    np.testing.assert_array_equal(ax_gap.lines[1].get_ydata(), result.order_parameter_gap_mean.values)
+    assert ax_w.get_ylabel() == "W_1(ρ(t), μ_n(t)) [rad]"
+    with pytest.raises(ValueError, match="comparison needs the variable 'wasserstein'"):
+        mf.plot.comparison(circle)
+
+
 def test_inner_products_one_histogram_per_time(sphere_particles):
     fig = mf.plot.inner_products(sphere_particles, times=[0.0, 0.4])
     assert len(fig.axes[0].patches) == 2

@@ -12,7 +12,7 @@ Densities (:func:`meanfield.solve`)
 Particles (:func:`meanfield.simulate`)
     :func:`particle_snapshots`, :func:`particle_paths`, :func:`inner_products`.
 Curves over time
-    :func:`energy_curve`, :func:`order_parameter_curve`.
+    :func:`energy_curve`, :func:`order_parameter_curve`, :func:`comparison` (of :func:`meanfield.compare`).
 Animations
     :func:`animate_density`, :func:`animate_particles`, :func:`save_animation` (GIF, or MP4 with ffmpeg).
 Studies
@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from ._animation import animate_density, animate_particles, save_animation
 from ._bifurcation import bifurcation
+from ._comparison import comparison
 from ._curves import energy_curve, order_parameter_curve
 from ._density import density_map
 from ._inner_products import inner_products
@@ -38,6 +39,7 @@ __all__ = [
     "animate_density",
     "animate_particles",
     "bifurcation",
+    "comparison",
     "density_map",
     "energy_curve",
     "inner_products",
