@@ -72,10 +72,13 @@ the step, which is retried with cfl times that stage's bound.
 Second order in space away from the refinement lines and the poles (where
 the reconstruction is first order on a set of cells of vanishing area), third
 order in time. Measured on a smooth SA problem (β = 2, σ = 0.1, t = 0.5,
-against the spectral solution): L¹ errors 2.1e-2, 6.4e-3, 1.7e-3, 4.4e-4 at
-n_lat = 8, 16, 32, 64 (orders 1.72, 1.89, 1.96); the maximum error converges
-at order ≈ 1.25–1.4 (limiter clipping at the density peak and the refinement
-lines).
+against the spectral solution): L¹ errors 1.2e-2, 3.5e-3, 9.2e-4, 2.4e-4 at
+n_lat = 8, 16, 32, 64 (orders 1.80, 1.93, 1.97; a centred diffusive flux gave
+2.1e-2, 6.4e-3, 1.7e-3, 4.4e-4); the maximum error converges at order
+≈ 1.2–1.3 (limiter clipping at the density peak, the refinement lines and the
+polar cells, where the difference quotient across the cap is 9/8 of the
+derivative). Pure diffusion against the heat kernel: L¹ orders 1.94, 2.03
+(tests/test_fv_diffusion.py).
 
 State: cell averages, shape (1, n_cells), cells ordered band by band from the
 north pole, west to east from φ = 0. :meth:`SphereFiniteVolume.from_grid`
