@@ -1,7 +1,23 @@
 """Numerical layer of meanfield: grids, transforms and continuity-equation
 schemes. Arrays in, arrays out; knows nothing about attention.
 
-Schemes are registered in :data:`SCHEMES`, keyed by ``(domain, method)``.
+Public surface (everything a caller needs; the modules behind it are private):
+
+* grids: :class:`CircleGrid`, :class:`SphereGrid`, :class:`ZonalGaussGrid`,
+  :class:`ZonalCellGrid`, :func:`gegenbauer_table`;
+* velocity specifications: :class:`ConvolutionVelocity`, :class:`CallableVelocity`;
+* schemes, named ``<Domain><Method>`` and registered in :data:`SCHEMES` under
+  ``(cls.domain, cls.name)``: :class:`CircleSpectral`, :class:`SphereSpectral`,
+  :class:`ZonalSpectral` (base :class:`SpectralScheme`), :class:`CircleFiniteVolume`,
+  :class:`SphereFiniteVolume`, :class:`ZonalFiniteVolume`; the contract
+  (:class:`Scheme`, :func:`evolve`) and its errors;
+* the resolution rule: :func:`degree_tail`, :data:`SPECTRAL_TAIL_TOL`,
+  :data:`FINITE_VOLUME_TAIL_TOL`;
+* time stepping shared with other integrators: :data:`DORMAND_PRINCE`,
+  :class:`StepController`, :func:`initial_step`, :func:`dense_weights`,
+  :class:`LawsonTables`, :func:`weighted_rms`, :func:`step_floor`, and
+  :class:`UnevaluableState` (a right-hand side that cannot be evaluated at a
+  trial state: the step is rejected).
 """
 
 from __future__ import annotations

@@ -68,7 +68,6 @@ __all__ = [
     "weighted_rms",
     "DORMAND_PRINCE",
     "ButcherTableau",
-    "writing_into",
     "AdaptiveStep",
     "adaptive_lawson_step",
 ]
@@ -586,15 +585,6 @@ def nan_on_unevaluable(probe: Callable[[float], np.ndarray]) -> Callable[[float]
             return np.full((), np.nan)
 
     return guarded
-
-
-def writing_into(func: Callable[[np.ndarray], np.ndarray]) -> Callable[[np.ndarray, np.ndarray], None]:
-    """``(y, out) ↦ out[...] = func(y)``: an N that returns its value as the ``nonlinear`` of :func:`lawson_step`."""
-
-    def nonlinear(y: np.ndarray, out: np.ndarray) -> None:
-        out[...] = func(y)
-
-    return nonlinear
 
 
 class AdaptiveStep(NamedTuple):

@@ -39,9 +39,11 @@ step, and on the initial state, the scheme measures
 
     τ_m = max_{l > ⌊2L/3⌋} ‖ρ_{m,l}‖ / ‖ρ_{m,0}‖,
 
-L the largest degree the grid represents, ‖ρ_l‖ the L² norm of the degree-l
-component (:func:`degree_tail`), and raises :class:`~solvers.UnderResolvedError`
-when max_m τ_m > max(``tail_tol``, 100 ``rtol``). Why this rule:
+L the largest degree the grid represents, ‖ρ_l‖ the size of the degree-l
+component (:func:`degree_tail`; |ρ̂_k| on S¹, (Σ_{m ≥ 0} |a_lm|²)^{1/2} on S²,
+|ρ_l| on zonal grids), and raises :class:`~solvers.UnderResolvedError` (or
+warns, ``on_underresolved="warn"``) when max_m τ_m > max(``tail_tol``,
+100 ``rtol``). Why this rule:
 
 * the top third of the degrees, because those are the modes the 3/2-rule
   products do not protect from aliasing, and because an exponentially decaying
@@ -50,8 +52,7 @@ when max_m τ_m > max(``tail_tol``, 100 ``rtol``). Why this rule:
   not the L² norm of the whole tail relative to ‖ρ‖: a concentrating density
   grows ‖ρ‖, which would hide its growing tail, and a sum over the tail
   depends on how many degrees the grid has — a per-degree ratio to the mean
-  means the same on every grid and every domain, and it is rotation invariant
-  (the norm of a whole degree, all orders m);
+  means the same on every grid and every domain;
 * ``tail_tol`` = 1e-6 by default: beyond it the dropped degrees are no longer
   negligible against the per-step tolerance (the truncation error of a
   geometric spectrum is of the size of its first dropped degrees);
@@ -133,7 +134,8 @@ class SpectralScheme(Scheme):
     * ``_synthesis(a)``: node values (the scheme state) of coefficients ``a``;
     * ``_transport(a)``: N(a), counting one evaluation in ``nfev``; it may raise
       :class:`~solvers.UnevaluableState` (e.g. a non-positive normaliser);
-    * ``_norms(a)``: the L² norm of each density, shape (m,) (or () for one);
+    * ``_norms(a)``: a multiple of the L² norm of each density (RMS of node values on
+      S¹, L²(S²), L²(σ̄) on zonal grids), shape (m,) (or () for one);
     * ``_degree_norms(a)``: ‖ρ_{m,l}‖ for l = 0, …, L, shape (m, L + 1);
     * ``_grid_words()``, ``_remedy()``: the grid and how to refine it, for messages;
 

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import meanfield as mf
-from solvers import CircleGrid, CircleSpectral, SphereGrid, SphereSpectral, ZonalGaussGrid, ZonalSpectralScheme
+from solvers import CircleGrid, CircleSpectral, SphereGrid, SphereSpectral, ZonalGaussGrid, ZonalSpectral
 from solvers import _validate as check
 
 
@@ -52,7 +52,7 @@ def test_the_same_bad_value_gives_the_same_error_in_every_spectral_scheme(option
     schemes = [
         (CircleSpectral, CircleGrid(16), 2),
         (SphereSpectral, SphereGrid(8), 3),
-        (ZonalSpectralScheme, ZonalGaussGrid(4, 16), 4),
+        (ZonalSpectral, ZonalGaussGrid(4, 16), 4),
     ]
     for cls, grid, d in schemes:
         spec = mf.SelfAttention(1.0).velocity_spec(d)
@@ -76,4 +76,4 @@ def test_multipliers():
 
 def test_zonal_scheme_refuses_circle_multipliers():
     with pytest.raises(ValueError, match="velocity.numerator must return real multipliers"):
-        ZonalSpectralScheme(ZonalGaussGrid(3, 16), mf.SelfAttention(1.0).velocity_spec(2))
+        ZonalSpectral(ZonalGaussGrid(3, 16), mf.SelfAttention(1.0).velocity_spec(2))
