@@ -9,7 +9,7 @@ seeds and its uncertainty the standard error of that mean (with one seed: the
 ordinary least-squares standard error of the slope).
 
 For iid initial particles on S¹ the expected exponent is -1/2 at every fixed
-t (DESIGN.md §2: W₁(μ_n(t), μ(t)) ≤ e^{Ct} W₁(μ_n(0), μ(0)), and
+t (Dobrushin's estimate W₁(μ_n(t), μ(t)) ≤ e^{Ct} W₁(μ_n(0), μ(0)), paper 2, arXiv:2312.10794 Remark 3.3, and
 E W₁(μ_n(0), μ(0)) ~ n^{-1/2}).
 """
 

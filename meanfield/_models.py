@@ -100,7 +100,7 @@ class SelfAttention:
         return velocity_field(self, measure, **kwargs)
 
     def growth_rate(self, degree: int | np.ndarray, d: int = 2) -> np.ndarray:
-        """Linear growth rate of a degree-l perturbation of the uniform measure (DESIGN §2):
+        """Linear growth rate of a degree-l perturbation of the uniform measure (linearised (SA)/(USA) of paper 2, arXiv:2312.10794, with the Funk–Hecke multipliers c_l(β)):
 
         USA λ_l = l(l+d-2) (c_l(β)/(β|S^{d-1}|) - σ),  SA λ_l = l(l+d-2) (c_l(β)/(β c_0(β)) - σ).
         """

@@ -1,4 +1,4 @@
-"""Linear growth rates about the uniform state on S¹, both schemes, against DESIGN §2.
+"""Linear growth rates about the uniform state on S¹, both schemes, against the exact rates.
 
 For a mode-k perturbation ρ_0 = (1 + ε cos kθ)/2π, the linearised equation gives
 |ρ̂_k(t)| = |ρ̂_k(0)| e^{λ_k t} with
@@ -58,7 +58,7 @@ N = 256
 
 
 def predicted_rate(name: str, beta: float, sigma: float, k: int) -> float:
-    """λ_k of DESIGN §2 written out with scipy's Bessel functions, independently of
+    """λ_k written out with scipy's Bessel functions, independently of
     the library: USA k² I_k(β)/β - σk², SA k² I_k(β)/(β I_0(β)) - σk², and at β = 0
     the limit I_k(β)/β → δ_{k1}/2 (both)."""
     if beta == 0:

@@ -1,6 +1,6 @@
 """The noisy transition of USA on S¹ and S²: continuous below β_*, discontinuous with hysteresis above.
 
-∂_t ρ + div(ρ X[ρ]) = σ Δρ (paper 2 Problem 7; DESIGN §2). The uniform state
+∂_t ρ + div(ρ X[ρ]) = σ Δρ (paper 2, arXiv:2312.10794, Problem 7). The uniform state
 loses stability at σ_c(β) = c_1(β)/(β|S^{d-1}|). By Lyapunov–Schmidt the branch
 bifurcating there is σ = σ_c + s_r r² + O(r⁴) with s_r < 0 (continuous) for
 β < β_* and s_r > 0 (a fold at σ_f > σ_c, hysteresis on (σ_c, σ_f)) for β > β_*,

@@ -1,6 +1,6 @@
 """Compiled ensembles: many small SA/USA systems, each with its own adaptive Dormand–Prince 5(4).
 
-The velocity of one system (DESIGN §2, :mod:`._velocity`), with weights w_j and
+The velocity of one system (paper 2, arXiv:2312.10794, (SA)/(USA); :mod:`._velocity`), with weights w_j and
 the exponent shifted by -β so that no term overflows,
 
     N_i = Σ_j w_j e^{β(<x_i,x_j> - 1)} x_j,   D_i = Σ_j w_j e^{β(<x_i,x_j> - 1)},

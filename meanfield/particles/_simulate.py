@@ -1,4 +1,4 @@
-"""``simulate``: integrate a particle system and return an xarray.Dataset (DESIGN §4)."""
+"""``simulate``: integrate a particle system and return an xarray.Dataset."""
 
 from __future__ import annotations
 

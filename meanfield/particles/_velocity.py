@@ -1,6 +1,6 @@
 """Particle velocities of self-attention and Kuramoto models.
 
-Conventions (DESIGN §2). Particles x_i with weights w_i (Σ_i w_i = 1, w_i = 1/n
+Conventions (paper 2, arXiv:2312.10794, (SA), (USA) and (3.2)). Particles x_i with weights w_i (Σ_i w_i = 1, w_i = 1/n
 by default):
 
     USA:  ẋ_i = P⊥_{x_i} Σ_j w_j e^{β<x_i,x_j>} x_j,

@@ -104,7 +104,7 @@ def continuation(
     r"""Follow a branch of zonal stationary states of noisy self-attention in σ, through folds.
 
     Stationary states solve ρ = e^{Ψ[ρ]/σ}/Z (see :func:`stationary_state`,
-    paper 2 arXiv:2312.10794 Problem 7, DESIGN §2). The branch is followed by
+    paper 2 arXiv:2312.10794 Problem 7). The branch is followed by
     pseudo-arclength continuation in z = (y, σ/σ_c) (y: Gegenbauer moments),
     so folds — where the branch turns back in σ — are passed, detected (sign
     change of dσ/ds) and located (extremum of σ along the branch).

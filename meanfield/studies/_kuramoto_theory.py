@@ -1,6 +1,6 @@
 r"""Stationary order parameter of the Kuramoto model in the mean-field limit.
 
-Model (DESIGN §2, this package's normalisation): θ̇ = ω + K Σ_j w_j sin(θ_j - θ)
+Model (paper 2, arXiv:2312.10794, (7.2), in this package's normalisation): θ̇ = ω + K Σ_j w_j sin(θ_j - θ)
 plus, with noise σ, √(2σ) dW (generator σ ∂²_θ, so ∂_t ρ_ω + ∂_θ(ρ_ω X_ω) = σ ∂²_θ ρ_ω),
 ω drawn from a law g symmetric about its centre ω_0 (taken as the frame: θ → θ - ω_0 t).
 A stationary state with order parameter r = |∫ e^{iθ} dρ| solves r = F(K r) with,

@@ -1,6 +1,6 @@
 r"""Where the uniform state of noisy self-attention bifurcates, and whether the transition is continuous.
 
-Normalisation (DESIGN §2): ∂_t ρ + div(ρ X[ρ]) = σ Δρ on S^{d-1}, density with
+Normalisation (paper 2, arXiv:2312.10794, (SA)/(USA) with noise): ∂_t ρ + div(ρ X[ρ]) = σ Δρ on S^{d-1}, density with
 respect to the area measure. With the Funk–Hecke multipliers c_l(β) of
 e^{β<x,y>} set κ_l = c_l/(β|S^{d-1}|) (USA) or c_l/(β c_0) (SA); the uniform
 state's growth rates are λ_l = l(l+d-2)(κ_l - σ) and, since κ_l decreases in

@@ -5,7 +5,7 @@ USA, or SA with weights (Q, K, V)). By exchangeability, for i ≠ j,
 
     P(<x_1(t), x_2(t)> ≥ 1 - δ) = E[ F(t) ],   F = #{(i, j): i ≠ j, <x_i, x_j> ≥ 1 - δ} / (n(n - 1)),
 
-so the diagram averages the pair fraction F of every system (DESIGN §7: lower
+so the diagram averages the pair fraction F of every system (lower
 variance than the first pair alone). The work is a :func:`~meanfield.studies.sweep`
 over β and the systems, batched in blocks of systems; one task simulates one
 block at one β with :func:`meanfield.simulate` and returns per-system

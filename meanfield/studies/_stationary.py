@@ -1,7 +1,7 @@
 r"""Zonal stationary states of noisy self-attention by Newton's method on the self-consistency equation.
 
 A stationary density of ∂_t ρ + div(ρ X[ρ]) = σ Δρ on S^{d-1} (paper 2,
-arXiv:2312.10794, Problem 7; DESIGN §2) solves ρ = exp(Ψ[ρ]/σ)/Z with
+arXiv:2312.10794, Problem 7) solves ρ = exp(Ψ[ρ]/σ)/Z with
 Ψ = 𝖦_β ⋆ ρ (USA) or Ψ = β⁻¹ log Z_ρ (SA). :func:`stationary_state` solves it
 for densities axisymmetric about a pole (on S¹: even in the angle from the pole)
 in their Gegenbauer moments (see :mod:`meanfield.studies._stationary_problem`),
@@ -194,7 +194,7 @@ def stationary_state(
     r"""A zonal stationary state of noisy self-attention on S^{d-1}, by Newton's method.
 
     Solves the self-consistency (Gibbs) equation of ∂_t ρ + div(ρ X[ρ]) = σ Δρ
-    (paper 2, arXiv:2312.10794, (USA)/(SA) with noise, Problem 7; DESIGN §2),
+    (paper 2, arXiv:2312.10794, (USA)/(SA) with noise, Problem 7),
 
     .. math::
 

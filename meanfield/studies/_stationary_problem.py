@@ -1,6 +1,6 @@
 r"""The self-consistency equation of zonal stationary states of noisy self-attention, in Gegenbauer moments.
 
-A stationary density of ∂_t ρ + div(ρ X[ρ]) = σ Δρ on S^{d-1} (DESIGN §2) with
+A stationary density of ∂_t ρ + div(ρ X[ρ]) = σ Δρ on S^{d-1} (paper 2, arXiv:2312.10794, Problem 7) with
 X = ∇Ψ[ρ] has zero flux, ρ∇Ψ = σ∇ρ, hence
 
     ρ = exp(Ψ[ρ]/σ) / ∫ exp(Ψ[ρ]/σ) dσ,
@@ -248,7 +248,7 @@ class StationaryProblem:
         functions q_i: M ṗ = A p with M_im = ∫ ρ* p_i p_m dσ and
         A_im = -σ ∫ ρ* (1 - t²) q_i' f_m' dσ, solved in an M-orthonormal basis of
         the directions with M-eigenvalues above 1e-11 of the largest. At the
-        uniform state this gives λ_l = l(l+d-2)(κ_l - σ) exactly (DESIGN §2).
+        uniform state this gives λ_l = l(l+d-2)(κ_l - σ) exactly (SelfAttention.growth_rate).
         """
         rho, _ = self.density(y, sigma)
         _, g1, g2 = self.field(y)

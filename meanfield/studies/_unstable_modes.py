@@ -1,7 +1,7 @@
 r"""The most-unstable mode of the uniform state and the linear phase that selects it.
 
 About the uniform density, a degree-l perturbation grows like e^{λ_l t} with
-(DESIGN §2, :meth:`meanfield.SelfAttention.growth_rate`)
+(:meth:`meanfield.SelfAttention.growth_rate`)
 
     USA  λ_l = l(l+d-2) (c_l(β)/(β |S^{d-1}|) - σ),   SA  λ_l = l(l+d-2) (c_l(β)/(β c_0(β)) - σ),
     c_l(β) = (2π)^{d/2} β^{1-d/2} I_{l+d/2-1}(β),      on S¹: λ_k = k² I_k(β)/β (USA), k² I_k(β)/(β I_0(β)) (SA),
@@ -63,7 +63,7 @@ class MostUnstableMode(NamedTuple):
 def most_unstable_mode(model: SelfAttention, d: int = 2, max_degree: int | None = None) -> MostUnstableMode:
     r"""The most unstable degree of the uniform state, k* = argmax_{l ≥ 1} λ_l(β).
 
-    The rates are :meth:`SelfAttention.growth_rate` (DESIGN §2):
+    The rates are :meth:`SelfAttention.growth_rate`:
     λ_l = l(l+d-2) (c_l(β)/(β|S^{d-1}|) - σ) (USA) or l(l+d-2) (c_l(β)/(β c_0(β)) - σ) (SA),
     c_l(β) = (2π)^{d/2} β^{1-d/2} I_{l+d/2-1}(β); on S¹ (d = 2) λ_k = k² I_k(β)/β - σk² (USA).
     For σ = 0 the sequence λ_l is log-concave in l (I_ν(β) is log-concave in ν),
@@ -299,7 +299,7 @@ def unstable_mode_run(model: SelfAttention, domain: Any, *, amplitude: float = 1
         {
             "amplitude": (("time", "degree"), amplitudes[: stop + 1],
                           {"long_name": "‖ρ_l‖/‖ρ_0‖ (relative size of degree l)"}),
-            "predicted_rate": ("degree", predicted_rates, {"long_name": "λ_l (DESIGN §2)"}),
+            "predicted_rate": ("degree", predicted_rates, {"long_name": "λ_l, linear growth rate about the uniform state"}),
             "measured_rate": ("degree", measured_rates, {"long_name": "log(a_l(T)/a_l(0))/T"}),
             "density": final_density.assign_attrs(long_name="density at the end of the linear phase"),
         },
