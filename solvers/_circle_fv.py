@@ -84,7 +84,7 @@ class CircleFiniteVolume(FiniteVolumeScheme):
 
     for the cell averages ρ_{m,j} over [θ_j - h/2, θ_j + h/2], h = 2π/N
     (state shape (m, N)), in the gradient-flow form of Carrillo, Chertock &
-    Huang (arXiv:1402.4203, eq. (2.2)) shared by the finite-volume schemes
+    Huang (arXiv:1402.4252, Section 2) shared by the finite-volume schemes
     (:mod:`solvers._finite_volume_scheme`):
 
         dρ_j/dt = -(F_{j+1/2} - F_{j-1/2}) / h,

@@ -3,7 +3,7 @@
 These are the building blocks of the second-order upwind schemes of
 Carrillo, Chertock & Huang (2015), "A finite-volume method for nonlinear
 nonlocal equations with a gradient flow structure", Commun. Comput. Phys. 17,
-233–258 (arXiv:1402.4203, eqs. (2.2)–(2.5)), for a conservation law on cells of width h,
+233–258 (arXiv:1402.4252, Section 2), for a conservation law on cells of width h,
 
     dρ_j/dt = -(F_{j+1/2} - F_{j-1/2}) / h,
     F_{j+1/2} = u⁺_{j+1/2} ρ^E_j + u⁻_{j+1/2} ρ^W_{j+1},   u⁺ = max(u, 0), u⁻ = min(u, 0),

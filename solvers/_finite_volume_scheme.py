@@ -7,7 +7,8 @@ All three solve, for cell averages ρ_c of one or several densities,
 the continuity equation with the diffusion σΔρ = div(ρ σ∇log ρ) written as
 transport (Carrillo, Chertock & Huang, "A finite-volume method for nonlinear
 nonlocal equations with a gradient flow structure", Commun. Comput. Phys. 17
-(2015) 233–258, arXiv:1402.4203, eqs. (1.1)–(1.2) and the scheme (2.2)–(2.5)):
+(2015) 233–258, arXiv:1402.4252: the equation (1.1) with its free energy (1.2) and
+dissipation (1.3)–(1.4), and the one-dimensional scheme of its Section 2):
 
     d(|c| ρ_c)/dt = -Σ_{faces f of c} ± |f| F_f,
     F_f = u⁺_f ρ^-_f + u⁻_f ρ^+_f,    u_f = X_f - σ (log ρ_right - log ρ_left) / d_f,

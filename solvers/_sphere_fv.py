@@ -28,7 +28,7 @@ next to the poles), so the cells of the coarser band are unions of sub-faces'
 neighbours.
 
 Fluxes (upwind with limited linear reconstruction, Carrillo–Chertock–Huang
-2015, arXiv:1402.4203, eqs. (2.2)–(2.5))
+2015, arXiv:1402.4252, Section 2)
 ---------------------------------------------------------------------------
 In each cell ρ ≈ ρ_c + s_ϑ (ϑ - ϑ̄_c) + s_φ (φ - φ_c), ϑ̄_c the area
 centroid of the band; s_φ, s_ϑ are minmod-limited slopes (neighbours across
