@@ -63,7 +63,8 @@ def animate_density(ds: xr.Dataset, *, frames: int | None = None, projection: st
     Examples
     --------
     >>> import numpy as np, meanfield as mf
-    >>> ds = mf.solve(mf.SelfAttention(4.0), mf.von_mises(mf.Circle(128), 0.0, 0.5), np.linspace(0, 10, 51))
+    >>> rho0 = mf.von_mises(mf.Circle(256), 0.0, 0.5)
+    >>> ds = mf.solve(mf.SelfAttention(4.0), rho0, np.linspace(0, 6, 31), method="finite_volume")
     >>> mf.plot.save_animation(mf.plot.animate_density(ds), "density.gif")  # doctest: +SKIP
     """
     domain = density_domain(ds, "animate_density")
@@ -219,7 +220,9 @@ def save_animation(animation: FuncAnimation, path: str | Path, *, fps: float = 1
 
     Examples
     --------
-    >>> mf.plot.save_animation(mf.plot.animate_density(ds), "density.gif", fps=12)  # doctest: +SKIP
+    >>> import numpy as np, meanfield as mf
+    >>> ds = mf.simulate(mf.SelfAttention(4.0), mf.particles.uniform_sphere(32, 3, seed=0), np.linspace(0, 10, 21))
+    >>> mf.plot.save_animation(mf.plot.animate_particles(ds), "particles.mp4", fps=12)  # doctest: +SKIP
     """
     path = check_animation_path(path)
     writer = PillowWriter(fps=fps) if path.suffix.lower() == ".gif" else FFMpegWriter(fps=fps)

@@ -47,7 +47,7 @@ def density_map(ds: xr.Dataset, *, ax: Axes | None = None, title: str | None = N
     --------
     >>> import numpy as np, meanfield as mf
     >>> rho0 = mf.von_mises(mf.Circle(256), 0.0, 0.5)
-    >>> ds = mf.solve(mf.SelfAttention(4.0), rho0, np.linspace(0, 10, 101), method="finite_volume")
+    >>> ds = mf.solve(mf.SelfAttention(4.0), rho0, np.linspace(0, 6, 61), method="finite_volume")
     >>> mf.plot.density_map(ds).savefig("density.png")  # doctest: +SKIP
     """
     domain = density_domain(ds, "density_map")

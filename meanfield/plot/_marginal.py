@@ -82,8 +82,8 @@ def polar_marginal(ds: xr.Dataset, times: Sequence[float] | None = None, *, ax: 
     --------
     >>> import numpy as np, meanfield as mf
     >>> rho0 = mf.von_mises(mf.ZonalSphere(10, 128), kappa=1.0)
-    >>> ds = mf.solve(mf.SelfAttention(4.0), rho0, np.linspace(0, 5, 11))
-    >>> mf.plot.polar_marginal(ds, times=[0, 5]).savefig("marginal.png")  # doctest: +SKIP
+    >>> ds = mf.solve(mf.SelfAttention(4.0), rho0, np.linspace(0, 3, 7))
+    >>> mf.plot.polar_marginal(ds, times=[0, 3]).savefig("marginal.png")  # doctest: +SKIP
     """
     polar, marginal = polar_marginal_values(ds)
     fig, ax = axes_of(ax, (6.4, 4.0))

@@ -55,8 +55,8 @@ def particle_snapshots(ds: xr.Dataset, times: Sequence[float] | None = None, *, 
     Examples
     --------
     >>> import numpy as np, meanfield as mf
-    >>> ds = mf.simulate(mf.SelfAttention(9.0), np.linspace(0, 2 * np.pi, 32, endpoint=False) + 0.1,
-    ...                  np.linspace(0, 30, 31))
+    >>> x0 = np.random.default_rng(0).uniform(0, 2 * np.pi, 32)
+    >>> ds = mf.simulate(mf.SelfAttention(9.0), x0, np.linspace(0, 30, 31))
     >>> mf.plot.particle_snapshots(ds, times=[0, 10, 30]).savefig("particles.png")  # doctest: +SKIP
     """
     domain, positions = particle_angles_or_points(ds, "particle_snapshots", system)

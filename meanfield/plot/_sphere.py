@@ -172,9 +172,8 @@ def sphere_maps(
     >>> ds = mf.solve(mf.SelfAttention(2.0, noise=0.05), rho0, np.linspace(0, 1, 5))
     >>> mf.plot.sphere_maps(ds, times=[0, 1]).savefig("sphere.png")  # doctest: +SKIP
     """
-    if "lat" not in ds.dims or "lon" not in ds.dims:
+    if density_domain(ds, "sphere_maps") != "sphere":
         raise ValueError(f"sphere_maps needs a dataset on the sphere (dims 'lat', 'lon'), got dims {tuple(ds.dims)}")
-    density_domain(ds, "sphere_maps")
     t_all = ds["time"].values
     idx = time_indices(t_all, times)
     rho = ds["density"].values
