@@ -16,7 +16,7 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
 __all__ = ["TIME_LABEL", "axes_of", "check_variables", "density_domain", "particle_angles_or_points",
-           "run_title", "time_indices"]
+           "run_title", "system_positions", "time_indices"]
 
 TIME_LABEL = "time t (dimensionless)"
 
@@ -67,12 +67,7 @@ def particle_angles_or_points(ds: Any, who: str, system: int = 0) -> tuple[str, 
     ValueError
         No ``positions``, ``system`` out of range, or points on S^{d-1} with d ≠ 3 (only S¹ and S² are drawn).
     """
-    check_variables(ds, who, "positions")
-    positions = ds["positions"]
-    if "system" in positions.dims:
-        if not 0 <= system < positions.sizes["system"]:
-            raise ValueError(f"system must lie in [0, {positions.sizes['system']}), got {system}")
-        positions = positions.isel(system=system)
+    positions = system_positions(ds, who, system)
     if positions.dims == ("time", "particle"):
         return "circle", np.asarray(positions.values, dtype=float)
     if positions.dims == ("time", "particle", "component"):
@@ -81,6 +76,24 @@ def particle_angles_or_points(ds: Any, who: str, system: int = 0) -> tuple[str, 
         return "sphere", np.asarray(positions.values, dtype=float)
     raise ValueError(f"{who} needs positions over (time, particle) or (time, particle, component) — a result of "
                      f"meanfield.simulate — got {positions.dims}")
+
+
+def system_positions(ds: Any, who: str, system: int = 0) -> xr.DataArray:
+    """The ``positions`` of system ``system`` of a :func:`meanfield.simulate` result (of its only system when
+    it has no ``system`` dimension).
+
+    Raises
+    ------
+    ValueError
+        No ``positions``, or ``system`` out of range.
+    """
+    check_variables(ds, who, "positions")
+    positions = ds["positions"]
+    if "system" not in positions.dims:
+        return positions
+    if not 0 <= system < positions.sizes["system"]:
+        raise ValueError(f"system must lie in [0, {positions.sizes['system']}), got {system}")
+    return positions.isel(system=system)
 
 
 def time_indices(t_all: np.ndarray, times: Sequence[float] | None, count: int = 4) -> np.ndarray:

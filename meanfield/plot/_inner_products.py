@@ -10,7 +10,7 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
 from ..particles import pairwise_inner_products
-from ._checks import axes_of, check_variables, time_indices
+from ._checks import axes_of, system_positions, time_indices
 
 __all__ = ["inner_products"]
 
@@ -48,12 +48,7 @@ def inner_products(ds: xr.Dataset, times: Sequence[float] | None = None, bins: i
     >>> ds = mf.simulate(mf.SelfAttention(1.0), mf.particles.uniform_sphere(16, 8, seed=3), np.linspace(0, 8, 5))
     >>> mf.plot.inner_products(ds).savefig("inner_products.png")  # doctest: +SKIP
     """
-    check_variables(ds, "inner_products", "positions")
-    positions = ds["positions"]
-    if "system" in positions.dims:
-        if not 0 <= system < positions.sizes["system"]:
-            raise ValueError(f"system must lie in [0, {positions.sizes['system']}), got {system}")
-        positions = positions.isel(system=system)
+    positions = system_positions(ds, "inner_products", system)
     domain = ds.attrs.get("domain", "circle" if positions.ndim == 2 else "sphere")
     fig, ax = axes_of(ax, (6.4, 4.0))
     t = ds["time"].values
