@@ -4,7 +4,8 @@ A second-order finite-volume scheme stays stable and positive while a density
 concentrates below the cell size, so it cannot tell from its own step control that
 the result has stopped converging in the grid. At every output the density is
 expanded in the eigenfunctions of the domain's Laplacian and its tail is measured
-by the rule every spectral scheme applies to itself (:func:`solvers.degree_tail`),
+by the rule every scheme states in its ``spectral_tail`` (:func:`solvers.degree_tail`;
+the spectral schemes check it themselves after every step),
 
     τ = max_{l > ⌊2L/3⌋} ‖ρ_l‖ / ‖ρ_0‖,
 
@@ -64,7 +65,8 @@ def zonal_tail(domain: Any, values: np.ndarray) -> float:
 
 
 def density_tail(domain: Any, values: np.ndarray) -> float:
-    """τ of ``values`` (species, *domain.shape) on a Circle, Sphere or ZonalSphere."""
+    """τ of node values ``values`` (species, *domain.shape) on a Circle, Sphere or ZonalSphere
+    (the quantity a scheme's ``spectral_tail`` gives from its own state)."""
     if domain.kind == "sphere":
         return sphere_tail(domain.grid, values)
     if domain.kind == "circle":
@@ -86,18 +88,22 @@ def _grid_words(domain: Any) -> tuple[str, str, str]:
 
 
 class ResolutionMonitor:
-    """Tracks τ over the outputs of a finite-volume run (inactive for other runs)."""
+    """Tracks τ = max over densities of ``scheme.spectral_tail(y)`` over the outputs of a
+    finite-volume run (inactive for other runs: a spectral scheme checks itself every step)."""
 
-    def __init__(self, domain: Any, method: str, prior: float | None = None) -> None:
+    def __init__(self, scheme: Any, domain: Any, method: str, prior: float | None = None) -> None:
         self.active = method == "finite_volume" and domain.kind in ("sphere", "circle", "zonal")
+        self.scheme = scheme
         self.domain = domain
         self.worst = float(prior) if prior is not None and np.isfinite(prior) else 0.0
         self.warned = self.worst > FINITE_VOLUME_TAIL_TOL
 
-    def __call__(self, time: float, values: np.ndarray) -> None:
+    def __call__(self, time: float, y: np.ndarray) -> None:
+        """Record τ of the scheme state ``y`` at ``time``; warn once when it exceeds the tolerance."""
         if not self.active:
             return
-        tail = density_tail(self.domain, values)
+        values = np.asarray(y)
+        tail = float(np.max(self.scheme.spectral_tail(values)))
         self.worst = max(self.worst, tail)
         if tail > FINITE_VOLUME_TAIL_TOL and not self.warned:
             self.warned = True

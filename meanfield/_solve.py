@@ -106,7 +106,11 @@ def solve(
         density, step-size failure) instead of returning the outputs reached
         so far with ``attrs["success"] = 0`` and the reason in ``attrs["message"]``.
     **options
-        Passed to the scheme (``rtol``, ``atol``, ``cfl``, ``dt``, …).
+        Passed to the scheme (``rtol``, ``atol``, ``cfl``, ``dt``, …). Every
+        spectral scheme takes ``tail_tol`` (default 1e-6): it stops (or warns,
+        ``on_underresolved="warn"``) when the spectral tail
+        max_{l > 2L/3} ‖ρ_l‖/‖ρ_0‖ exceeds max(tail_tol, 100 rtol)
+        (:mod:`solvers._spectral`); ``underresolved_tol`` is its deprecated name.
 
     Returns
     -------
@@ -225,7 +229,7 @@ def _solve(model: SelfAttention | Kuramoto, rho0: Density, times: np.ndarray, me
     check_step_count(scheme, method, y0, remaining, max_step, model.noise)
     if isinstance(model, Kuramoto):
         check_recurrence(model, frequency_nodes, float(remaining[-1] - remaining[0]), model.noise)
-    resolution = ResolutionMonitor(domain, method, None if done is None else done.attrs.get("resolution_tail"))
+    resolution = ResolutionMonitor(scheme, domain, method, None if done is None else done.attrs.get("resolution_tail"))
     states = np.empty((remaining.size, velocity.n_species, *domain.shape))
     masses = np.empty(remaining.size)
     energies = np.empty(remaining.size)
@@ -235,7 +239,7 @@ def _solve(model: SelfAttention | Kuramoto, rho0: Density, times: np.ndarray, me
 
     def record(index: int, time_: float, y: np.ndarray) -> None:
         states[index] = scheme.to_grid(y)
-        resolution(time_, states[index])
+        resolution(time_, y)
         masses[index] = velocity.weights @ scheme.mass(y)
         energies[index] = marginal_energy(model, domain, np.tensordot(velocity.weights, states[index : index + 1],
                                                                       axes=([0], [1])))[0]
