@@ -20,6 +20,19 @@ def _lorentzian_run(n: int, t_end: float, t_avg: float):
     return ds, late, np.sqrt(1 - 2 * gamma / coupling)
 
 
+def test_lorentzian_frequencies_are_quantiles_on_the_moment_path():
+    """The frequencies of n oscillators are the quantiles of g at (j + 1/2)/n, and the run takes the moment path.
+
+    The long-time r∞ of this run is checked by the slow test below; by default,
+    test_kuramoto_particles_exact_drift.py checks r∞ = √(1 - 2γ/K) at n = 5000.
+    """
+    model = mf.Kuramoto(coupling=2.0, frequencies=scipy.stats.cauchy(0, 0.5))
+    ds = mf.simulate(model, np.random.default_rng(0).uniform(0, 2 * np.pi, 400), [0.0, 0.5], rtol=1e-6, atol=1e-8)
+    assert ds.attrs["path"] == "moments"
+    np.testing.assert_allclose(ds["frequency"].values, scipy.stats.cauchy(0, 0.5).ppf((np.arange(400) + 0.5) / 400))
+
+
+@pytest.mark.slow  # r∞ of the same law is checked by default at n = 5000 (test_kuramoto_particles_exact_drift.py)
 def test_lorentzian_frequencies_order_parameter():
     """Lorentzian g with half-width γ, K > 2γ: r∞ = √(1 - 2γ/K) (Kuramoto 1975)."""
     ds, late, r_theory = _lorentzian_run(400, 50.0, 30.0)
