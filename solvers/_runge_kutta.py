@@ -196,9 +196,11 @@ class LawsonTables:
 
     Calling the tables with a step size h returns the :class:`LawsonStep`
     weights: the exponentials e^{dhλ} are evaluated once per distinct node
-    difference d (14 of them) and cached for the last ``cache_size`` step
-    sizes, so steps of a repeated size (a step-size cap, a fixed output
-    spacing) cost no exponentials.
+    difference d (14 of them) and per distinct rate (λ repeats: -σl(l+1) is
+    one value for the 2l + 1 orders of a degree) and cached for the last
+    ``cache_size`` step sizes, so steps of a repeated size (a step-size cap, a
+    fixed output spacing, the ladder of :meth:`preferred_step`) cost no
+    exponentials.
 
     Parameters
     ----------
@@ -220,6 +222,11 @@ class LawsonTables:
         self.rates = rates
         self.cache_size = positive_int("cache_size", cache_size)
         self._cache: OrderedDict[float, LawsonStep] = OrderedDict()
+        self._distinct: np.ndarray | None = None  # the distinct rates, when they are at most half of them
+        if rates is not None:
+            distinct, inverse = np.unique(rates, return_inverse=True)
+            if 2 * distinct.size <= rates.size:
+                self._distinct, self._inverse = distinct, inverse.reshape(rates.shape)
 
     def preferred_step(self, h: float) -> float:
         """``h`` rounded down to the ladder 2^{j/8} when the tables are not trivial.
@@ -243,7 +250,10 @@ class LawsonTables:
         if self.rates is None:
             step = LawsonStep(h, None, tuple(h * A[i, :i] for i in range(N_STAGES)), h * E)
         else:
-            factors = np.exp(np.multiply.outer(_DIFFS, h * self.rates))
+            if self._distinct is None:
+                factors = np.exp(np.multiply.outer(_DIFFS, h * self.rates))
+            else:
+                factors = np.exp(np.multiply.outer(_DIFFS, h * self._distinct))[:, self._inverse]
             expand = (slice(None),) + (None,) * self.rates.ndim
             rows = tuple(h * A[i, :i][expand] * factors[_ROW_INDEX[i]] for i in range(N_STAGES))
             step = LawsonStep(h, factors[_GROWTH_INDEX], rows, h * E[expand] * factors[_ERROR_INDEX])

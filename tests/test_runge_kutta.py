@@ -358,3 +358,14 @@ def test_nan_on_unevaluable_turns_an_overshooting_probe_into_the_h0_fallback():
     # non-finite d2: initial_step returns h0 = 0.01 d0/d1
     h = initial_step(f0, nan_on_unevaluable(probe), lambda v: float(np.linalg.norm(v)), y0_norm=10.0)
     assert h == pytest.approx(0.01 * 10.0 / np.sqrt(2.0), rel=1e-15)
+
+
+def test_lawson_tables_evaluate_each_distinct_rate_once_with_the_same_values():
+    # rates of spherical harmonics: -σ l(l+1) repeated over the orders of each degree
+    degrees = np.concatenate([np.arange(m, 9) for m in range(9)])
+    rates = -0.3 * degrees * (degrees + 1.0)
+    h = 0.0371
+    step = LawsonTables(rates)(h)
+    # bit for bit the factors of a direct evaluation e^{c_i h λ} (the node differences c_i - 0 = c_i)
+    np.testing.assert_array_equal(step.growth, np.exp(np.multiply.outer(C, h * rates)))
+    np.testing.assert_array_equal(step.rows[3], h * A[3, :3, None] * np.exp(np.multiply.outer(C[3] - C[:3], h * rates)))
