@@ -22,6 +22,17 @@ def rng() -> np.random.Generator:
     return np.random.default_rng(20261130)
 
 
+@pytest.fixture
+def no_figure_files(monkeypatch):
+    """Figures are drawn but not rasterised: ``Figure.savefig`` creates an empty file. For tests of what a
+    command computes and resumes, not of its figures (rasterising a command's PNG costs ~0.3 s)."""
+    from pathlib import Path
+
+    from matplotlib.figure import Figure
+
+    monkeypatch.setattr(Figure, "savefig", lambda self, fname, *args, **kwargs: Path(fname).touch())
+
+
 @pytest.fixture(scope="session")
 def dask_client():
     """One LocalCluster of two single-threaded worker processes for the whole session."""

@@ -301,7 +301,7 @@ def test_particle_checkpoints_do_not_recompute_energies_of_earlier_outputs(tmp_p
 
 
 # ---------------------------------------------------------------------------- the command line
-def test_cli_output_is_checksummed_and_resumable(tmp_path, capsys):
+def test_cli_output_is_checksummed_and_resumable(tmp_path, capsys, no_figure_files):
     out = tmp_path / "run.nc"
     args = ["solve", "--grid", "32", "--no-progress", "--output", str(out)]
     assert main([*args, "--t-final", "1", "--n-times", "5"]) == 0

@@ -68,7 +68,8 @@ def test_solve_command_on_a_zonal_sphere(tmp_path):
         assert 0 < ds.order_parameter[0] < ds.order_parameter[-1] < 1
 
 
-def test_interrupted_sphere_finite_volume_run_resumes_exactly(tmp_path, stop_after_checkpoint_writes, caplog):
+def test_interrupted_sphere_finite_volume_run_resumes_exactly(tmp_path, stop_after_checkpoint_writes, caplog,
+                                                              no_figure_files):
     """``meanfield solve`` stopped after its third checkpoint write and run again with ``--resume`` gives
     the uninterrupted run's file bit for bit, its finite-volume mass exact (the cell averages are restored,
     not rebuilt from node values)."""
@@ -95,7 +96,7 @@ def test_interrupted_sphere_finite_volume_run_resumes_exactly(tmp_path, stop_aft
         assert np.max(np.abs(resumed.mass.values - 1.0)) < 1e-13
 
 
-def test_a_finished_sphere_finite_volume_run_extends_from_its_scheme_state(tmp_path, caplog):
+def test_a_finished_sphere_finite_volume_run_extends_from_its_scheme_state(tmp_path, caplog, no_figure_files):
     """``--resume`` with a later ``--t-final`` continues a finished run from the scheme state kept in its
     file: no restart from node values (which raised the mass of this run to 1 + 7.8e-5), mass exact."""
     out = tmp_path / "run.nc"

@@ -50,7 +50,7 @@ def test_serial_and_cluster_studies_are_bit_identical_and_equal_the_per_system_l
     assert serial.wasserstein.dims == ("n", "seed", "time") and list(serial.attrs["seeds"]) == SEEDS
 
 
-def test_compare_command_resumes_from_its_store(tmp_path, capsys):
+def test_compare_command_resumes_from_its_store(tmp_path, capsys, no_figure_files):
     args = ["compare", "--particles", "16", "32", "--systems", "2", "--grid", "64", "--times", "0", "0.1", "--noise", "0.1",
             "--dt", "0.05", "--scheduler", "serial", "--no-progress", "--store", str(tmp_path / "store")]
     assert main([*args, "--output", str(tmp_path / "a.nc")]) == 0
