@@ -78,7 +78,7 @@ def test_the_readme_solve_examples_write_three_different_files():
     assert f"`{bare}`" in README.read_text()
 
 
-def test_a_cli_run_writes_its_default_name_with_the_command_line_in_history(tmp_path, monkeypatch):
+def test_a_cli_run_writes_its_default_name_with_the_command_line_in_history(tmp_path, monkeypatch, no_figure_files):
     monkeypatch.chdir(tmp_path)
     argv = ["solve", "--grid", "32", "--beta", "2", "--noise", "0.1", "--t-final", "0.1", "--n-times", "2",
             "--no-progress"]

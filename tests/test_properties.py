@@ -55,8 +55,12 @@ def test_finite_volume_conserves_mass_and_positivity(seed, beta, noise, normaliz
         # overshoot below 0 on rough node values before any step is taken
         grid = mf.Sphere(7)
         u = mf.particles.uniform_sphere(1, 3, np.random.default_rng(seed))[0]
-        rho0 = mf.density(grid, lambda lat, lon: np.exp(2.0 * (u[0] * np.cos(lat) * np.cos(lon)
-                                                                + u[1] * np.cos(lat) * np.sin(lon) + u[2] * np.sin(lat))))
+
+        def along_u(lat, lon):  # e^{2 <u, x>}
+            x = np.stack([np.cos(lat) * np.cos(lon), np.cos(lat) * np.sin(lon), np.sin(lat)], axis=-1)
+            return np.exp(2.0 * x @ u)
+
+        rho0 = mf.density(grid, along_u)
     else:
         grid = mf.Circle(32) if domain == "circle" else mf.ZonalSphere(5, 32, nodes="cells")
         rho0 = mf.density(grid, _rough_positive(grid.shape, seed))
