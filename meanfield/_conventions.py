@@ -2,8 +2,8 @@
 
 * :data:`COORD_ATTRS`: ``units``/``long_name``/``axis`` of every coordinate.
   Grid angles are stored in radians, the units the schemes compute in, with
-  ``units = "radians"`` (a UDUNITS unit). CF tools recognise latitude and
-  longitude only in degrees (``degrees_north``/``degrees_east``), so
+  ``units = "rad"`` (the UDUNITS symbol of the radian). CF tools recognise
+  latitude and longitude only in degrees (``degrees_north``/``degrees_east``), so
   :func:`geographic_coords` adds auxiliary coordinates ``latitude`` and
   ``longitude`` in degrees with those ``standard_name``\\ s beside the radian
   dimension coordinates ``lat`` and ``lon``; every reader of ``lat``/``lon``
@@ -47,11 +47,11 @@ CONVENTIONS = "CF-1.8"
 
 COORD_ATTRS: dict[str, dict[str, str]] = {
     "time": {"units": "1", "long_name": "time", "axis": "T"},
-    "theta": {"units": "radians", "long_name": "angle on the circle S^1"},
-    "lat": {"units": "radians", "long_name": "latitude in radians", "axis": "Y"},
-    "lon": {"units": "radians", "long_name": "longitude in radians", "axis": "X"},
-    "polar": {"units": "radians", "long_name": "polar angle from the axis e_d of S^{d-1}"},
-    "frequency": {"units": "radians per unit time", "long_name": "natural frequency node"},
+    "theta": {"units": "rad", "long_name": "angle on the circle S^1"},
+    "lat": {"units": "rad", "long_name": "latitude in radians", "axis": "Y"},
+    "lon": {"units": "rad", "long_name": "longitude in radians", "axis": "X"},
+    "polar": {"units": "rad", "long_name": "polar angle from the axis e_d of S^{d-1}"},
+    "frequency": {"units": "rad", "long_name": "natural frequency node (radians per unit of the dimensionless time)"},
 }
 
 #: the meaning of each run parameter, written beside it as ``<name>_description``

@@ -527,7 +527,7 @@ def _dataset(model, traj, weights, kind, batch, times, omega, run_attrs, energy_
     data = {
         "positions": (pos_dims, positions[sel], {
             "long_name": "angle" if kind == "circle" else "position",
-            "units": "radians" if kind == "circle" else "1"}),
+            "units": "rad" if kind == "circle" else "1"}),
         "weights": ((*sys_dims, "particle"), weights[sel], {"long_name": "particle weight"}),
         "mass": ((*sys_dims, "time"), np.broadcast_to(weights.sum(axis=-1)[:, None], (n_sys, n_t))[sel],
                  {"long_name": "total weight sum_i w_i", "units": "1"}),
