@@ -277,7 +277,8 @@ class SpectralScheme(Scheme):
 
     # ------------------------------------------------------------------ resolution
     def spectral_tail(self, y: np.ndarray) -> np.ndarray:
-        """τ_m = max_{l > ⌊2L/3⌋} ‖ρ_{m,l}‖ / ‖ρ_{m,0}‖ of each density, shape (m,) (:func:`degree_tail`)."""
+        """τ_m = max_{l > ⌊2L/3⌋} ‖ρ_{m,l}‖ / ‖ρ_{m,0}‖ of each density, shape (m,)
+        (:func:`degree_tail`)."""
         return np.atleast_1d(degree_tail(self._degree_norms(self.coefficients(y)), self._tail_cut))
 
     def tail(self, y: np.ndarray) -> np.ndarray:

@@ -174,7 +174,7 @@ class ZonalSpectral(SpectralScheme):
 
     # --- diagnostics ------------------------------------------------------
     def velocity_field(self, y: np.ndarray) -> np.ndarray:
-        """The polar velocity u = -sin ϑ Φ_t / (B ⋆ ρ̄) (= ∂_ϑ(A ⋆ ρ̄)/(B ⋆ ρ̄)) at the nodes, shape (m, n)."""
+        """The polar velocity u = ∂_ϑ(A ⋆ ρ̄)/(B ⋆ ρ̄) = -sin ϑ Φ_t / (B ⋆ ρ̄) at the nodes, shape (m, n)."""
         coeffs = self.coefficients(y)
         marginal = self.velocity.weights @ coeffs
         q, dq = gegenbauer_table(self.grid.n, self.grid.d, self.grid.t, derivative=True)

@@ -11,6 +11,8 @@ import pytest
 import meanfield as mf
 import solvers
 from meanfield.particles._geometry import geometry_for
+from meanfield.particles._ensemble import CIRCLE
+from meanfield.particles._ensemble import integrate as integrate_ensemble
 from meanfield.particles._integrators import integrate
 from solvers import (
     SCHEMES,
@@ -214,6 +216,12 @@ def test_particles_and_schemes_share_the_step_floor() -> None:
     floor = step_floor(0.0, 1.0)
     assert floor == 1e-12
     assert not out.success and f"fell below the smallest step {floor:.3g} at t = 0.5" in out.message
+    # the compiled ensemble: a tolerance no step can meet shrinks h by 0.2 per rejection down to the floor
+    weights = np.full((1, 3), 1 / 3)
+    out = integrate_ensemble(CIRCLE, x0, weights, 1.0, True, np.array([0.0, 1.0]), rtol=1e-300, atol=0.0,
+                             max_steps=10**6)
+    assert not out.success and "step size fell below the smallest step (system 0 at t = 0)" in out.message
+    assert out.n_steps == 0 and 0 < out.n_rejected < 40
 
 
 # ---------------------------------------------------------------- former names keep working one release

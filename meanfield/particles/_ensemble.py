@@ -43,7 +43,7 @@ from typing import Any
 import numba
 import numpy as np
 
-from solvers import DORMAND_PRINCE, StepController
+from solvers import DORMAND_PRINCE, StepController, step_floor
 
 from ._integrators import IntegrationResult
 from ._vector_math import exp_nonpositive, sincos
@@ -55,7 +55,7 @@ __all__ = ["EnsembleState", "start", "advance", "integrate", "snapshot", "restor
 CIRCLE, SPHERE = 0, 1
 #: per-system status: running, or why it stopped
 RUNNING, MAX_STEPS, UNDERFLOW = 0, 1, 2
-STATUS_MESSAGES = {MAX_STEPS: "exceeded max_steps", UNDERFLOW: "step size underflow"}
+STATUS_MESSAGES = {MAX_STEPS: "exceeded max_steps", UNDERFLOW: "step size fell below the smallest step"}
 
 _A = np.ascontiguousarray(DORMAND_PRINCE.A)
 _E = np.ascontiguousarray(DORMAND_PRINCE.E)
@@ -64,7 +64,6 @@ _CONTROLLER = StepController()
 _SAFETY, _MIN_FACTOR, _MAX_FACTOR = _CONTROLLER.safety, _CONTROLLER.min_factor, _CONTROLLER.max_factor
 _ERROR_ORDER = DORMAND_PRINCE.error_order
 _EXPONENT = -1.0 / (_ERROR_ORDER + 1)
-_EPS = float(np.finfo(float).eps)
 
 
 # ---------------------------------------------------------------------------- velocity of one system
@@ -267,7 +266,7 @@ def _dense_output(kind, dense, theta, u, out):
 
 
 @numba.njit(cache=True)
-def _advance_system(kind, x, f, w, beta, normalized, factor, rtol, atol, t_out, t_end, max_steps,
+def _advance_system(kind, x, f, w, beta, normalized, factor, rtol, atol, t_out, t_end, max_steps, min_step,
                     clock, counts, steps, dense, out):
     """Advance one system until it has written its state at every time of ``t_out`` into ``out``.
 
@@ -301,9 +300,6 @@ def _advance_system(kind, x, f, w, beta, normalized, factor, rtol, atol, t_out, 
             counts[3] = MAX_STEPS
             break
         h = min(h, t_end - t)
-        if h <= 16 * _EPS * max(1.0, abs(t)):
-            counts[3] = UNDERFLOW
-            break
         u[:, :] = 0.0
         _chart_pullback(kind, x, u, f, ks[0])
         for stage in range(1, 6):
@@ -349,6 +345,9 @@ def _advance_system(kind, x, f, w, beta, normalized, factor, rtol, atol, t_out, 
         if not accepted:
             counts[1] += 1
             h *= fac
+            if h < min_step:  # the step floor of solvers.step_floor
+                counts[3] = UNDERFLOW
+                break
             continue
         t_new = t + h if t_end - (t + h) > 1e-13 * max(1.0, abs(t_end)) else t_end
         dense[0] = x
@@ -394,12 +393,12 @@ def _start_batch(kind, x, w, beta, normalized, factor, rtol, atol, f, clock, cou
 
 
 @numba.njit(cache=True, parallel=True)
-def _advance_batch(kind, x, f, w, beta, normalized, factor, rtol, atol, t_out, t_end, max_steps,
+def _advance_batch(kind, x, f, w, beta, normalized, factor, rtol, atol, t_out, t_end, max_steps, min_step,
                    clock, counts, steps, dense, out):
     for s in numba.prange(x.shape[0]):
         if counts[s, 3] == RUNNING:
             _advance_system(kind, x[s], f[s], w[s], beta, normalized, factor, rtol, atol, t_out, t_end,
-                            max_steps, clock[s], counts[s], steps[s], dense[s], out[s])
+                            max_steps, min_step, clock[s], counts[s], steps[s], dense[s], out[s])
 
 
 @dataclass
@@ -417,7 +416,7 @@ class EnsembleState:
         last accepted step.
     counts : ndarray of int64, shape (systems, 5)
         Accepted steps, rejected steps, velocity evaluations, status (0 running,
-        1 max_steps exceeded, 2 step size underflow), outputs written by the last call.
+        1 max_steps exceeded, 2 step size below ``min_step``), outputs written by the last call.
     steps : ndarray, shape (systems, 2)
         Smallest and largest accepted step.
     dense : ndarray, shape (systems, 5, n, m)
@@ -432,6 +431,8 @@ class EnsembleState:
     atol: float
     t_end: float
     max_steps: int
+    min_step: float
+    """The step floor (:func:`solvers.step_floor` of the run's times): a step rejected below it stops the system."""
     x: np.ndarray
     f: np.ndarray
     clock: np.ndarray
@@ -446,7 +447,7 @@ class EnsembleState:
 
 
 def start(kind: int, x0: np.ndarray, weights: np.ndarray, beta: float, normalized: bool, t0: float,
-          t_end: float, rtol: float, atol: float, max_steps: int) -> EnsembleState:
+          t_end: float, rtol: float, atol: float, max_steps: int, min_step: float) -> EnsembleState:
     """Initial state of a compiled ensemble: velocity and first step of every system.
 
     ``x0``: (systems, n) angles (``kind=CIRCLE``) or (systems, n, d) unit vectors
@@ -461,7 +462,8 @@ def start(kind: int, x0: np.ndarray, weights: np.ndarray, beta: float, normalize
     steps = np.full((n_sys, 2), np.inf)
     steps[:, 1] = 0.0
     state = EnsembleState(kind, np.ascontiguousarray(weights, dtype=float), float(beta), bool(normalized),
-                          float(rtol), float(atol), float(t_end), int(max_steps), x, np.empty_like(x), clock, counts,
+                          float(rtol), float(atol), float(t_end), int(max_steps), float(min_step), x, np.empty_like(x),
+                          clock, counts,
                           steps, np.zeros((n_sys, 5, *x.shape[1:])))
     _start_batch(kind, x, state.weights, state.beta, state.normalized, state.factor, state.rtol, state.atol, state.f,
                  clock, counts)
@@ -478,8 +480,8 @@ def advance(state: EnsembleState, t_out: np.ndarray) -> np.ndarray:
     out = np.empty((state.x.shape[0], t_out.size, *state.x.shape[1:]))
     state.counts[:, 4] = 0
     _advance_batch(state.kind, state.x, state.f, state.weights, state.beta, state.normalized, state.factor,
-                   state.rtol, state.atol, t_out, state.t_end, state.max_steps, state.clock, state.counts,
-                   state.steps, state.dense, out)
+                   state.rtol, state.atol, t_out, state.t_end, state.max_steps, state.min_step, state.clock,
+                   state.counts, state.steps, state.dense, out)
     for s in np.nonzero(state.counts[:, 4] < t_out.size)[0]:
         out[s, state.counts[s, 4]:] = np.nan
     return out
@@ -498,12 +500,12 @@ def snapshot(state: EnsembleState) -> dict[str, np.ndarray]:
 
 
 def restore(kind: int, weights: np.ndarray, beta: float, normalized: bool, t_end: float, rtol: float, atol: float,
-            max_steps: int, saved: dict[str, np.ndarray]) -> EnsembleState:
+            max_steps: int, min_step: float, saved: dict[str, np.ndarray]) -> EnsembleState:
     """The :class:`EnsembleState` whose arrays :func:`snapshot` saved in ``saved`` (settings as :func:`start`)."""
     arrays = {name: np.ascontiguousarray(saved[name], dtype=np.int64 if name == "counts" else float)
               for name in STATE_ARRAYS}
     return EnsembleState(kind, np.ascontiguousarray(weights, dtype=float), float(beta), bool(normalized),
-                         float(rtol), float(atol), float(t_end), int(max_steps), **arrays)
+                         float(rtol), float(atol), float(t_end), int(max_steps), float(min_step), **arrays)
 
 
 def integrate(kind: int, x0: np.ndarray, weights: np.ndarray, beta: float, normalized: bool, t_eval: np.ndarray,
@@ -532,11 +534,12 @@ def integrate(kind: int, x0: np.ndarray, weights: np.ndarray, beta: float, norma
     out = IntegrationResult(states=[x0.copy()])
     if on_output is not None:
         on_output(0, x0)
+    min_step = step_floor(t_eval[0], t_eval[-1])
     if resume is None:
         state = start(kind, x0, weights, beta, normalized, float(t_eval[0]), float(t_eval[-1]), rtol, atol,
-                      max_steps)
+                      max_steps, min_step)
     else:
-        state = restore(kind, weights, beta, normalized, float(t_eval[-1]), rtol, atol, max_steps, resume)
+        state = restore(kind, weights, beta, normalized, float(t_eval[-1]), rtol, atol, max_steps, min_step, resume)
     chunks = [t_eval[i:i + 1] for i in range(1, t_eval.size)] if every_output else [t_eval[1:]]
     index = 1
     for chunk in chunks:

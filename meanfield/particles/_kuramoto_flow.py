@@ -353,7 +353,8 @@ def _run_adaptive(stepper, u, t_eval, rtol, atol, max_steps, report, out, a, res
         target = float(t_eval[next_out])
         step = min(h, target - t)
         if h < h_min:
-            out.success, out.message = False, f"step size {h:.3g} fell below the smallest step {h_min:.3g} at t = {t:.6g}"
+            out.success = False
+            out.message = f"step size {h:.3g} fell below the smallest step {h_min:.3g} at t = {t:.6g}"
             return
         z = stepper.drive(u, step)
         excess = float(np.max(stepper.impulses(u, z, step)[2] / (atol + rtol * np.abs(z))))
