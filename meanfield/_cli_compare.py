@@ -43,7 +43,7 @@ def add_compare_arguments(parser: argparse.ArgumentParser) -> None:
                         "meanfield_compare_<SA|USA>_beta<β>[_noise<σ>]_<sampler>_W<p>.nc)")
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bar over systems")
     add_sweep_arguments(parser)
-    parser.set_defaults(history=None)  # main() sets it to the command line
+    parser.set_defaults(command_line=None)  # main() sets it, for the file's history
     add_deprecated_alias(parser, "--n", "--particles", "compare")
     add_deprecated_alias(parser, "--seeds", "--systems", "compare")
 
@@ -59,7 +59,7 @@ def compare_command(args: argparse.Namespace) -> int:
     """Run the study described by ``args``; print the fitted exponents and the files written."""
     import meanfield as mf
 
-    from ._conventions import describe, with_history
+    from ._conventions import described_run
     from ._files import check_result_paths
     from ._meanfield_study import meanfield_study
     from .plot import meanfield_limit
@@ -92,9 +92,7 @@ def compare_command(args: argparse.Namespace) -> int:
         **sweep_options(args),
     )
     study.attrs["initial_condition"] = f"von_mises(loc=0, kappa={args.kappa}) on Circle({args.grid})"
-    study.attrs = describe(study.attrs)
-    if args.history is not None:
-        study.attrs = with_history(study.attrs, args.history)
+    study.attrs = described_run(study.attrs, args.command_line)
     study.to_netcdf(output)
     meanfield_limit(study).savefig(png, dpi=120)
     print(f"{model.name} β={model.beta} σ={model.noise}, {args.sampler} start, n = {list(args.particles)}, "

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
@@ -56,24 +55,16 @@ def add_kuramoto_arguments(parser: argparse.ArgumentParser) -> None:
                         "kuramoto_lorentzian0.6_particles_n2000_K4.nc); PNG beside it")
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bar over tasks")
     add_sweep_arguments(parser)
-    parser.set_defaults(history=None)  # main() sets it to the command line
+    parser.set_defaults(command_line=None)  # main() sets it, for the file's history
     add_deprecated_alias(parser, "--n", "--particles", "kuramoto")
     add_deprecated_alias(parser, "--seeds", "--systems", "kuramoto")
-
-
-def _described(ds: Any, args: argparse.Namespace) -> Any:
-    """``ds`` with its parameters' meanings and, when run from ``meanfield``, the command line in ``history``."""
-    from ._conventions import describe, with_history
-
-    attrs = describe(ds.attrs)
-    ds.attrs = attrs if args.history is None else with_history(attrs, args.history)
-    return ds
 
 
 def kuramoto_command(args: argparse.Namespace) -> int:
     """Run what ``args`` describe; write NetCDF and PNG; print a summary."""
     import meanfield as mf
 
+    from ._conventions import described_run
     from ._files import check_result_paths, write_atomically
     from .studies import frequency_law, kuramoto_run
     from .studies._cli_options import parse_values, sweep_options
@@ -100,7 +91,8 @@ def kuramoto_command(args: argparse.Namespace) -> int:
                           width=args.width, **common)
         ds.attrs["coupling"] = float(args.coupling)
         theory = float(mf.kuramoto_theory(args.coupling, law, args.noise))
-        write_atomically(output, _described(ds, args).to_netcdf)
+        ds.attrs = described_run(ds.attrs, args.command_line)
+        write_atomically(output, ds.to_netcdf)
         mf.plot.order_parameter_curve(ds, theory=theory).savefig(png, dpi=120, bbox_inches="tight")
         print(f"Kuramoto K = {args.coupling:g}, {args.law} ({args.width:g}), noise {args.noise:g}, {args.method}: "
               f"r_inf = {float(ds['r_inf']):.4f} +- {float(ds['r_spread']):.4f} (window spread), "
@@ -108,7 +100,8 @@ def kuramoto_command(args: argparse.Namespace) -> int:
     else:
         ds = mf.kuramoto_bifurcation(couplings, args.law, width=args.width, seeds=args.systems,
                                      progress=not args.no_progress, **common, **sweep_options(args))
-        write_atomically(output, _described(ds, args).to_netcdf)
+        ds.attrs = described_run(ds.attrs, args.command_line)
+        write_atomically(output, ds.to_netcdf)
         mf.plot.bifurcation(ds).savefig(png, dpi=120, bbox_inches="tight")
         print(f"Kuramoto bifurcation, {args.law} ({args.width:g}), noise {args.noise:g}, {args.method}: "
               f"K_c = {ds.attrs['critical_coupling']:.4g}, {ds.attrs['wall_time']:.1f} s "

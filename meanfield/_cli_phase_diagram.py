@@ -50,7 +50,7 @@ def add_phase_diagram_arguments(parser: argparse.ArgumentParser) -> None:
                         help="NetCDF output (default phase_diagram_d<d>_n<n>[_usa][_ginibre].nc); PNGs beside it")
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bar over tasks")
     add_sweep_arguments(parser)
-    parser.set_defaults(history=None)  # main() sets it to the command line
+    parser.set_defaults(command_line=None)  # main() sets it, for the file's history
     add_deprecated_alias(parser, "--d", "--dimension", "phase-diagram")
     add_deprecated_alias(parser, "--n", "--particles", "phase-diagram")
 
@@ -59,7 +59,7 @@ def phase_diagram_command(args: argparse.Namespace) -> int:
     """Run the diagram described by ``args``; write NetCDF and PNGs; print a summary."""
     import meanfield as mf
 
-    from ._conventions import describe, with_history
+    from ._conventions import described_run
     from ._files import check_output_path, check_result_paths, write_atomically
     from .studies._cli_options import parse_values, sweep_options
     from .studies._phase_diagram import crossing_time
@@ -85,9 +85,7 @@ def phase_diagram_command(args: argparse.Namespace) -> int:
         normalized=not args.unnormalized, matrices="ginibre" if args.ginibre else None, seed=args.seed,
         rtol=args.rtol, atol=args.atol, batch=args.batch, progress=not args.no_progress, **sweep_options(args),
     )
-    ds.attrs = describe(ds.attrs)
-    if args.history is not None:
-        ds.attrs = with_history(ds.attrs, args.history)
+    ds.attrs = described_run(ds.attrs, args.command_line)
     write_atomically(output, ds.to_netcdf)
     mf.plot.phase_diagram(ds).savefig(png, dpi=150)
     written = [output, png]

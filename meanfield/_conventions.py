@@ -37,6 +37,7 @@ __all__ = [
     "COORD_ATTRS",
     "PARAMETER_MEANINGS",
     "describe",
+    "described_run",
     "geographic_coords",
     "history_line",
     "is_descriptive",
@@ -100,6 +101,13 @@ def describe(attrs: Mapping[str, Any]) -> dict[str, Any]:
             out[f"{name}_flag_values"] = np.array([0, 1], dtype=np.int8)
             out[f"{name}_flag_meanings"] = f"{off} {on}"
     return out
+
+
+def described_run(attrs: Mapping[str, Any], command_line: str | None) -> dict[str, Any]:
+    """``attrs`` with the additions of :func:`describe`, and ``command_line`` (if given) appended to ``history``
+    with the present time."""
+    out = describe(attrs)
+    return out if command_line is None else with_history(out, history_line(command_line))
 
 
 def geographic_coords(coords: Mapping[str, np.ndarray]) -> dict[str, tuple[str, np.ndarray, dict[str, str]]]:

@@ -29,7 +29,7 @@ import numpy as np
 
 from ._cli_aliases import DeprecatedOptionWarning, add_deprecated_alias
 from ._cli_compare import add_compare_arguments, compare_command
-from ._conventions import history_line, with_history
+from ._conventions import described_run
 from ._checkpoint import CheckpointError, load_checkpoint, snapshot_of, snapshot_variables
 from ._files import check_result_paths, write_netcdf
 from .studies import SweepError
@@ -80,7 +80,7 @@ def build_parser() -> argparse.ArgumentParser:
     solve.add_argument("--resume", action="store_true", help="continue from the output file if it holds a partial run")
     solve.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     add_deprecated_alias(solve, "--n", "--grid", "solve")
-    solve.set_defaults(history=None)  # main() sets it to the command line
+    solve.set_defaults(command_line=None)  # main() sets it, for the file's history
     compare = sub.add_parser(
         "compare",
         help="PDE against particles: W_p(μ_n(t), μ(t)) against n, with the fitted exponent",
@@ -154,8 +154,7 @@ def _solve_command(args: argparse.Namespace) -> int:
     )
     ds = _with_scheme_state(ds, output)
     ds.attrs["initial_condition"] = start
-    if args.history is not None:
-        ds.attrs = with_history(ds.attrs, args.history)
+    ds.attrs = described_run(ds.attrs, args.command_line)
     write_netcdf(ds, output)  # the result and the scheme state, checksummed: the checkpoint of a later --resume
     figure = sphere_maps(ds) if args.domain == "sphere" else density_map(ds)
     figure.savefig(png, dpi=120)
@@ -190,10 +189,12 @@ def main(argv: list[str] | None = None) -> int:
     logging.getLogger("distributed").setLevel(logging.WARNING)  # a local cluster's start and stop are not news
     parser = build_parser()
     argv = sys.argv[1:] if argv is None else list(argv)
-    with warnings.catch_warnings():
-        warnings.simplefilter("always", DeprecatedOptionWarning)  # a user of the command line sees them
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", DeprecatedOptionWarning)
         args = parser.parse_args(argv)
-    args.history = history_line(" ".join(["meanfield", *map(shlex.quote, argv)]))
+    for warning in caught:  # told as a command's warning, not as a line of argparse
+        logger.warning("%s", warning.message)
+    args.command_line = " ".join(["meanfield", *map(shlex.quote, argv)])
     try:
         if args.command == "solve":
             return _solve_command(args)

@@ -89,3 +89,11 @@ def test_a_cli_run_writes_its_default_name_with_the_command_line_in_history(tmp_
         history = ds.attrs["history"].split("\n")
     assert "meanfield.solve(model=SelfAttention(beta=2.0" in history[0]
     assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\+00:00 meanfield " + re.escape(" ".join(argv)), history[-1])
+
+
+def test_the_command_tells_a_former_spelling_as_its_own_warning(caplog, tmp_path):
+    import logging
+
+    with caplog.at_level(logging.WARNING, logger="meanfield"), pytest.raises(SystemExit):
+        main(["solve", "--n", "16", "--t-final", "-1", "--output", str(tmp_path / "x.nc")])  # refused after parsing
+    assert "meanfield solve: --n is deprecated and will be removed in the next release; use --grid" in caplog.text
