@@ -2,18 +2,18 @@
 dynamics on the circle and on spheres, a particle engine, energies and
 Wasserstein distances.
 
-The public API is re-exported here; implementation lives in private modules.
+The public API is re-exported here; the implementation lives in sub-packages: domains, measures,
+models, particles, pde, transport, io, studies, plot and cli.
 Figures and animations are in the sub-package :mod:`meanfield.plot` (``mf.plot.density_map(ds)``), loaded
 on first use so that importing meanfield does not import matplotlib.
 """
 
 from __future__ import annotations
 
-from ._checkpoint import CheckpointError, CheckpointInUseError
-from ._domains import Circle, sphere_area
-from ._energy import energy
-from ._measures import Density, EmpiricalMeasure, density, uniform, von_mises, wrapped_cauchy
-from ._models import Kuramoto, SelfAttention
+from .io import CheckpointError, CheckpointInUseError
+from .domains import Circle, sphere_area, Sphere, ZonalSphere
+from .models import energy, Kuramoto, SelfAttention
+from .measures import Density, EmpiricalMeasure, density, uniform, von_mises, wrapped_cauchy, perturbed_uniform
 from .particles import (
     Attention,
     attention_matrix,
@@ -25,11 +25,9 @@ from .particles import (
     sample,
     simulate,
 )
-from ._solve import methods, solve
-from ._sphere import Sphere
+from .pde import methods, solve
 from ._version import __version__
-from ._zonal import ZonalSphere
-from ._wasserstein import WassersteinResult, wasserstein
+from .transport import WassersteinResult, wasserstein
 from ._compare import compare
 from .studies import SweepError, sweep
 from .studies import equiangular_curve, equiangular_gamma, phase_diagram, plot_phase_diagram, plot_trajectories
@@ -41,8 +39,11 @@ from .studies import MostUnstableMode, most_unstable_mode, unstable_mode_run
 from .studies import equiangular_concentration
 from .studies import continuation, critical_beta, critical_noise, landau_coefficient
 from .studies import stationary_density, stationary_state
+from ._meanfield_study import meanfield_study
 
 __all__ = [
+    "meanfield_study",
+    "perturbed_uniform",
     "plot",
     "Attention",
     "CheckpointError",

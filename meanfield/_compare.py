@@ -7,11 +7,11 @@ from typing import Any
 import numpy as np
 import xarray as xr
 
-from ._domains import Circle
-from ._measures import Density, EmpiricalMeasure
+from .domains._domain import Circle
+from .measures._measure import Density, EmpiricalMeasure
 from ._version import __version__
 from ._validate import check_order, check_positive_int
-from ._wasserstein import wasserstein
+from .transport._wasserstein import wasserstein
 
 __all__ = ["compare", "pde_domain"]
 
@@ -188,14 +188,14 @@ def pde_domain(pde: xr.Dataset) -> Any:
             raise ValueError("pde: theta must be the uniform grid 2πj/n of a Circle")
         return domain
     if set(dims) == {"lat", "lon"}:
-        from ._sphere import Sphere
+        from .domains._sphere import Sphere
 
         domain = Sphere(int(pde.sizes["lat"]) - 1)
         if not (np.allclose(pde["lat"].values, domain.lat, atol=1e-12) and np.allclose(pde["lon"].values, domain.lon, atol=1e-12)):
             raise ValueError("pde: lat/lon must be the Gauss–Legendre grid of a Sphere")
         return domain
     if dims == ("polar",):
-        from ._zonal import ZonalSphere
+        from .domains._zonal import ZonalSphere
 
         d = int(pde.attrs.get("dimension", 0))
         if d < 3:

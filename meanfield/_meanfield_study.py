@@ -24,7 +24,7 @@ import numpy as np
 import xarray as xr
 
 from ._compare import compare
-from ._measures import Density
+from .measures._measure import Density
 from ._validate import as_times, check_order, check_positive_int
 from ._version import __version__
 from .studies import sweep
@@ -109,7 +109,7 @@ def meanfield_study(
     ValueError
         Fewer than two distinct n, no seeds, a negative seed, an unknown sampler, p < 1.
     """
-    from ._solve import solve
+    from .pde._solve import solve
 
     times = as_times(t)
     p = check_order(p)

@@ -57,7 +57,7 @@ from ._sphere_fv import SphereFiniteVolume
 from ._sphere_grid import SphereGrid
 from ._sphere_spectral import SphereSpectral
 from ._zonal_fv import ZonalFiniteVolume
-from ._zonal_grid import ZonalCellGrid, ZonalGaussGrid, gegenbauer_table
+from ._zonal_grid import ZonalCellGrid, ZonalGaussGrid, gegenbauer_table, sphere_area
 from ._zonal_spectral import ZonalSpectral
 
 SCHEMES: dict[tuple[str, str], type[Scheme]] = {}
@@ -70,7 +70,8 @@ SCHEMES[("zonal", "spectral")] = ZonalSpectral
 SCHEMES[("zonal", "finite_volume")] = ZonalFiniteVolume
 
 __all__ = [
-    "CircleFiniteVolume",
+        "sphere_area",
+"CircleFiniteVolume",
     "CircleGrid",
     "CircleSpectral",
     "CallableVelocity",

@@ -55,7 +55,7 @@ class CheckpointStop(Exception):
 def stop_after_checkpoint_writes(monkeypatch):
     """``arm(k)`` makes the k-th checkpoint write raise :class:`CheckpointStop` once the file is written;
     ``arm.disarm()`` restores the writer. Returns the list of time sizes written so far."""
-    import meanfield._checkpoint as module
+    import meanfield.io._checkpoint as module
 
     original = module.write_netcdf
 

@@ -373,7 +373,7 @@ SWEEP_FUNC = _module.noisy_moments
 def _available(need: str, namespace: dict) -> bool:
     mf = namespace["mf"]
     if need.startswith("cli:"):
-        import meanfield.cli as cli_module
+        import meanfield.cli._main as cli_module
 
         return need[4:] in open(cli_module.__file__).read()
     return hasattr(mf, need)

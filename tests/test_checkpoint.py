@@ -14,11 +14,11 @@ import scipy.stats
 import xarray as xr
 
 import meanfield as mf
-import meanfield._dataset
-import meanfield._solve
+import meanfield.io._dataset
+import meanfield.pde._solve
 import meanfield.particles._simulate
 from conftest import CheckpointStop
-from meanfield._checkpoint import CheckpointError, CheckpointInUseError, load_checkpoint, open_checkpoint
+from meanfield.io._checkpoint import CheckpointError, CheckpointInUseError, load_checkpoint, open_checkpoint
 from meanfield.cli import main
 
 T = np.linspace(0.0, 1.0, 6)
@@ -36,7 +36,7 @@ def no_evolve(monkeypatch):
     def evolve(*args, **kwargs):
         raise AssertionError("the run started")
 
-    monkeypatch.setattr(meanfield._solve, "evolve", evolve)
+    monkeypatch.setattr(meanfield.pde._solve, "evolve", evolve)
 
 
 def _circle_particles(n: int = 16) -> np.ndarray:
@@ -249,7 +249,7 @@ def test_lock_is_released_after_a_run_and_after_an_error(rho0, tmp_path):
 
 
 def test_a_failed_periodic_write_is_logged_and_retried(rho0, tmp_path, monkeypatch, caplog):
-    import meanfield._checkpoint as module
+    import meanfield.io._checkpoint as module
 
     original = module.write_netcdf
     failures = []
@@ -262,7 +262,7 @@ def test_a_failed_periodic_write_is_logged_and_retried(rho0, tmp_path, monkeypat
 
     monkeypatch.setattr(module, "write_netcdf", fail_twice)
     path = tmp_path / "run.nc"
-    with caplog.at_level(logging.WARNING, logger="meanfield._checkpoint"):
+    with caplog.at_level(logging.WARNING, logger="meanfield.io._checkpoint"):
         ds = mf.solve(mf.SelfAttention(beta=2.0), rho0, T, checkpoint=path, checkpoint_interval=0.0)
     assert ds.attrs["success"] == 1 and ds.sizes["time"] == T.size
     assert failures == [1, 2]
@@ -273,13 +273,13 @@ def test_a_failed_periodic_write_is_logged_and_retried(rho0, tmp_path, monkeypat
 # ---------------------------------------------------------------------------- diagnostics computed once
 def test_checkpoints_do_not_recompute_energies_of_earlier_outputs(rho0, tmp_path, monkeypatch):
     evaluated = []
-    original = meanfield._dataset.density_energy
+    original = meanfield.io._dataset.density_energy
 
     def counting(model, domain, marginal):
         evaluated.append(marginal.shape[0])
         return original(model, domain, marginal)
 
-    monkeypatch.setattr(meanfield._dataset, "density_energy", counting)
+    monkeypatch.setattr(meanfield.io._dataset, "density_energy", counting)
     t = np.linspace(0.0, 1.0, 11)
     mf.solve(mf.SelfAttention(beta=2.0), rho0, t, checkpoint=tmp_path / "run.nc", checkpoint_interval=0.0)
     assert sum(evaluated) == t.size  # one energy per output; rewriting all at every write gave 11·12/2 + 11
@@ -339,7 +339,7 @@ def test_resumed_particle_run_counts_the_steps_of_both_segments(tmp_path):
 
 
 def test_atomic_writes_never_replace_a_device_or_directory(tmp_path):
-    from meanfield._files import write_atomically
+    from meanfield.io._files import write_atomically
 
     for target in (Path("/dev/null"), tmp_path):
         with pytest.raises(ValueError, match=f"'{target}' exists and is not a regular file; it is not replaced"):

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import meanfield as mf
-from meanfield._checkpoint import CheckpointInUseError, load_checkpoint
+from meanfield.io._checkpoint import CheckpointInUseError, load_checkpoint
 
 SETUP = """
 import numpy as np, meanfield as mf
@@ -39,7 +39,7 @@ def test_run_killed_by_sigkill_resumes_to_the_uninterrupted_result_bit_for_bit(t
     # the child kills itself with SIGKILL right after its 8th checkpoint write, mid-run
     child = _python(SETUP + f"""
 import os, signal
-import meanfield._checkpoint as module
+import meanfield.io._checkpoint as module
 original, count = module.write_netcdf, [0]
 def write_then_die(ds, target):
     original(ds, target)
@@ -65,7 +65,7 @@ def test_second_process_is_refused_at_start_naming_the_first(tmp_path):
     # another process holds the checkpoint's lock (opened as a run would) until told to stop
     holder = _python(f"""
 import sys
-from meanfield._checkpoint import open_checkpoint
+from meanfield.io._checkpoint import open_checkpoint
 lock = open_checkpoint({str(path)!r})
 print("locked", flush=True)
 sys.stdin.readline()

@@ -17,7 +17,7 @@ import scipy.stats
 
 import meanfield as mf
 import meanfield.particles._simulate
-from meanfield._checkpoint import load_checkpoint
+from meanfield.io._checkpoint import load_checkpoint
 
 T = np.linspace(0.0, 5.0, 11)
 K = 4  # the last output in the interrupted run's checkpoint

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import meanfield as mf
-from meanfield._initial import perturbed_uniform
+from meanfield.measures._perturbed_uniform import perturbed_uniform
 
 
 @pytest.mark.parametrize(

@@ -7,7 +7,7 @@ import pytest
 import scipy.stats
 
 import meanfield as mf
-from meanfield._energy import energy, energy_multipliers
+from meanfield.models._energy import energy, energy_multipliers
 
 from solvers import (
     SCHEMES,

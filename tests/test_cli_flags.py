@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 import xarray as xr
 
-from meanfield._cli_aliases import DeprecatedOptionWarning
+from meanfield.cli._aliases import DeprecatedOptionWarning
 from meanfield.cli import build_parser, default_solve_output, main
 
 README = Path(__file__).resolve().parents[1] / "README.md"

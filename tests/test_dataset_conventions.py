@@ -9,8 +9,8 @@ import pytest
 import xarray as xr
 
 import meanfield as mf
-from meanfield._checkpoint import CheckpointError, check_same_run
-from meanfield._conventions import COORD_ATTRS, PARAMETER_MEANINGS, history_line, with_history
+from meanfield.io._checkpoint import CheckpointError, check_same_run
+from meanfield.io._conventions import COORD_ATTRS, PARAMETER_MEANINGS, history_line, with_history
 
 #: "<ISO 8601 UTC time to the second> <what>" (the CF/NetCDF history line)
 HISTORY_LINE = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\+00:00 \S")

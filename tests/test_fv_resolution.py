@@ -11,7 +11,7 @@ import pytest
 import scipy.stats
 
 import meanfield as mf
-from meanfield._resolution import FINITE_VOLUME_TAIL_TOL, circle_tail, zonal_tail
+from meanfield.pde._resolution import FINITE_VOLUME_TAIL_TOL, circle_tail, zonal_tail
 
 
 @contextlib.contextmanager

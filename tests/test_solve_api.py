@@ -8,7 +8,7 @@ import scipy.stats
 import xarray as xr
 
 import meanfield as mf
-from meanfield._initial import perturbed_uniform
+from meanfield.measures._perturbed_uniform import perturbed_uniform
 
 
 @pytest.fixture

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import meanfield as mf
-from meanfield import _step_estimate
+from meanfield.pde import _step_estimate
 
 
 def _rho():

@@ -251,7 +251,7 @@ def test_rejects_bad_arguments() -> None:
 
 def test_energy_increases_through_clustering() -> None:
     """σ = 0, USA: dE/dt = ∫|X|² dμ ≥ 0 (Lemma 3.7); the upwind scheme keeps E monotone at every output."""
-    from meanfield._energy import energy_multipliers
+    from meanfield.models._energy import energy_multipliers
 
     s = mf.Sphere(15)
     model = mf.SelfAttention(4.0, normalized=False)

@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 import meanfield as mf
-from meanfield._initial import perturbed_uniform
-from meanfield._resolution import FINITE_VOLUME_TAIL_TOL, sphere_tail
+from meanfield.measures._perturbed_uniform import perturbed_uniform
+from meanfield.pde._resolution import FINITE_VOLUME_TAIL_TOL, sphere_tail
 
 
 def _solve(lmax, noise, t_final):

@@ -7,7 +7,7 @@ import pytest
 from scipy.special import spherical_in
 
 import meanfield as mf
-from meanfield._kernels import scaled_funk_hecke
+from meanfield.models._kernels import scaled_funk_hecke
 from solvers import SphereGrid
 from solvers._sphere_grid import padded_lmax
 

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import meanfield as mf
-from meanfield._kernels import scaled_funk_hecke
+from meanfield.models._kernels import scaled_funk_hecke
 from solvers import (
     SCHEMES,
     CallableVelocity,

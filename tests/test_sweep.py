@@ -141,10 +141,10 @@ def test_store_paths_that_cannot_be_written_are_refused_before_any_work(tmp_path
 
 
 def test_a_read_only_parent_is_refused(tmp_path, monkeypatch):
-    import meanfield._files
+    import meanfield.io._files
 
     # tests run as root, who may write anywhere: the permission check is made to answer "no"
-    monkeypatch.setattr(meanfield._files.os, "access", lambda path, mode: False)
+    monkeypatch.setattr(meanfield.io._files.os, "access", lambda path, mode: False)
     with pytest.raises(ValueError, match=f"store '{tmp_path / 's'}' cannot be created: directory '{tmp_path}' is not "
                                          "writable"):
         mf.sweep(slow_square, {"x": [1.0]}, seeds=1, fixed={"delay": 60.0}, store=tmp_path / "s", scheduler="serial")
@@ -197,7 +197,7 @@ def test_nothing_to_sweep_is_refused():
 def test_command_line_options_map_to_sweep_arguments(tmp_path):
     import argparse
 
-    from meanfield.studies._cli_options import add_sweep_arguments, sweep_options
+    from meanfield.cli._sweep_options import add_sweep_arguments, sweep_options
 
     parser = argparse.ArgumentParser()
     add_sweep_arguments(parser)

@@ -17,7 +17,7 @@ import xarray as xr
 
 import meanfield as mf
 from _sweep_funcs import dies_once, fails_at_two, slow_square
-from meanfield._files import FileCheckError, read_netcdf, write_netcdf
+from meanfield.io._files import FileCheckError, read_netcdf, write_netcdf
 
 TESTS = Path(__file__).parent
 # run serially or on a LocalCluster of its own (2 workers, which import the swept function through PYTHONPATH)

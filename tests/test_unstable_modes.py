@@ -7,7 +7,7 @@ import pytest
 from scipy.special import ive
 
 import meanfield as mf
-from meanfield._initial import perturbed_uniform
+from meanfield.measures._perturbed_uniform import perturbed_uniform
 from meanfield.studies._unstable_modes import degree_amplitudes, density_peaks
 
 

@@ -10,7 +10,7 @@ import ot
 import pytest
 
 import meanfield as mf
-from meanfield._wasserstein import wasserstein
+from meanfield.transport._wasserstein import wasserstein
 from meanfield.particles._sampling import sample
 
 TWO_PI = 2 * np.pi

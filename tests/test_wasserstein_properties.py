@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import meanfield as mf
-from meanfield._wasserstein import wasserstein
+from meanfield.transport._wasserstein import wasserstein
 
 pytestmark = pytest.mark.slow
 

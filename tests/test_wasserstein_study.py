@@ -9,7 +9,7 @@ import pytest
 import xarray as xr
 
 import meanfield as mf
-from meanfield._cli_compare import add_compare_arguments, compare_command
+from meanfield.cli._compare import add_compare_arguments, compare_command
 from meanfield._meanfield_study import fit_exponent, meanfield_study
 from meanfield.plot import meanfield_limit as plot_study
 

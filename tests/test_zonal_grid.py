@@ -7,8 +7,8 @@ import pytest
 from scipy.special import comb, ive, roots_jacobi
 
 import meanfield as mf
-from meanfield._kernels import scaled_funk_hecke
-from meanfield._zonal import polar_angles, polar_wasserstein
+from meanfield.models._kernels import scaled_funk_hecke
+from meanfield.domains._zonal import polar_angles, polar_wasserstein
 from solvers import ZonalCellGrid, ZonalGaussGrid
 from solvers._zonal_grid import gegenbauer_table
 

@@ -26,7 +26,7 @@ from scipy.special import iv
 from matplotlib.figure import Figure
 
 import meanfield as mf
-from meanfield._initial import perturbed_uniform
+from meanfield import perturbed_uniform
 
 EPSILON = 1e-6
 """Perturbation size: nonlinear corrections to λ are O(ε e^{λt}) ≤ 1e-4 relative."""

@@ -31,7 +31,7 @@ import xarray as xr
 from matplotlib.figure import Figure
 
 import meanfield as mf
-from meanfield._zonal import polar_angles
+from meanfield.domains import polar_angles
 
 MIN_RATIO = 1.4
 """W₁(n)/W₁(4n) must exceed this (n^{-1/2} law: 2; the scatter of a mean over 4–32 systems allows ~1.5)."""

@@ -29,7 +29,7 @@
 
 from __future__ import annotations
 
-from ._attention import Attention, FeedForward
+from ..models._attention import Attention, FeedForward
 from ._diagnostics import (
     attention_matrix,
     number_of_clusters,

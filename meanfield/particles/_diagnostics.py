@@ -1,7 +1,7 @@
 """Diagnostics of particle configurations: clusters, order parameter, attention matrix, inner products.
 
 Positions are read as every function that takes particles reads them
-(:func:`meanfield._reading.read_particles`): an :class:`EmpiricalMeasure`, or a
+(:func:`meanfield.measures._read_particles.read_particles`): an :class:`EmpiricalMeasure`, or a
 plain array read on the ``domain=`` argument if given ("circle": angles,
 "sphere": unit vectors, "euclidean": points of R^d), else on the domain the
 model fixes (``attention_matrix`` with ``Attention(projection=False)``: R^d),
@@ -22,10 +22,10 @@ from typing import Any
 import numpy as np
 import xarray as xr
 
-from .._measures import EmpiricalMeasure
-from .._models import SelfAttention
-from .._reading import SPHERE_TOLERANCE, read_particles
-from ._attention import Attention, softmax_attention
+from ..measures._measure import EmpiricalMeasure
+from ..models._dynamics import SelfAttention
+from ..measures._read_particles import SPHERE_TOLERANCE, read_particles
+from ..models._attention import Attention, softmax_attention
 from ._compiled_statistics import cluster_counts, pair_fractions
 
 __all__ = [

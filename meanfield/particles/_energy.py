@@ -18,9 +18,9 @@ import finufft
 import numpy as np
 from scipy.special import ive
 
-from .._measures import EmpiricalMeasure
-from .._models import Kuramoto, SelfAttention
-from .._reading import SPHERE_TOLERANCE, read_particles
+from ..measures._measure import EmpiricalMeasure
+from ..models._dynamics import Kuramoto, SelfAttention
+from ..measures._read_particles import SPHERE_TOLERANCE, read_particles
 from ._compiled_statistics import kernel_sums
 from ._velocity import BETA_MAX_UNNORMALIZED, fourier_moments, fourier_truncation
 
@@ -40,7 +40,7 @@ def particle_energy(model: SelfAttention | Kuramoto, measure: EmpiricalMeasure |
     measure : EmpiricalMeasure or ndarray
         Angles (n,) / (systems, n) on S¹, or unit vectors (n, d) / (systems, n, d).
         A plain array is read as every function reads particles
-        (:mod:`meanfield._reading`): on ``domain`` if given, on the circle for
+        (:mod:`meanfield.measures._read_particles`): on ``domain`` if given, on the circle for
         a Kuramoto model, else by its shape (1-D angles, 2-D (n, d) points);
         weights are 1/n.
     domain : {"circle", "sphere"}, optional

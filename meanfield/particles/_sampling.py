@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 import scipy.stats
 
-from .._measures import Density, EmpiricalMeasure
+from ..measures._measure import Density, EmpiricalMeasure
 from .._validate import as_rng, check_positive_int
 
 __all__ = ["sample", "uniform_sphere", "von_mises_fisher", "orthogonal_frame", "SAMPLING_METHODS"]

@@ -13,15 +13,15 @@ from typing import Any
 import numpy as np
 import xarray as xr
 
-from .._measures import EmpiricalMeasure
-from .._reading import SPHERE_TOLERANCE, model_domain, read_particles
-from .._models import Kuramoto, SelfAttention
-from .._conventions import COORD_ATTRS, describe, history_line, with_history
-from .._checkpoint import Checkpoint, load_checkpoint, locks_checkpoint, snapshot_of, snapshot_variables
+from ..measures._measure import EmpiricalMeasure
+from ..measures._read_particles import SPHERE_TOLERANCE, model_domain, read_particles
+from ..models._dynamics import Kuramoto, SelfAttention
+from ..io._conventions import COORD_ATTRS, describe, history_line, with_history
+from ..io._checkpoint import Checkpoint, load_checkpoint, locks_checkpoint, snapshot_of, snapshot_variables
 from .._validate import as_times, check_flag, check_nonnegative, check_positive_int
 from .._version import __version__
 from . import _ensemble
-from ._attention import Attention
+from ..models._attention import Attention
 from ._compiled_statistics import order_parameters
 from ._energy import energy_of_states
 from ._geometry import geometry_for

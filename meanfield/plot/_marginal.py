@@ -21,7 +21,7 @@ import xarray as xr
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
-from .._domains import sphere_area
+from ..domains._domain import sphere_area
 from ._checks import axes_of, density_domain, run_title, time_indices
 
 __all__ = ["polar_marginal", "polar_marginal_values"]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .._models import SelfAttention
+from ..models._dynamics import SelfAttention
 
 __all__ = ["require_self_attention"]
 

@@ -57,8 +57,8 @@ import numpy as np
 import xarray as xr
 from scipy.integrate import solve_ivp
 
-from .._measures import EmpiricalMeasure
-from .._models import SelfAttention
+from ..measures._measure import EmpiricalMeasure
+from ..models._dynamics import SelfAttention
 from .._version import __version__
 from ._checks import require_self_attention
 from ..particles._energy import particle_energy

@@ -43,8 +43,8 @@ import numpy as np
 import scipy.stats
 import xarray as xr
 
-from .._recurrence import recurrence_free as _recurrence_free
-from .._recurrence import recurrence_time
+from ..pde._recurrence import recurrence_free as _recurrence_free
+from ..pde._recurrence import recurrence_time
 from .._validate import check_nonnegative, check_positive, check_positive_int
 from .._version import __version__
 from ._kuramoto_theory import kuramoto_critical_coupling, kuramoto_theory

@@ -47,7 +47,7 @@ from __future__ import annotations
 import numpy as np
 import xarray as xr
 
-from .._models import SelfAttention
+from ..models._dynamics import SelfAttention
 from .._version import __version__
 from ..particles import number_of_clusters
 

@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 import xarray as xr
 
-from .._models import SelfAttention
+from ..models._dynamics import SelfAttention
 from .._validate import as_times, check_positive, check_positive_int
 from .._version import __version__
 from ..particles import Attention, number_of_clusters, pair_fraction, simulate

@@ -19,13 +19,13 @@ from typing import Any
 import numpy as np
 import xarray as xr
 
-from .._domains import Circle
-from .._measures import Density
-from .._models import SelfAttention
+from ..domains._domain import Circle
+from ..measures._measure import Density
+from ..models._dynamics import SelfAttention
 from .._validate import check_positive, check_positive_int
 from .._version import __version__
 from ._checks import require_self_attention
-from .._zonal import ZonalSphere
+from ..domains._zonal import ZonalSphere
 from ._stationary_problem import TAIL_TOLERANCE, StationaryProblem, degrees_needed
 
 __all__ = ["stationary_state", "stationary_density", "NewtonResult"]

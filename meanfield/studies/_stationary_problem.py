@@ -14,7 +14,7 @@ y_0 = 1 and y_l = ∫ ρ q_l dσ. Funk–Hecke gives, up to constants,
     Ψ/σ = g(v)/σ,   v(t) = Σ_{l≥1} κ_l y_l q_l(t),
     USA: κ_l = c_l(β)/(β|S^{d-1}|),  g(v) = v;     SA: κ_l = c_l(β)/(β c_0(β)),  g(v) = log(1 + βv)/β,
 
-with the Funk–Hecke multipliers c_l of e^{β<x,y>} (meanfield._kernels); κ_l is
+with the Funk–Hecke multipliers c_l of e^{β<x,y>} (meanfield.models._kernels); κ_l is
 also the growth-rate ratio λ_l/(l(l+d-2)) + σ, so σ_c = κ_1. The unknown is the
 vector y = (y_1, …, y_L) and the equation R(y, σ) = y - G(y, σ) = 0 with
 G_l = ∫ exp(Ψ/σ) q_l dσ / ∫ exp(Ψ/σ) dσ.
@@ -39,8 +39,8 @@ from scipy.special import gammaln
 
 from solvers import ZonalGaussGrid, gegenbauer_table
 
-from .._domains import sphere_area
-from .._models import SelfAttention
+from ..domains._domain import sphere_area
+from ..models._dynamics import SelfAttention
 
 __all__ = ["StationaryProblem", "degrees_needed", "TRUNCATION_TOLERANCE", "TAIL_TOLERANCE"]
 

@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 import xarray as xr
 
-from .._files import FileCheckError, PathLock, check_output_path, read_netcdf, write_atomically
+from ..io._files import FileCheckError, PathLock, check_output_path, read_netcdf, write_atomically
 from .._version import __version__
 
 __all__ = ["Store", "COMPARED_FIELDS"]

@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 import xarray as xr
 
-from .._files import data_checksum, write_netcdf
+from ..io._files import data_checksum, write_netcdf
 from .._version import __version__
 from ._store import Store
 

@@ -29,9 +29,9 @@ from typing import Any, NamedTuple
 import numpy as np
 import xarray as xr
 
-from .._initial import perturbed_uniform
-from .._models import SelfAttention
-from .._solve import solve
+from ..measures._perturbed_uniform import perturbed_uniform
+from ..models._dynamics import SelfAttention
+from ..pde._solve import solve
 from .._validate import check_positive, check_positive_int
 from .._version import __version__
 from ._checks import require_self_attention

@@ -25,8 +25,8 @@ def default_output(d: int, n: int, unnormalized: bool, ginibre: bool) -> Path:
 
 def add_phase_diagram_arguments(parser: argparse.ArgumentParser) -> None:
     """Add the options of ``meanfield phase-diagram`` to ``parser``."""
-    from ._cli_aliases import add_deprecated_alias
-    from .studies._cli_options import VALUES_HELP, add_sweep_arguments
+    from ._aliases import add_deprecated_alias
+    from ._sweep_options import VALUES_HELP, add_sweep_arguments
 
     parser.add_argument("--dimension", type=int, default=2, help="d: tokens on S^{d-1}")
     parser.add_argument("--particles", type=int, default=32, help="tokens n per system")
@@ -59,10 +59,10 @@ def phase_diagram_command(args: argparse.Namespace) -> int:
     """Run the diagram described by ``args``; write NetCDF and PNGs; print a summary."""
     import meanfield as mf
 
-    from ._conventions import described_run
-    from ._files import check_output_path, check_result_paths, write_atomically
-    from .studies._cli_options import parse_values, sweep_options
-    from .studies._phase_diagram import crossing_time
+    from ..io._conventions import described_run
+    from ..io._files import check_output_path, check_result_paths, write_atomically
+    from ._sweep_options import parse_values, sweep_options
+    from ..studies._phase_diagram import crossing_time
 
     betas = parse_values(args.betas, "--betas")
     if args.n_times < 2:

@@ -33,10 +33,10 @@ from typing import Any
 
 import numpy as np
 
-from ._measures import Density, EmpiricalMeasure
-from ._reading import read_particles
-from ._validate import check_order
-from ._wasserstein_circle import circle_w1, circle_w1_cells, circle_wp, interval_wp
+from ..measures._measure import Density, EmpiricalMeasure
+from ..measures._read_particles import read_particles
+from .._validate import check_order
+from ._circle import circle_w1, circle_w1_cells, circle_wp, interval_wp
 
 __all__ = ["WassersteinResult", "wasserstein"]
 
@@ -293,7 +293,7 @@ def _polar(atoms: _Atoms) -> _Atoms:
 
 
 def _as_atoms(m: Any, name: str, domain: str | None, subcells: bool) -> _Atoms:
-    """Atoms of a measure; plain arrays are read by :func:`meanfield._reading.read_particles` (on ``domain`` if given)."""
+    """Atoms of a measure; plain arrays are read by :func:`meanfield.measures._read_particles.read_particles` (on ``domain`` if given)."""
     if isinstance(m, Density):
         atoms = _density_atoms(m, name)
         if subcells:

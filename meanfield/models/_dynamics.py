@@ -15,9 +15,9 @@ import scipy.stats
 
 from solvers import ConvolutionVelocity
 
-from ._domains import sphere_area
+from ..domains._domain import sphere_area
 from ._kernels import scaled_funk_hecke, scaled_funk_hecke_over_beta
-from ._validate import check_beta, check_nonnegative
+from .._validate import check_beta, check_nonnegative
 
 __all__ = ["SelfAttention", "Kuramoto"]
 
@@ -94,7 +94,7 @@ class SelfAttention:
 
     def velocity(self, measure: Any, **kwargs: Any) -> np.ndarray:
         """X[μ] at the nodes of a density or the atoms of particles
-        (see :func:`meanfield._velocity_field.velocity_field`)."""
+        (see :func:`meanfield.models._velocity_field.velocity_field`)."""
         from ._velocity_field import velocity_field
 
         return velocity_field(self, measure, **kwargs)
@@ -259,7 +259,7 @@ class Kuramoto:
 
     def velocity(self, measure: Any, **kwargs: Any) -> np.ndarray:
         """X[μ] at the nodes of a density or the atoms of particles
-        (see :func:`meanfield._velocity_field.velocity_field`)."""
+        (see :func:`meanfield.models._velocity_field.velocity_field`)."""
         from ._velocity_field import velocity_field
 
         return velocity_field(self, measure, **kwargs)

@@ -17,8 +17,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ._cli_aliases import add_deprecated_alias
-from .studies._cli_options import add_sweep_arguments, sweep_options
+from ._aliases import add_deprecated_alias
+from ._sweep_options import add_sweep_arguments, sweep_options
 
 __all__ = ["add_compare_arguments", "compare_command", "default_output"]
 
@@ -59,11 +59,11 @@ def compare_command(args: argparse.Namespace) -> int:
     """Run the study described by ``args``; print the fitted exponents and the files written."""
     import meanfield as mf
 
-    from ._conventions import described_run
-    from ._files import check_result_paths
-    from ._meanfield_study import meanfield_study
-    from .plot import meanfield_limit
-    from ._validate import as_times
+    from ..io._conventions import described_run
+    from ..io._files import check_result_paths
+    from .._meanfield_study import meanfield_study
+    from ..plot import meanfield_limit
+    from .._validate import as_times
 
     if args.systems < 1:
         raise ValueError(f"--systems must be at least 1, got {args.systems}")

@@ -15,9 +15,9 @@ from typing import Any
 import numpy as np
 from scipy.special import ive
 
-from ._domains import Circle, Domain, moment_points
-from ._kernels import von_mises_fisher_values
-from ._validate import as_real, check_nonnegative
+from ..domains._domain import Circle, Domain, moment_points
+from ..models._kernels import von_mises_fisher_values
+from .._validate import as_real, check_nonnegative
 
 __all__ = [
     "Density",

@@ -26,18 +26,12 @@ from collections.abc import Callable
 from typing import Protocol
 
 import numpy as np
-from scipy.special import gammaln
 
-from solvers import CircleGrid
+from solvers import CircleGrid, sphere_area
 
-from ._validate import check_positive_int
+from .._validate import check_positive_int
 
 __all__ = ["Domain", "Circle", "moment_points", "sphere_area"]
-
-
-def sphere_area(d: int) -> float:
-    """|S^{d-1}| = 2 π^{d/2} / Γ(d/2), the area of the unit sphere in R^d."""
-    return float(2 * np.exp(0.5 * d * np.log(np.pi) - gammaln(0.5 * d)))
 
 
 def moment_points(domain: Domain) -> np.ndarray:

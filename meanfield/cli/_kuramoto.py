@@ -26,8 +26,8 @@ def default_output(args: argparse.Namespace) -> Path:
 
 def add_kuramoto_arguments(parser: argparse.ArgumentParser) -> None:
     """Add the options of ``meanfield kuramoto`` to ``parser``."""
-    from ._cli_aliases import add_deprecated_alias
-    from .studies._cli_options import VALUES_HELP, add_sweep_arguments
+    from ._aliases import add_deprecated_alias
+    from ._sweep_options import VALUES_HELP, add_sweep_arguments
 
     parser.add_argument("--coupling", type=float, default=4.0, help="coupling K of a single run")
     parser.add_argument("--couplings", default=None, help=f"sweep K for a bifurcation diagram: {VALUES_HELP}, e.g. 0:4:17 or 1,2,4")
@@ -64,10 +64,10 @@ def kuramoto_command(args: argparse.Namespace) -> int:
     """Run what ``args`` describe; write NetCDF and PNG; print a summary."""
     import meanfield as mf
 
-    from ._conventions import described_run
-    from ._files import check_result_paths, write_atomically
-    from .studies import frequency_law, kuramoto_run
-    from .studies._cli_options import parse_values, sweep_options
+    from ..io._conventions import described_run
+    from ..io._files import check_result_paths, write_atomically
+    from ..studies import frequency_law, kuramoto_run
+    from ._sweep_options import parse_values, sweep_options
 
     couplings = parse_values(args.couplings, "--couplings") if args.couplings is not None else None
     law = frequency_law(args.law, args.width)

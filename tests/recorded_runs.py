@@ -6,8 +6,8 @@ and the particle engine's paths) and either records the results or compares
 them with a recording made earlier, for example from a checkout of the code
 before the change:
 
-    PYTHONPATH=<old checkout> python validation/recorded_runs.py --record DIR
-    python validation/recorded_runs.py --compare DIR
+    PYTHONPATH=<old checkout> python tests/recorded_runs.py --record DIR
+    python tests/recorded_runs.py --compare DIR
 
 The comparison prints, per run and variable, the largest difference relative
 to the variable's scale (max |a − b| / max |a|) and the number of time steps
@@ -26,7 +26,7 @@ import numpy as np
 import xarray as xr
 
 import meanfield as mf
-from meanfield._initial import perturbed_uniform
+from meanfield import perturbed_uniform
 
 ROUND_OFF = 1e-12
 """Largest relative difference accepted: reordered floating-point sums move

@@ -17,8 +17,8 @@ import numpy as np
 
 from solvers import SphereGrid
 
-from ._kernels import von_mises_fisher_values
-from ._validate import check_nonnegative, check_positive_int
+from ..models._kernels import von_mises_fisher_values
+from .._validate import check_nonnegative, check_positive_int
 
 __all__ = ["Sphere"]
 
@@ -121,7 +121,7 @@ class Sphere:
         kappa : float
             Concentration κ ≥ 0.
         """
-        from ._measures import Density
+        from ..measures._measure import Density
 
         mu = np.asarray(loc, dtype=float)
         if mu.shape != (3,) or not np.all(np.isfinite(mu)):

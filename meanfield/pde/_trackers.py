@@ -2,7 +2,7 @@
 
 * :class:`ProgressBar`: a tqdm bar over simulated time.
 
-Checkpoints are written by :class:`meanfield._checkpoint.Checkpoint`.
+Checkpoints are written by :class:`meanfield.io._checkpoint.Checkpoint`.
 """
 
 from __future__ import annotations

@@ -1,11 +1,11 @@
-"""Initial densities used by the command line and the validation scripts."""
+"""The perturbed uniform density: the initial condition of the command line and the validation scripts."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from ._measures import Density, density
-from ._validate import as_rng, check_positive_int
+from ._measure import Density, density
+from .._validate import as_rng, check_positive_int
 
 __all__ = ["perturbed_uniform"]
 

@@ -23,9 +23,9 @@ from scipy.special import betainc, betaln
 
 from solvers import ZonalCellGrid, ZonalGaussGrid, gegenbauer_table
 
-from ._domains import sphere_area
-from ._kernels import von_mises_fisher_values
-from ._validate import check_nonnegative, check_positive_int
+from ._domain import sphere_area
+from ..models._kernels import von_mises_fisher_values
+from .._validate import check_nonnegative, check_positive_int
 
 __all__ = ["ZonalSphere", "polar_angles", "polar_wasserstein"]
 
@@ -177,7 +177,7 @@ class ZonalSphere:
         kappa : float
             Concentration κ ≥ 0.
         """
-        from ._measures import Density
+        from ..measures._measure import Density
 
         axis = np.zeros(self.d)
         axis[-1] = 1.0
@@ -289,7 +289,7 @@ def polar_angles(points: Any, d: int | None = None) -> tuple[np.ndarray, np.ndar
     -------
     angles, weights : ndarray, shape (n,)
     """
-    from ._measures import EmpiricalMeasure
+    from ..measures._measure import EmpiricalMeasure
 
     if isinstance(points, EmpiricalMeasure):
         x, w = np.asarray(points.points), np.asarray(points.weights)

@@ -13,10 +13,10 @@ from typing import Any
 
 import numpy as np
 
-from ._measures import Density, EmpiricalMeasure
-from ._models import Kuramoto, SelfAttention
-from ._reading import SPHERE_TOLERANCE, read_particles
-from .particles._velocity import DirectSelfAttention, KuramotoVelocity, check_unnormalized_beta
+from ..measures._measure import Density, EmpiricalMeasure
+from ._dynamics import Kuramoto, SelfAttention
+from ..measures._read_particles import SPHERE_TOLERANCE, read_particles
+from ..particles._velocity import DirectSelfAttention, KuramotoVelocity, check_unnormalized_beta
 
 __all__ = ["velocity_field"]
 
@@ -39,7 +39,7 @@ def velocity_field(
         velocity ω + K ∫ h(φ - θ) ρ(φ) dφ is returned; the model's frequency law
         does not enter.
     domain : {"circle", "sphere"}, optional
-        How a plain array is read (:mod:`meanfield._reading`: default the
+        How a plain array is read (:mod:`meanfield.measures._read_particles`: default the
         circle for Kuramoto, else by shape; "circle" for systems of angles).
     renormalize : bool
         Project particles onto the sphere instead of rejecting points off it.

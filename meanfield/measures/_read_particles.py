@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from ._measures import EmpiricalMeasure
+from ._measure import EmpiricalMeasure
 
 __all__ = ["Particles", "SPHERE_TOLERANCE", "read_particles", "model_domain"]
 
@@ -50,7 +50,7 @@ class Particles:
 def model_domain(model: Any) -> str | None:
     """The domain a model fixes for plain arrays: "circle" (Kuramoto), "euclidean"
     (attention without projection), or None (the shape decides)."""
-    from ._models import Kuramoto
+    from ..models._dynamics import Kuramoto
 
     if isinstance(model, Kuramoto):
         return "circle"

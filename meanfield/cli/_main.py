@@ -9,7 +9,7 @@ they are. Every command records its command line in the file's ``history``.
 
 The NetCDF file is also the run's checkpoint: besides the result it keeps the
 scheme's own state at the last output (the ``scheme_*`` variables and the
-``checkpoint_dt_next`` attribute of :mod:`meanfield._checkpoint`), so that
+``checkpoint_dt_next`` attribute of :mod:`meanfield.io._checkpoint`), so that
 ``--resume`` continues an interrupted run, or extends a finished one to a
 later ``--t-final``, exactly where it stopped: an interrupted run resumed
 gives the uninterrupted result bit for bit.
@@ -27,15 +27,15 @@ from typing import Any
 
 import numpy as np
 
-from ._cli_aliases import DeprecatedOptionWarning, add_deprecated_alias
-from ._cli_compare import add_compare_arguments, compare_command
-from ._conventions import described_run
-from ._checkpoint import CheckpointError, load_checkpoint, snapshot_of, snapshot_variables
-from ._files import check_result_paths, write_netcdf
-from .studies import SweepError
-from ._cli_phase_diagram import add_phase_diagram_arguments, phase_diagram_command
-from ._cli_kuramoto import add_kuramoto_arguments, kuramoto_command
-from ._cli_plot import add_plot_parser, plot_command
+from ._aliases import DeprecatedOptionWarning, add_deprecated_alias
+from ._compare import add_compare_arguments, compare_command
+from ..io._conventions import described_run
+from ..io._checkpoint import CheckpointError, load_checkpoint, snapshot_of, snapshot_variables
+from ..io._files import check_result_paths, write_netcdf
+from ..studies import SweepError
+from ._phase_diagram import add_phase_diagram_arguments, phase_diagram_command
+from ._kuramoto import add_kuramoto_arguments, kuramoto_command
+from ._plot import add_plot_parser, plot_command
 
 __all__ = ["main", "build_parser", "default_solve_output"]
 
@@ -121,8 +121,8 @@ def default_solve_output(args: argparse.Namespace) -> Path:
 def _solve_command(args: argparse.Namespace) -> int:
     import meanfield as mf
 
-    from ._initial import perturbed_uniform
-    from .plot import density_map, sphere_maps
+    from ..measures._perturbed_uniform import perturbed_uniform
+    from ..plot import density_map, sphere_maps
 
     if not (np.isfinite(args.t_final) and args.t_final > 0):
         raise ValueError(f"--t-final must be a finite time > 0, got {args.t_final}")
@@ -211,6 +211,3 @@ def main(argv: list[str] | None = None) -> int:
     parser.error(f"unknown command {args.command!r}")
     return 2
 
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -19,8 +19,8 @@ from typing import Any
 import numpy as np
 
 from ._kernels import scaled_funk_hecke, scaled_funk_hecke_over_beta
-from ._measures import Density, EmpiricalMeasure
-from ._models import Kuramoto, SelfAttention
+from ..measures._measure import Density, EmpiricalMeasure
+from ._dynamics import Kuramoto, SelfAttention
 
 __all__ = ["density_energy", "energy", "energy_multipliers"]
 
@@ -101,6 +101,6 @@ def energy(model: Any, measure: Density | EmpiricalMeasure | np.ndarray, **parti
     """
     if isinstance(measure, Density):
         return float(density_energy(model, measure.domain, measure.values))
-    from .particles import particle_energy
+    from ..particles import particle_energy
 
     return particle_energy(model, measure, **particle_options)

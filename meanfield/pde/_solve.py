@@ -20,7 +20,7 @@ import xarray as xr
 
 from solvers import SCHEMES, Evolution, Scheme, evolve
 
-from ._checkpoint import (
+from ..io._checkpoint import (
     Checkpoint,
     CheckpointError,
     check_same_run,
@@ -30,14 +30,14 @@ from ._checkpoint import (
     snapshot_of,
     snapshot_variables,
 )
-from ._dataset import density_dataset, marginal_energy, netcdf_safe
-from ._measures import Density
-from ._models import Kuramoto, SelfAttention
+from ..io._dataset import density_dataset, marginal_energy, netcdf_safe
+from ..measures._measure import Density
+from ..models._dynamics import Kuramoto, SelfAttention
 from ._recurrence import check_recurrence
 from ._resolution import ResolutionMonitor
 from ._step_estimate import check_step_count
 from ._trackers import ProgressBar
-from ._validate import as_times, check_flag, check_nonnegative, check_positive_int
+from .._validate import as_times, check_flag, check_nonnegative, check_positive_int
 
 logger = logging.getLogger(__name__)
 
@@ -121,7 +121,7 @@ def solve(
         attrs hold every parameter, the method, the version and run facts
         (``success``, ``message``, ``n_steps``, ``n_rejected``, ``nfev``;
         finite volume also ``resolution_tail`` and ``resolved``, see
-        :mod:`meanfield._resolution`).
+        :mod:`meanfield.pde._resolution`).
 
     Raises
     ------
@@ -140,10 +140,10 @@ def solve(
     -----
     RuntimeWarning
         A finite-volume run estimated at more than 1e5 steps (refused beyond
-        1e7; :mod:`meanfield._step_estimate`); a Kuramoto run reaching half the
+        1e7; :mod:`meanfield.pde._step_estimate`); a Kuramoto run reaching half the
         rephasing time 2π/Δω of its frequency quadrature
-        (:mod:`meanfield._recurrence`); a finite-volume density no longer
-        resolved by its grid (:mod:`meanfield._resolution`).
+        (:mod:`meanfield.pde._recurrence`); a finite-volume density no longer
+        resolved by its grid (:mod:`meanfield.pde._resolution`).
 
     Examples
     --------
@@ -348,7 +348,7 @@ def _check_options(scheme_cls: type[Scheme], method: str, options: dict[str, Any
 
 
 def _attrs(model: Any, domain: Any, method: str, scheme: Any, options: dict[str, Any]) -> dict[str, Any]:
-    from ._version import __version__
+    from .._version import __version__
 
     attrs: dict[str, Any] = dict(model.attrs)
     attrs.update(

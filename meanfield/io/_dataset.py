@@ -10,8 +10,8 @@ import xarray as xr
 from solvers import ConvolutionVelocity
 
 from ._conventions import COORD_ATTRS, describe, geographic_coords, history_line, with_history
-from ._domains import moment_points
-from ._energy import density_energy
+from ..domains._domain import moment_points
+from ..models._energy import density_energy
 
 __all__ = ["density_dataset", "COORD_ATTRS"]
 

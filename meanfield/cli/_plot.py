@@ -55,9 +55,9 @@ def add_plot_arguments(parser: argparse.ArgumentParser) -> None:
 
 def plot_command(args: argparse.Namespace) -> int:
     """Draw what ``args`` ask of the file; write it; print where."""
-    from . import plot
-    from ._files import check_output_path
-    from .plot._animation import check_animation_path
+    from .. import plot
+    from ..io._files import check_output_path
+    from ..plot._animation import check_animation_path
 
     ds = _open(args.file)
     output = args.output

@@ -24,8 +24,8 @@ import numpy as np
 import scipy.linalg
 
 from .._validate import check_beta
-from ._geometry import tangent_projection
-from ._velocity import BLOCK_ELEMENTS, _blocks
+from ..particles._geometry import tangent_projection
+from ..particles._velocity import BLOCK_ELEMENTS, _blocks
 
 __all__ = ["Attention", "FeedForward", "softmax_attention"]
 

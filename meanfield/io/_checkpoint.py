@@ -6,7 +6,7 @@
   holding it).
 * :class:`Checkpoint`: an observer writing the outputs reached so far at most
   every ``interval`` seconds, atomically, with the SHA-256 of its data
-  (:func:`meanfield._files.write_netcdf`); a failed write is logged and
+  (:func:`meanfield.io._files.write_netcdf`); a failed write is logged and
   retried at the next output, never fatal to the computation.
 * :func:`load_checkpoint`: read and verify a checkpoint; a file that is empty,
   truncated, foreign or fails its checksum raises one :class:`CheckpointError`
@@ -136,7 +136,7 @@ def check_same_run(saved: dict[str, Any], attrs: dict[str, Any], path: str | os.
 
     Every key of either mapping is compared as text, except those in ``ignore``
     (run facts and settings a resumed run may change) and descriptive ones
-    (parameter descriptions, ``history``: :func:`meanfield._conventions.is_descriptive`).
+    (parameter descriptions, ``history``: :func:`meanfield.io._conventions.is_descriptive`).
     """
     skip = set(ignore)
     for name in sorted(key for key in (set(attrs) | set(saved)) - skip if not is_descriptive(key)):
