@@ -140,8 +140,8 @@ def degree_amplitudes(domain: Any, values: np.ndarray) -> np.ndarray:
     alm = grid.analysis(values)
     lead = alm.shape[:-1]
     flat = np.abs(alm.reshape(-1, grid.nalm)) ** 2 * grid.parseval_weights
-    power = np.stack([np.bincount(grid.degrees, weights=row, minlength=grid.lmax + 1) for row in flat])
-    norms = np.sqrt(power).reshape(*lead, grid.lmax + 1)
+    of_degree = np.equal.outer(grid.degrees, np.arange(grid.lmax + 1))  # (nalm, lmax + 1): coefficient in degree l
+    norms = np.sqrt(flat @ of_degree).reshape(*lead, grid.lmax + 1)
     return norms / norms[..., :1]
 
 
