@@ -299,6 +299,9 @@ def _advance_system(kind, x, f, w, beta, normalized, factor, rtol, atol, t_out, 
         if counts[0] + counts[1] >= max_steps:
             counts[3] = MAX_STEPS
             break
+        if h < min_step:  # the step floor of solvers.step_floor, on every proposal (after a rejection or a step)
+            counts[3] = UNDERFLOW
+            break
         h = min(h, t_end - t)
         u[:, :] = 0.0
         _chart_pullback(kind, x, u, f, ks[0])
@@ -345,9 +348,6 @@ def _advance_system(kind, x, f, w, beta, normalized, factor, rtol, atol, t_out, 
         if not accepted:
             counts[1] += 1
             h *= fac
-            if h < min_step:  # the step floor of solvers.step_floor
-                counts[3] = UNDERFLOW
-                break
             continue
         t_new = t + h if t_end - (t + h) > 1e-13 * max(1.0, abs(t_end)) else t_end
         dense[0] = x
