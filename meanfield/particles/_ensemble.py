@@ -432,7 +432,7 @@ class EnsembleState:
     t_end: float
     max_steps: int
     min_step: float
-    """The step floor (:func:`solvers.step_floor` of the run's times): a step rejected below it stops the system."""
+    """The step floor (:func:`solvers.step_floor` of the run's times): a step proposed below it stops the system."""
     x: np.ndarray
     f: np.ndarray
     clock: np.ndarray
