@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import re
 
 import numpy as np
 import pytest
@@ -94,6 +95,39 @@ def test_interrupted_sphere_finite_volume_run_resumes_exactly(tmp_path, stop_aft
             assert resumed.attrs[name] == full.attrs[name], name
         # finite volume conserves the cell masses: 1 to round-off (a rebuild from nodes gave 1.005 at lmax 15)
         assert np.max(np.abs(resumed.mass.values - 1.0)) < 1e-13
+
+
+def test_a_resumed_file_keeps_its_history_and_appends_the_resumed_command_line(tmp_path, stop_after_checkpoint_writes,
+                                                                               no_figure_files):
+    """CF history, oldest first: an interrupted run resumed keeps the lines of its partial file (the library
+    call that wrote it) before the resumed run's call and command line; extending the finished file to a
+    later --t-final appends two more. The data equal the straight runs' bit for bit."""
+    args = ["solve", "--grid", "64", "--no-progress", "--checkpoint-interval", "0"]
+    first, later = ["--t-final", "0.4", "--n-times", "5"], ["--t-final", "0.8", "--n-times", "9"]
+    out = tmp_path / "run.nc"
+    assert main([*args, *first, "--output", str(tmp_path / "full.nc")]) == 0
+    assert main([*args, *later, "--output", str(tmp_path / "full_later.nc")]) == 0
+    stop_after_checkpoint_writes(3)
+    with pytest.raises(CheckpointStop):
+        main([*args, *first, "--output", str(out)])
+    stop_after_checkpoint_writes.disarm()
+    with xr.open_dataset(out) as partial:
+        partial_lines = partial.attrs["history"].split("\n")
+    assert len(partial_lines) == 1 and "meanfield.solve(model=SelfAttention(beta=4.0" in partial_lines[0]
+
+    resumed_command = " ".join(["meanfield", *args, *first, "--output", str(out), "--resume"])
+    extended_command = " ".join(["meanfield", *args, *later, "--output", str(out), "--resume"])
+    for command, straight in ((resumed_command, "full.nc"), (extended_command, "full_later.nc")):
+        assert main(command.split()[1:]) == 0
+        with xr.open_dataset(tmp_path / straight) as full, xr.open_dataset(out) as resumed:
+            for name in full.data_vars:
+                np.testing.assert_array_equal(resumed[name].values, full[name].values, err_msg=name)
+            lines = resumed.attrs["history"].split("\n")
+    assert lines[0] == partial_lines[0] and len(lines) == 5
+    assert [line.split(" ", 1)[1] for line in lines[2::2]] == [resumed_command, extended_command]
+    assert all(line.split(" ", 1)[1].startswith("meanfield.solve(") for line in lines[1::2])
+    assert all(re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\+00:00 .+", line) for line in lines)
+    assert lines == sorted(lines, key=lambda line: line.split(" ", 1)[0])  # times never decrease
 
 
 def test_a_finished_sphere_finite_volume_run_extends_from_its_scheme_state(tmp_path, caplog, no_figure_files):

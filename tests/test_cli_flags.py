@@ -22,6 +22,7 @@ ALIASES = [
     ("phase-diagram", "--n", "--particles", ["6"], 6),
     ("kuramoto", "--n", "--particles", ["300"], 300),
     ("kuramoto", "--seeds", "--systems", ["2"], 2),
+    ("kuramoto", "--method", "--engine", ["pde"], "pde"),
 ]
 
 
@@ -46,6 +47,43 @@ def test_help_shows_one_name_per_meaning(capsys):
         assert not options & {"--n", "--d", "--seeds"}, command
         for name, commands in meanings.items():
             assert (name in options) == (command in commands), (command, name)
+
+
+def test_method_names_a_pde_scheme_and_engine_chooses_particles_or_the_pde(capsys):
+    """``--method`` is the PDE scheme of solve and compare; kuramoto's choice of particles or the PDE is
+    ``--engine``, and its former ``--method`` keeps the choices it had."""
+    for command, option in (("solve", "--method"), ("compare", "--method"), ("kuramoto", "--engine")):
+        with pytest.raises(SystemExit):
+            build_parser().parse_args([command, "--help"])
+        options = set(re.findall(r"^\s+(--[a-z-]+)", capsys.readouterr().out, flags=re.M))
+        assert option in options and ({"--method", "--engine"} - {option}).isdisjoint(options), command
+    parser = build_parser()
+    assert parser.parse_args(["kuramoto"]).engine == "particles"
+    assert parser.parse_args(["kuramoto", "--engine", "pde"]).engine == "pde"
+    with pytest.raises(SystemExit):  # refused by its choices before the deprecation is told
+        parser.parse_args(["kuramoto", "--method", "spectral"])
+    assert "argument --method: invalid choice: 'spectral' (choose from" in capsys.readouterr().err
+
+
+def test_kuramoto_by_its_former_method_spelling_writes_the_same_named_file(tmp_path, monkeypatch, caplog,
+                                                                           no_figure_files):
+    import logging
+
+    monkeypatch.chdir(tmp_path)
+    argv = ["--coupling", "2", "--width", "0.5", "--grid", "16", "--frequency-nodes", "8", "--t-final", "2",
+            "--average-window", "1", "--no-progress"]
+    with caplog.at_level(logging.WARNING, logger="meanfield"):
+        assert main(["kuramoto", "--method", "pde", *argv]) == 0
+    assert "meanfield kuramoto: --method is deprecated and will be removed in the next release; use --engine" \
+        in caplog.text
+    former = tmp_path / "kuramoto_lorentzian0.5_pde_grid16_K2.nc"
+    with xr.open_dataset(former) as ds:
+        former_run = ds.load()
+    former.unlink()
+    assert main(["kuramoto", "--engine", "pde", *argv]) == 0
+    with xr.open_dataset(former) as ds:
+        assert ds.attrs["method"] == "pde" and ds.attrs["scheme"] == "finite_volume"
+        xr.testing.assert_identical(ds.drop_attrs(), former_run.drop_attrs())
 
 
 def _readme_commands(sub: str) -> list[list[str]]:

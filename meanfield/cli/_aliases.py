@@ -2,11 +2,12 @@
 
 Every option has one name per meaning across the subcommands: ``--grid``
 (grid nodes of the PDE), ``--particles`` (particles per system),
-``--systems`` (independent systems), ``--dimension`` (d of S^{d-1}).
-:func:`add_deprecated_alias` lets the former spelling (``--n``, ``--seeds``,
-``--d``) still set the new option's value, with a
-:class:`DeprecatedOptionWarning` naming the new spelling; it is hidden from
-``--help``.
+``--systems`` (independent systems), ``--dimension`` (d of S^{d-1}),
+``--method`` (the PDE scheme), ``--engine`` (particles or the PDE, in
+``meanfield kuramoto``). :func:`add_deprecated_alias` lets the former spelling
+(``--n``, ``--seeds``, ``--d``; ``--method`` of ``meanfield kuramoto``) still
+set the new option's value, with a :class:`DeprecatedOptionWarning` naming the
+new spelling; it is hidden from ``--help``.
 """
 
 from __future__ import annotations
@@ -39,8 +40,10 @@ class _DeprecatedAlias(argparse.Action):
 
 
 def add_deprecated_alias(parser: argparse.ArgumentParser, old: str, new: str, command: str) -> None:
-    """Let ``old`` set what the already added option ``new`` sets (same type and nargs), with a warning."""
+    """Let ``old`` set what the already added option ``new`` sets (same type, nargs and choices), with a
+    warning."""
     target = next(action for action in parser._actions if new in action.option_strings)
     parser.add_argument(old, dest=target.dest, action=_DeprecatedAlias, new=new, command=command,
-                        type=target.type, nargs=target.nargs, default=argparse.SUPPRESS, help=argparse.SUPPRESS)
+                        type=target.type, nargs=target.nargs, choices=target.choices, default=argparse.SUPPRESS,
+                        help=argparse.SUPPRESS)
 

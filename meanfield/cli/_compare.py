@@ -17,17 +17,15 @@ from pathlib import Path
 
 import numpy as np
 
-from ._aliases import add_deprecated_alias
-from ._sweep_options import add_sweep_arguments, sweep_options
+from ._options import add_model_arguments, add_output_arguments
+from ._sweep_options import sweep_options
 
 __all__ = ["add_compare_arguments", "compare_command", "default_output"]
 
 
 def add_compare_arguments(parser: argparse.ArgumentParser) -> None:
     """Add the options of ``meanfield compare`` to ``parser``."""
-    parser.add_argument("--beta", type=float, default=2.0, help="inverse temperature β ≥ 0")
-    parser.add_argument("--noise", type=float, default=0.0, help="diffusion σ ≥ 0 (particles: Euler–Maruyama with --dt)")
-    parser.add_argument("--unnormalized", action="store_true", help="USA instead of SA")
+    add_model_arguments(parser, beta=2.0, noise_help="diffusion σ ≥ 0 (particles: Euler–Maruyama with --dt)")
     parser.add_argument("--kappa", type=float, default=1.0, help="concentration of the von Mises initial density")
     parser.add_argument("--grid", type=int, default=512, help="grid nodes of the PDE on the circle")
     parser.add_argument("--method", default="spectral", help="PDE scheme (spectral or finite_volume)")
@@ -38,14 +36,10 @@ def add_compare_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--p", type=float, default=1.0, help="order of W_p, p ≥ 1")
     parser.add_argument("--sampler", choices=["iid", "quantile"], default="iid", help="initial particles")
     parser.add_argument("--dt", type=float, default=5e-3, help="time step of the particle SDE when --noise > 0")
-    parser.add_argument("--output", type=Path, default=None,
-                        help="NetCDF output; PNG beside it (default: named after the run, "
-                        "meanfield_compare_<SA|USA>_beta<β>[_noise<σ>]_<sampler>_W<p>.nc)")
-    parser.add_argument("--no-progress", action="store_true", help="hide the progress bar over systems")
-    add_sweep_arguments(parser)
-    parser.set_defaults(command_line=None)  # main() sets it, for the file's history
-    add_deprecated_alias(parser, "--n", "--particles", "compare")
-    add_deprecated_alias(parser, "--seeds", "--systems", "compare")
+    add_output_arguments(parser, "compare",
+                         "NetCDF output; PNG beside it (default: named after the run, "
+                         "meanfield_compare_<SA|USA>_beta<β>[_noise<σ>]_<sampler>_W<p>.nc)",
+                         "hide the progress bar over systems", aliases=[("--n", "--particles"), ("--seeds", "--systems")])
 
 
 def default_output(args: argparse.Namespace) -> Path:

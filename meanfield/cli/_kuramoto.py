@@ -1,10 +1,15 @@
 """``meanfield kuramoto``: one Kuramoto run (r(t)) or a bifurcation diagram r∞(K), as NetCDF + PNG.
 
 Without ``--couplings`` it runs one coupling (``--coupling``) by particles or
-the PDE and writes r(t) with r∞ and the theory value. With
-``--couplings a:b:k`` it sweeps K (and ``--systems`` systems for particles)
-through :func:`meanfield.kuramoto_bifurcation` (dask LocalCluster by default)
-and writes r∞(K) against the self-consistency theory. Prints a short table.
+the PDE (``--engine particles|pde``, the ``method`` of
+:func:`meanfield.studies.kuramoto_run`; the PDE's scheme follows from the
+noise: finite volume without, spectral with) and writes r(t) with r∞ and the
+theory value. With ``--couplings a:b:k`` it sweeps K (and ``--systems``
+systems for particles) through :func:`meanfield.kuramoto_bifurcation` (dask
+LocalCluster by default) and writes r∞(K) against the self-consistency
+theory. Prints a short table. ``--method particles|pde`` is the former
+spelling of ``--engine`` (deprecated: in the other commands ``--method`` names
+the PDE scheme).
 """
 
 from __future__ import annotations
@@ -12,22 +17,21 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-import numpy as np
-
 __all__ = ["add_kuramoto_arguments", "kuramoto_command", "default_output"]
 
+
 def default_output(args: argparse.Namespace) -> Path:
-    """``kuramoto_<law><width>_<method>[_noise<σ>]_K<K>.nc`` or ``…_bifurcation.nc``."""
+    """``kuramoto_<law><width>_<engine>[_noise<σ>]_K<K>.nc`` or ``…_bifurcation.nc``."""
     noise = f"_noise{args.noise:g}" if args.noise > 0 else ""
     what = "bifurcation" if args.couplings is not None else f"K{args.coupling:g}"
-    size = f"_n{args.particles}" if args.method == "particles" else f"_grid{args.grid}"
-    return Path(f"kuramoto_{args.law}{args.width:g}_{args.method}{size}{noise}_{what}.nc")
+    size = f"_n{args.particles}" if args.engine == "particles" else f"_grid{args.grid}"
+    return Path(f"kuramoto_{args.law}{args.width:g}_{args.engine}{size}{noise}_{what}.nc")
 
 
 def add_kuramoto_arguments(parser: argparse.ArgumentParser) -> None:
     """Add the options of ``meanfield kuramoto`` to ``parser``."""
-    from ._aliases import add_deprecated_alias
-    from ._sweep_options import VALUES_HELP, add_sweep_arguments
+    from ._options import add_output_arguments
+    from ._sweep_options import VALUES_HELP
 
     parser.add_argument("--coupling", type=float, default=4.0, help="coupling K of a single run")
     parser.add_argument("--couplings", default=None, help=f"sweep K for a bifurcation diagram: {VALUES_HELP}, e.g. 0:4:17 or 1,2,4")
@@ -36,10 +40,10 @@ def add_kuramoto_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--width", type=float, default=0.6,
                         help="Lorentzian half-width gamma or Gaussian standard deviation")
     parser.add_argument("--noise", type=float, default=0.0, help="sigma in dtheta = ... + sqrt(2 sigma) dW")
-    parser.add_argument("--method", choices=["particles", "pde"], default="particles",
+    parser.add_argument("--engine", choices=["particles", "pde"], default="particles",
                         help="particles (exact-drift integrator; Euler-Maruyama with noise) or the PDE "
                         "(finite volume without noise, spectral with noise)")
-    parser.add_argument("--particles", type=int, default=2000, help="oscillators n (--method particles)")
+    parser.add_argument("--particles", type=int, default=2000, help="oscillators n (--engine particles)")
     parser.add_argument("--t-final", type=float, default=60.0, help="final time")
     parser.add_argument("--average-window", type=float, default=20.0, help="r_inf averages r over the last window")
     parser.add_argument("--seed", type=int, default=0, help="seed of the initial phases (single particle run)")
@@ -50,14 +54,11 @@ def add_kuramoto_arguments(parser: argparse.ArgumentParser) -> None:
                         help="PDE quadrature nodes in omega (default: enough to avoid rephasing up to t-final)")
     parser.add_argument("--dt", type=float, default=0.01, help="Euler-Maruyama step (particles with noise)")
     parser.add_argument("--rtol", type=float, default=1e-4, help="tolerance of the adaptive integrators")
-    parser.add_argument("--output", type=Path, default=None,
-                        help="NetCDF output (default: named after the run, e.g. "
-                        "kuramoto_lorentzian0.6_particles_n2000_K4.nc); PNG beside it")
-    parser.add_argument("--no-progress", action="store_true", help="hide the progress bar over tasks")
-    add_sweep_arguments(parser)
-    parser.set_defaults(command_line=None)  # main() sets it, for the file's history
-    add_deprecated_alias(parser, "--n", "--particles", "kuramoto")
-    add_deprecated_alias(parser, "--seeds", "--systems", "kuramoto")
+    add_output_arguments(parser, "kuramoto",
+                         "NetCDF output (default: named after the run, e.g. "
+                         "kuramoto_lorentzian0.6_particles_n2000_K4.nc); PNG beside it",
+                         "hide the progress bar over tasks",
+                         aliases=[("--n", "--particles"), ("--seeds", "--systems"), ("--method", "--engine")])
 
 
 def kuramoto_command(args: argparse.Namespace) -> int:
@@ -83,18 +84,18 @@ def kuramoto_command(args: argparse.Namespace) -> int:
     if output.suffix != ".nc":
         raise ValueError(f"--output must end in .nc, got {str(output)!r}")
     output, png = check_result_paths(output)
-    common = {"noise": args.noise, "method": args.method, "n": args.particles, "t_final": args.t_final,
+    common = {"noise": args.noise, "method": args.engine, "n": args.particles, "t_final": args.t_final,
               "average_window": args.average_window, "frequency_nodes": args.frequency_nodes, "grid": args.grid,
               "dt": args.dt, "rtol": args.rtol}
     if couplings is None:
-        ds = kuramoto_run(args.coupling, args.seed if args.method == "particles" else None, law=args.law,
+        ds = kuramoto_run(args.coupling, args.seed if args.engine == "particles" else None, law=args.law,
                           width=args.width, **common)
         ds.attrs["coupling"] = float(args.coupling)
         theory = float(mf.kuramoto_theory(args.coupling, law, args.noise))
         ds.attrs = described_run(ds.attrs, args.command_line)
         write_atomically(output, ds.to_netcdf)
         mf.plot.order_parameter_curve(ds, theory=theory).savefig(png, dpi=120, bbox_inches="tight")
-        print(f"Kuramoto K = {args.coupling:g}, {args.law} ({args.width:g}), noise {args.noise:g}, {args.method}: "
+        print(f"Kuramoto K = {args.coupling:g}, {args.law} ({args.width:g}), noise {args.noise:g}, {args.engine}: "
               f"r_inf = {float(ds['r_inf']):.4f} +- {float(ds['r_spread']):.4f} (window spread), "
               f"theory {theory:.4f}, K_c = {mf.kuramoto_critical_coupling(law, args.noise):.4g}")
     else:
@@ -103,7 +104,7 @@ def kuramoto_command(args: argparse.Namespace) -> int:
         ds.attrs = described_run(ds.attrs, args.command_line)
         write_atomically(output, ds.to_netcdf)
         mf.plot.bifurcation(ds).savefig(png, dpi=120, bbox_inches="tight")
-        print(f"Kuramoto bifurcation, {args.law} ({args.width:g}), noise {args.noise:g}, {args.method}: "
+        print(f"Kuramoto bifurcation, {args.law} ({args.width:g}), noise {args.noise:g}, {args.engine}: "
               f"K_c = {ds.attrs['critical_coupling']:.4g}, {ds.attrs['wall_time']:.1f} s "
               f"({ds.attrs['tasks_run']} tasks run, {ds.attrs['tasks_skipped']} skipped)")
         print(f"{'K':>8} {'r_inf':>8} {'+-':>7} {'theory':>8}")

@@ -25,8 +25,8 @@ def default_output(d: int, n: int, unnormalized: bool, ginibre: bool) -> Path:
 
 def add_phase_diagram_arguments(parser: argparse.ArgumentParser) -> None:
     """Add the options of ``meanfield phase-diagram`` to ``parser``."""
-    from ._aliases import add_deprecated_alias
-    from ._sweep_options import VALUES_HELP, add_sweep_arguments
+    from ._options import add_output_arguments
+    from ._sweep_options import VALUES_HELP
 
     parser.add_argument("--dimension", type=int, default=2, help="d: tokens on S^{d-1}")
     parser.add_argument("--particles", type=int, default=32, help="tokens n per system")
@@ -46,13 +46,9 @@ def add_phase_diagram_arguments(parser: argparse.ArgumentParser) -> None:
                         help="beta values of the Figure-4 panel (d = 2)")
     parser.add_argument("--trajectory-times", type=float, nargs="+", default=[2.5, 18.0, 30.0],
                         help="times of the Figure-4 panel (d = 2)")
-    parser.add_argument("--output", type=Path, default=None,
-                        help="NetCDF output (default phase_diagram_d<d>_n<n>[_usa][_ginibre].nc); PNGs beside it")
-    parser.add_argument("--no-progress", action="store_true", help="hide the progress bar over tasks")
-    add_sweep_arguments(parser)
-    parser.set_defaults(command_line=None)  # main() sets it, for the file's history
-    add_deprecated_alias(parser, "--d", "--dimension", "phase-diagram")
-    add_deprecated_alias(parser, "--n", "--particles", "phase-diagram")
+    add_output_arguments(parser, "phase-diagram",
+                         "NetCDF output (default phase_diagram_d<d>_n<n>[_usa][_ginibre].nc); PNGs beside it",
+                         "hide the progress bar over tasks", aliases=[("--d", "--dimension"), ("--n", "--particles")])
 
 
 def phase_diagram_command(args: argparse.Namespace) -> int:

@@ -18,7 +18,9 @@
   ``<name>_flag_meanings``, and ``Conventions``.
 * :func:`history_line` / :func:`with_history`: the CF/NetCDF ``history``
   attribute, one line ``"<ISO 8601 UTC time> <command or call>"`` per
-  program that made or changed the file, oldest first.
+  program that made or changed the file, oldest first;
+  :func:`continued_history`: a resumed run's history after the lines of the
+  file it continues.
 
 Descriptive attrs (:func:`is_descriptive`) never identify a run: a resumed
 run compares parameters, not their descriptions or its history.
@@ -36,6 +38,7 @@ __all__ = [
     "CONVENTIONS",
     "COORD_ATTRS",
     "PARAMETER_MEANINGS",
+    "continued_history",
     "describe",
     "described_run",
     "geographic_coords",
@@ -134,6 +137,18 @@ def with_history(attrs: Mapping[str, Any], line: str) -> dict[str, Any]:
     out = dict(attrs)
     previous = str(out.get("history", "")).rstrip("\n")
     out["history"] = f"{previous}\n{line}" if previous else line
+    return out
+
+
+def continued_history(attrs: Mapping[str, Any], earlier: str) -> dict[str, Any]:
+    """``attrs`` of a resumed run whose ``history`` continues ``earlier``, the history of the file it resumes:
+    the lines of ``earlier``, then those of ``attrs``' own history that ``earlier`` does not already hold
+    (oldest first, as CF lists them)."""
+    before = [line for line in str(earlier).split("\n") if line]
+    ours = [line for line in str(attrs.get("history", "")).split("\n") if line and line not in before]
+    out = dict(attrs)
+    if before or ours:
+        out["history"] = "\n".join(before + ours)
     return out
 
 
