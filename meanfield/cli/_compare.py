@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ._options import add_model_arguments, add_output_arguments
+from ._options import add_model_arguments, add_output_arguments, check_at_least
 from ._sweep_options import sweep_options
 
 __all__ = ["add_compare_arguments", "compare_command", "default_output"]
@@ -59,10 +59,7 @@ def compare_command(args: argparse.Namespace) -> int:
     from ..plot import meanfield_limit
     from .._validate import as_times
 
-    if args.systems < 1:
-        raise ValueError(f"--systems must be at least 1, got {args.systems}")
-    if args.grid < 4:
-        raise ValueError(f"--grid must be at least 4, got {args.grid}")
+    check_at_least(args, systems=1, grid=4)
     if not args.dt > 0:
         raise ValueError(f"--dt must be > 0, got {args.dt}")
     as_times(args.times, "--times")

@@ -17,6 +17,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from ._options import add_output_arguments, check_at_least
+
 __all__ = ["add_kuramoto_arguments", "kuramoto_command", "default_output"]
 
 
@@ -30,7 +32,6 @@ def default_output(args: argparse.Namespace) -> Path:
 
 def add_kuramoto_arguments(parser: argparse.ArgumentParser) -> None:
     """Add the options of ``meanfield kuramoto`` to ``parser``."""
-    from ._options import add_output_arguments
     from ._sweep_options import VALUES_HELP
 
     parser.add_argument("--coupling", type=float, default=4.0, help="coupling K of a single run")
@@ -72,12 +73,7 @@ def kuramoto_command(args: argparse.Namespace) -> int:
 
     couplings = parse_values(args.couplings, "--couplings") if args.couplings is not None else None
     law = frequency_law(args.law, args.width)
-    if args.particles < 2:
-        raise ValueError(f"--particles must be at least 2, got {args.particles}")
-    if args.systems < 1:
-        raise ValueError(f"--systems must be at least 1, got {args.systems}")
-    if args.grid < 8:
-        raise ValueError(f"--grid must be at least 8, got {args.grid}")
+    check_at_least(args, particles=2, systems=1, grid=8)
     if not args.dt > 0:
         raise ValueError(f"--dt must be > 0, got {args.dt}")
     output = args.output if args.output is not None else default_output(args)

@@ -6,6 +6,7 @@
   the sweep options of :mod:`meanfield.cli._sweep_options` (for the commands that run a sweep), the
   ``command_line`` default that :func:`meanfield.cli.main` fills in for the file's ``history``, and the
   former spellings of options (:func:`meanfield.cli._aliases.add_deprecated_alias`).
+* :func:`check_at_least`: the lower bounds of integer options, refused naming the option.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from pathlib import Path
 from ._aliases import add_deprecated_alias
 from ._sweep_options import add_sweep_arguments
 
-__all__ = ["add_model_arguments", "add_output_arguments"]
+__all__ = ["add_model_arguments", "add_output_arguments", "check_at_least"]
 
 
 def add_model_arguments(parser: argparse.ArgumentParser, beta: float, noise_help: str) -> None:
@@ -39,3 +40,18 @@ def add_output_arguments(parser: argparse.ArgumentParser, command: str, output_h
     parser.set_defaults(command_line=None)  # main() sets it, for the file's history
     for old, new in aliases:
         add_deprecated_alias(parser, old, new, command)
+
+
+def check_at_least(args: argparse.Namespace, **minimums: int) -> None:
+    """Refuse the first option ``--<name>`` (``_`` written ``-``) of ``minimums`` whose value in ``args`` is
+    below its minimum.
+
+    Raises
+    ------
+    ValueError
+        ``--<name> must be at least <minimum>, got <value>``.
+    """
+    for name, minimum in minimums.items():
+        value = getattr(args, name)
+        if value < minimum:
+            raise ValueError(f"--{name.replace('_', '-')} must be at least {minimum}, got {value}")

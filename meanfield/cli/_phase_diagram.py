@@ -16,7 +16,10 @@ from pathlib import Path
 
 import numpy as np
 
+from ._options import add_output_arguments, check_at_least
+
 __all__ = ["add_phase_diagram_arguments", "phase_diagram_command", "default_output"]
+
 
 def default_output(d: int, n: int, unnormalized: bool, ginibre: bool) -> Path:
     """``phase_diagram_d<d>_n<n>[_usa][_ginibre].nc``."""
@@ -25,7 +28,6 @@ def default_output(d: int, n: int, unnormalized: bool, ginibre: bool) -> Path:
 
 def add_phase_diagram_arguments(parser: argparse.ArgumentParser) -> None:
     """Add the options of ``meanfield phase-diagram`` to ``parser``."""
-    from ._options import add_output_arguments
     from ._sweep_options import VALUES_HELP
 
     parser.add_argument("--dimension", type=int, default=2, help="d: tokens on S^{d-1}")
@@ -61,8 +63,7 @@ def phase_diagram_command(args: argparse.Namespace) -> int:
     from ..studies._phase_diagram import crossing_time
 
     betas = parse_values(args.betas, "--betas")
-    if args.n_times < 2:
-        raise ValueError(f"--n-times must be at least 2, got {args.n_times}")
+    check_at_least(args, n_times=2)
     if not (np.isfinite(args.t_final) and args.t_final > 0):
         raise ValueError(f"--t-final must be finite and > 0, got {args.t_final}")
     output = args.output

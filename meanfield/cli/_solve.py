@@ -28,7 +28,7 @@ import numpy as np
 from ..io._checkpoint import CheckpointError, load_checkpoint, snapshot_of, snapshot_variables
 from ..io._conventions import continued_history, described_run
 from ..io._files import check_result_paths, read_history, write_netcdf
-from ._options import add_model_arguments, add_output_arguments
+from ._options import add_model_arguments, add_output_arguments, check_at_least
 
 __all__ = ["add_solve_arguments", "default_solve_output", "solve_command"]
 
@@ -94,8 +94,7 @@ def solve_command(args: argparse.Namespace) -> int:
         domain = mf.Circle(args.grid) if args.domain == "circle" else mf.Sphere(args.lmax)
         rho0 = perturbed_uniform(domain, amplitude=args.amplitude, seed=args.seed)
         start = f"perturbed_uniform(amplitude={args.amplitude}, seed={args.seed})"
-    if args.n_times < 2:
-        raise ValueError(f"--n-times must be at least 2, got {args.n_times}")
+    check_at_least(args, n_times=2)
     times = np.linspace(0.0, args.t_final, args.n_times)
     output, png = check_result_paths(args.output if args.output is not None else default_solve_output(args))
     earlier = read_history(output) if args.resume else ""  # the checkpoint is rewritten while the run goes on

@@ -1,73 +1,18 @@
-"""Result files: checked output paths, atomic checksummed NetCDF, CF attributes, checkpoints,
-and the datasets of density runs.
+"""Result files: what a file says about itself and how it is written, read and resumed.
+
+:mod:`._files` checks output paths before any work, writes atomically, checksums NetCDF files and locks
+a path against a second writer; :mod:`._conventions` writes the CF attributes (coordinate units,
+parameter meanings, ``history``); :mod:`._checkpoint` checkpoints ``solve`` and ``simulate`` and checks
+that a resumed run is the saved one; :mod:`._dataset` builds the Dataset of a density run. Each module
+lists what it offers in its docstring and its ``__all__``, which this package re-exports.
 """
 
 from __future__ import annotations
 
-from ._files import (
-    FileCheckError,
-    PathInUseError,
-    PathLock,
-    check_output_path,
-    check_result_paths,
-    data_checksum,
-    read_netcdf,
-    write_atomically,
-    write_netcdf,
-)
-from ._conventions import (
-    CONVENTIONS,
-    COORD_ATTRS,
-    PARAMETER_MEANINGS,
-    describe,
-    described_run,
-    geographic_coords,
-    history_line,
-    is_descriptive,
-    with_history,
-)
-from ._checkpoint import (
-    Checkpoint,
-    CheckpointError,
-    CheckpointInUseError,
-    check_same_run,
-    fingerprint,
-    load_checkpoint,
-    locks_checkpoint,
-    open_checkpoint,
-    snapshot_of,
-    snapshot_variables,
-)
-from ._dataset import density_dataset
+from . import _checkpoint, _conventions, _dataset, _files
+from ._files import *  # noqa: F403 (re-exports _files.__all__)
+from ._conventions import *  # noqa: F403 (re-exports _conventions.__all__)
+from ._checkpoint import *  # noqa: F403 (re-exports _checkpoint.__all__)
+from ._dataset import *  # noqa: F403 (re-exports _dataset.__all__)
 
-__all__ = [
-    "FileCheckError",
-    "PathInUseError",
-    "PathLock",
-    "check_output_path",
-    "check_result_paths",
-    "data_checksum",
-    "read_netcdf",
-    "write_atomically",
-    "write_netcdf",
-    "CONVENTIONS",
-    "COORD_ATTRS",
-    "PARAMETER_MEANINGS",
-    "describe",
-    "described_run",
-    "geographic_coords",
-    "history_line",
-    "is_descriptive",
-    "with_history",
-    "Checkpoint",
-    "CheckpointError",
-    "CheckpointInUseError",
-    "check_same_run",
-    "fingerprint",
-    "load_checkpoint",
-    "locks_checkpoint",
-    "open_checkpoint",
-    "snapshot_of",
-    "snapshot_variables",
-    "density_dataset",
-]
+__all__ = [*_files.__all__, *_conventions.__all__, *_checkpoint.__all__, *_dataset.__all__]

@@ -13,7 +13,7 @@ from ._conventions import COORD_ATTRS, describe, geographic_coords, history_line
 from ..domains._domain import moment_points
 from ..models._energy import density_energy
 
-__all__ = ["density_dataset", "COORD_ATTRS"]
+__all__ = ["density_dataset"]
 
 
 def density_dataset(

@@ -1,23 +1,13 @@
 """Probability measures on a domain: densities on its grid, empirical measures (and how a plain array of
-particle positions is read as one), and initial densities.
+particle positions is read as one), and initial densities. Each module lists what it offers in its
+``__all__``, which this package re-exports.
 """
 
 from __future__ import annotations
 
-from ._measure import Density, EmpiricalMeasure, density, uniform, von_mises, wrapped_cauchy
-from ._perturbed_uniform import perturbed_uniform
-from ._read_particles import Particles, SPHERE_TOLERANCE, read_particles, model_domain
+from . import _measure, _perturbed_uniform, _read_particles
+from ._measure import *  # noqa: F403 (re-exports _measure.__all__)
+from ._perturbed_uniform import *  # noqa: F403 (re-exports _perturbed_uniform.__all__)
+from ._read_particles import *  # noqa: F403 (re-exports _read_particles.__all__)
 
-__all__ = [
-    "Density",
-    "EmpiricalMeasure",
-    "density",
-    "uniform",
-    "von_mises",
-    "wrapped_cauchy",
-    "perturbed_uniform",
-    "Particles",
-    "SPHERE_TOLERANCE",
-    "read_particles",
-    "model_domain",
-]
+__all__ = [*_measure.__all__, *_perturbed_uniform.__all__, *_read_particles.__all__]

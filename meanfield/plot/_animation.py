@@ -15,9 +15,9 @@ import numpy as np
 import xarray as xr
 from matplotlib.animation import FFMpegWriter, FuncAnimation, PillowWriter
 from matplotlib.colors import LogNorm
-from matplotlib.figure import Figure
 
-from ._checks import density_domain, particle_angles_or_points, run_title
+from ._checks import density_domain, new_figure, particle_angles_or_points, run_title
+from ._docstrings import fill_doc
 from ._marginal import MARGINAL_LABEL, polar_marginal_values
 from ._particles import draw_circle_panel, draw_sphere_panel, sphere_frame, view_towards_mean
 from ._sphere import PROJECTIONS, orthographic_image, view_towards_mass
@@ -72,7 +72,7 @@ def animate_density(ds: xr.Dataset, *, frames: int | None = None, projection: st
         raise ValueError(f"projection must be one of {PROJECTIONS}, got {projection!r}")
     t = ds["time"].values
     shown = _frame_indices(t.size, frames)
-    fig = Figure(figsize=(6.4, 4.4), layout="constrained")
+    fig = new_figure((6.4, 4.4))
     ax = fig.add_subplot()
     if domain == "sphere":
         rho = np.asarray(ds["density"].values, dtype=float)
@@ -127,6 +127,7 @@ def animate_density(ds: xr.Dataset, *, frames: int | None = None, projection: st
     return FuncAnimation(fig, update, frames=list(shown), interval=interval, blit=False)
 
 
+@fill_doc
 def animate_particles(ds: xr.Dataset, *, system: int = 0, frames: int | None = None,
                       view: tuple[float, float] | None = None, interval: float = 100.0) -> FuncAnimation:
     """The particles of a :func:`meanfield.simulate` result on S¹ or S² over time, one frame per output time
@@ -136,8 +137,7 @@ def animate_particles(ds: xr.Dataset, *, system: int = 0, frames: int | None = N
     ----------
     ds : xarray.Dataset
         A result of :func:`meanfield.simulate` on S¹ or S².
-    system : int
-        Which system of an ensemble to show.
+    %(system)s
     frames : int, optional
         At most this many frames, at evenly spaced output times including the first and the last; by
         default every output time.
@@ -166,7 +166,7 @@ def animate_particles(ds: xr.Dataset, *, system: int = 0, frames: int | None = N
     domain, positions = particle_angles_or_points(ds, "animate_particles", system)
     t = ds["time"].values
     shown = _frame_indices(t.size, frames)
-    fig = Figure(figsize=(4.4, 4.6), layout="constrained")
+    fig = new_figure((4.4, 4.6))
     ax = fig.add_subplot()
     if domain == "circle":
         points = draw_circle_panel(ax, positions[shown[0]])

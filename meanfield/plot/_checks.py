@@ -15,8 +15,8 @@ import xarray as xr
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
-__all__ = ["TIME_LABEL", "axes_of", "check_variables", "density_domain", "particle_angles_or_points",
-           "run_title", "system_positions", "time_indices"]
+__all__ = ["TIME_LABEL", "axes_of", "check_variables", "density_domain", "new_figure", "particle_angles_or_points",
+           "put_title", "run_title", "system_positions", "time_indices"]
 
 TIME_LABEL = "time t (dimensionless)"
 
@@ -113,12 +113,27 @@ def time_indices(t_all: np.ndarray, times: Sequence[float] | None, count: int = 
     return np.unique(np.abs(t_all[None, :] - wanted[:, None]).argmin(axis=1))
 
 
+def new_figure(figsize: tuple[float, float]) -> Figure:
+    """A Figure of size ``figsize`` [inches] with the constrained layout, made without pyplot's global state."""
+    return Figure(figsize=figsize, layout="constrained")
+
+
 def axes_of(ax: Axes | None, figsize: tuple[float, float]) -> tuple[Figure, Axes]:
-    """``ax`` and its figure, or a new Figure (no pyplot state) of size ``figsize`` with one Axes."""
+    """``ax`` and its figure, or a :func:`new_figure` of size ``figsize`` with one Axes."""
     if ax is not None:
         return ax.figure, ax
-    fig = Figure(figsize=figsize, layout="constrained")
+    fig = new_figure(figsize)
     return fig, fig.add_subplot()
+
+
+def put_title(target: Axes | Figure, ds: xr.Dataset, title: str | None, grid: str = "") -> None:
+    """``title``, or else :func:`run_title` of ``ds`` and ``grid``, as the title of an Axes (medium size) or the
+    suptitle of a Figure (size 10)."""
+    text = title if title is not None else run_title(ds, grid)
+    if isinstance(target, Figure):
+        target.suptitle(text, fontsize=10)
+    else:
+        target.set_title(text, fontsize="medium")
 
 
 def run_title(ds: xr.Dataset, grid: str = "") -> str:

@@ -5,12 +5,14 @@ from __future__ import annotations
 import xarray as xr
 from matplotlib.figure import Figure
 
-from ._checks import TIME_LABEL, check_variables
+from ._checks import TIME_LABEL, check_variables, new_figure
+from ._docstrings import fill_doc
 from ._curves import draw_time_series
 
 __all__ = ["comparison"]
 
 
+@fill_doc
 def comparison(ds: xr.Dataset, *, title: str | None = None) -> Figure:
     """W_p(ρ(t), μ_n(t)) over time above the energy and order-parameter gaps of a PDE–particles comparison.
 
@@ -26,9 +28,7 @@ def comparison(ds: xr.Dataset, *, title: str | None = None) -> Figure:
     title : str, optional
         Figure title; by default the domain, p, number of particles and systems from the attrs.
 
-    Returns
-    -------
-    matplotlib.figure.Figure
+    %(returns_figure)s
         Two Axes: distances, gaps.
 
     Raises
@@ -48,7 +48,7 @@ def comparison(ds: xr.Dataset, *, title: str | None = None) -> Figure:
     """
     check_variables(ds, "comparison", "wasserstein", "energy_gap_mean", "energy_gap_std",
                     "order_parameter_gap_mean", "order_parameter_gap_std")
-    fig = Figure(figsize=(6.4, 6.0), layout="constrained")
+    fig = new_figure((6.4, 6.0))
     ax_w, ax_gap = fig.subplots(2, 1, sharex=True)
     draw_time_series(ax_w, ds, "wasserstein")
     p = ds.attrs.get("p", 1)

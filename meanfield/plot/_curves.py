@@ -11,13 +11,15 @@ import xarray as xr
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
-from ._checks import TIME_LABEL, axes_of, check_variables, run_title
+from ._checks import TIME_LABEL, axes_of, check_variables, put_title
+from ._docstrings import fill_doc
 
 __all__ = ["energy_curve", "order_parameter_curve", "draw_time_series"]
 
 ENERGY_LABEL = "interaction energy E_β(t) (dimensionless)"
 
 
+@fill_doc
 def energy_curve(ds: xr.Dataset, *, ax: Axes | None = None, title: str | None = None) -> Figure:
     """The interaction energy E_β(t) of a result over time.
 
@@ -30,14 +32,10 @@ def energy_curve(ds: xr.Dataset, *, ax: Axes | None = None, title: str | None = 
     ds : xarray.Dataset
         A result with an ``energy`` variable over ``time``: :func:`meanfield.solve` or
         :func:`meanfield.simulate` (over (system, time) for ensembles: one line per system and their mean).
-    ax : matplotlib.axes.Axes, optional
-        Axes to draw on; by default a new Figure with one Axes.
-    title : str, optional
-        Axes title; by default built from the dataset's attrs.
+    %(ax)s
+    %(title)s
 
-    Returns
-    -------
-    matplotlib.figure.Figure
+    %(returns_figure)s
 
     Raises
     ------
@@ -54,10 +52,11 @@ def energy_curve(ds: xr.Dataset, *, ax: Axes | None = None, title: str | None = 
     fig, ax = axes_of(ax, (6.4, 3.6))
     draw_time_series(ax, ds, "energy")
     ax.set_ylabel(ENERGY_LABEL)
-    ax.set_title(title if title is not None else run_title(ds), fontsize="medium")
+    put_title(ax, ds, title)
     return fig
 
 
+@fill_doc
 def order_parameter_curve(ds: xr.Dataset, *, ax: Axes | None = None, theory: float | None = None,
                           title: str | None = None) -> Figure:
     """The order parameter r(t) = |∫ x dμ_t| (on S¹, |∫ e^{iθ} dμ_t|) over time, in [0, 1].
@@ -69,16 +68,12 @@ def order_parameter_curve(ds: xr.Dataset, *, ax: Axes | None = None, theory: flo
     ----------
     ds : xarray.Dataset
         A result with an ``order_parameter`` variable over ``time``.
-    ax : matplotlib.axes.Axes, optional
-        Axes to draw on; by default a new Figure with one Axes.
+    %(ax)s
     theory : float, optional
         A predicted value of r∞ (for instance :func:`meanfield.kuramoto_theory`), drawn dashed.
-    title : str, optional
-        Axes title; by default built from the dataset's attrs.
+    %(title)s
 
-    Returns
-    -------
-    matplotlib.figure.Figure
+    %(returns_figure)s
 
     Raises
     ------
@@ -102,7 +97,7 @@ def order_parameter_curve(ds: xr.Dataset, *, ax: Axes | None = None, theory: flo
         ax.axhline(theory, color="k", ls="--", lw=1, label=f"theory {theory:.4f}")
     ax.set_ylabel("order parameter r(t) = |∫ x dμ_t|")
     ax.set_ylim(0, 1.02)
-    ax.set_title(title if title is not None else run_title(ds), fontsize="medium")
+    put_title(ax, ds, title)
     if ax.get_legend_handles_labels()[0]:
         ax.legend(fontsize=8)
     return fig

@@ -9,13 +9,15 @@ from matplotlib.axes import Axes
 from matplotlib.colors import LogNorm
 from matplotlib.figure import Figure
 
-from ._checks import TIME_LABEL, density_domain, run_title
+from ._checks import TIME_LABEL, density_domain, new_figure, put_title
+from ._docstrings import fill_doc
 from ._curves import draw_time_series
 from ._marginal import MARGINAL_LABEL, polar_marginal_values
 
 __all__ = ["density_map"]
 
 
+@fill_doc
 def density_map(ds: xr.Dataset, *, ax: Axes | None = None, title: str | None = None) -> Figure:
     """Heat map of ρ(t, θ) on S¹, or of the polar marginal p(t, ϑ) = |S^{d-2}| sin^{d-2}ϑ ρ(t, ϑ) of a zonal
     result, over time (x) and angle (y), above the energy curve E_β(t).
@@ -31,12 +33,9 @@ def density_map(ds: xr.Dataset, *, ax: Axes | None = None, title: str | None = N
     ax : matplotlib.axes.Axes, optional
         Axes for the heat map alone (with its colour bar); by default a new Figure with the heat map above
         the energy curve (when the dataset has ``energy``).
-    title : str, optional
-        Figure title; by default built from the dataset's attrs.
+    %(figure_title)s
 
-    Returns
-    -------
-    matplotlib.figure.Figure
+    %(returns_figure)s
 
     Raises
     ------
@@ -56,7 +55,7 @@ def density_map(ds: xr.Dataset, *, ax: Axes | None = None, title: str | None = N
                          "(time, lat, lon): draw S² results with sphere_maps or sphere_map")
     below = ax is None and "energy" in ds
     if ax is None:
-        fig = Figure(figsize=(7.5, 6.5), layout="constrained")
+        fig = new_figure((7.5, 6.5))
         if below:
             ax, ax_energy = fig.subplots(2, 1, height_ratios=[3, 1.3], sharex=True)
             draw_time_series(ax_energy, ds, "energy")
@@ -64,8 +63,7 @@ def density_map(ds: xr.Dataset, *, ax: Axes | None = None, title: str | None = N
         else:
             ax = fig.add_subplot()
         grid = f"N={ds.sizes['theta' if domain == 'circle' else 'polar']}"
-        fig.suptitle(title if title is not None else run_title(
-            ds, grid + (f" d={ds.attrs.get('dimension')}" if domain == "zonal" else "")), fontsize=10)
+        put_title(fig, ds, title, grid + (f" d={ds.attrs.get('dimension')}" if domain == "zonal" else ""))
     else:
         fig = ax.figure
         if title is not None:

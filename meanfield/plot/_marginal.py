@@ -22,7 +22,8 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
 from ..domains._domain import sphere_area
-from ._checks import axes_of, density_domain, run_title, time_indices
+from ._checks import axes_of, density_domain, put_title, time_indices
+from ._docstrings import fill_doc
 
 __all__ = ["polar_marginal", "polar_marginal_values"]
 
@@ -53,6 +54,7 @@ def polar_marginal_values(ds: xr.Dataset, who: str = "polar_marginal") -> tuple[
                      "circle has no polar angle: draw it with density_map")
 
 
+@fill_doc
 def polar_marginal(ds: xr.Dataset, times: Sequence[float] | None = None, *, ax: Axes | None = None,
                    title: str | None = None) -> Figure:
     """The polar-angle marginal p(t, ϑ) at chosen times, one curve per time.
@@ -62,16 +64,11 @@ def polar_marginal(ds: xr.Dataset, times: Sequence[float] | None = None, *, ax: 
     ds : xarray.Dataset
         A result of :func:`meanfield.solve` on a :class:`~meanfield.ZonalSphere` (density over (time,
         polar)) or a :class:`~meanfield.Sphere` (over (time, lat, lon); ϑ is measured from the north pole).
-    times : sequence of float, optional
-        Times to show (the nearest output times are used); default: four evenly spaced outputs.
-    ax : matplotlib.axes.Axes, optional
-        Axes to draw on; by default a new Figure with one Axes.
-    title : str, optional
-        Axes title; by default built from the dataset's attrs.
+    %(times)s
+    %(ax)s
+    %(title)s
 
-    Returns
-    -------
-    matplotlib.figure.Figure
+    %(returns_figure)s
 
     Raises
     ------
@@ -96,5 +93,5 @@ def polar_marginal(ds: xr.Dataset, times: Sequence[float] | None = None, *, ax: 
     ax.set_xticks([0, np.pi / 4, np.pi / 2, 3 * np.pi / 4, np.pi], ["0", "π/4", "π/2", "3π/4", "π"])
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8)
-    ax.set_title(title if title is not None else run_title(ds), fontsize="medium")
+    put_title(ax, ds, title)
     return fig

@@ -15,7 +15,8 @@ from matplotlib.axes import Axes
 from matplotlib.collections import PathCollection
 from matplotlib.figure import Figure
 
-from ._checks import TIME_LABEL, axes_of, particle_angles_or_points, run_title, time_indices
+from ._checks import TIME_LABEL, axes_of, new_figure, particle_angles_or_points, put_title, time_indices
+from ._docstrings import fill_doc
 
 __all__ = ["draw_circle_panel", "draw_sphere_panel", "particle_paths", "particle_snapshots", "sphere_frame",
            "view_towards_mean"]
@@ -23,6 +24,7 @@ __all__ = ["draw_circle_panel", "draw_sphere_panel", "particle_paths", "particle
 _RING = np.linspace(0, 2 * np.pi, 361)
 
 
+@fill_doc
 def particle_snapshots(ds: xr.Dataset, times: Sequence[float] | None = None, *, system: int = 0,
                        view: tuple[float, float] | None = None, title: str | None = None) -> Figure:
     """The particles on S¹ or S² at chosen times, one panel per time.
@@ -32,19 +34,15 @@ def particle_snapshots(ds: xr.Dataset, times: Sequence[float] | None = None, *, 
     ds : xarray.Dataset
         A result of :func:`meanfield.simulate` on S¹ (positions over (time, particle), angles in radians)
         or S² (over (time, particle, component), unit vectors of R³).
-    times : sequence of float, optional
-        Times to show (the nearest output times are used); default: four evenly spaced outputs.
+    %(times)s
     system : int
         Which system of an ensemble (a ``system`` dimension) to show.
     view : (float, float), optional
         Latitude and longitude [rad] of the viewing direction on S²; by default the direction of the mean
         ∑ x_i / n at the last time shown (the north pole if that mean vanishes).
-    title : str, optional
-        Figure title; by default built from the dataset's attrs.
+    %(figure_title)s
 
-    Returns
-    -------
-    matplotlib.figure.Figure
+    %(returns_figure)s
         One Axes per time, each with one scatter collection of the n particles (two on S²: front and back).
 
     Raises
@@ -64,7 +62,7 @@ def particle_snapshots(ds: xr.Dataset, times: Sequence[float] | None = None, *, 
     idx = time_indices(t, times)
     if domain == "sphere" and view is None:
         view = view_towards_mean(positions[idx[-1]])
-    fig = Figure(figsize=(2.4 * idx.size + 0.4, 2.9), layout="constrained")
+    fig = new_figure((2.4 * idx.size + 0.4, 2.9))
     axes = fig.subplots(1, idx.size, squeeze=False)[0]
     for ax, i in zip(axes, idx):
         if domain == "circle":
@@ -72,10 +70,11 @@ def particle_snapshots(ds: xr.Dataset, times: Sequence[float] | None = None, *, 
         else:
             draw_sphere_panel(ax, positions[i], view)
         ax.set_title(f"t = {t[i]:.3g}", fontsize="small")
-    fig.suptitle(title if title is not None else run_title(ds, f"n={positions.shape[1]}"), fontsize=10)
+    put_title(fig, ds, title, f"n={positions.shape[1]}")
     return fig
 
 
+@fill_doc
 def particle_paths(ds: xr.Dataset, *, system: int = 0, ax: Axes | None = None, title: str | None = None) -> Figure:
     """The angles θ_i(t) ∈ [0, 2π) of particles on S¹ over time: the particle counterpart of
     :func:`density_map`'s heat map.
@@ -86,16 +85,11 @@ def particle_paths(ds: xr.Dataset, *, system: int = 0, ax: Axes | None = None, t
     ----------
     ds : xarray.Dataset
         A result of :func:`meanfield.simulate` on S¹ (positions over (time, particle)).
-    system : int
-        Which system of an ensemble to show.
-    ax : matplotlib.axes.Axes, optional
-        Axes to draw on; by default a new Figure with one Axes.
-    title : str, optional
-        Axes title; by default built from the dataset's attrs.
+    %(system)s
+    %(ax)s
+    %(title)s
 
-    Returns
-    -------
-    matplotlib.figure.Figure
+    %(returns_figure)s
         One line per particle.
 
     Raises
@@ -122,7 +116,7 @@ def particle_paths(ds: xr.Dataset, *, system: int = 0, ax: Axes | None = None, t
     ax.set_ylabel("angle θ_i(t) [rad]")
     ax.set_ylim(0, 2 * np.pi)
     ax.set_yticks([0, np.pi / 2, np.pi, 3 * np.pi / 2, 2 * np.pi], ["0", "π/2", "π", "3π/2", "2π"])
-    ax.set_title(title if title is not None else run_title(ds, f"n={theta.shape[1]}"), fontsize="medium")
+    put_title(ax, ds, title, f"n={theta.shape[1]}")
     return fig
 
 

@@ -15,12 +15,14 @@ from .._validate import check_positive_int
 from ..particles import simulate
 from ..studies._equiangular import equiangular_curve
 from ..studies._phase_diagram import phase_diagram_tokens
-from ._checks import TIME_LABEL, axes_of
+from ._checks import TIME_LABEL, axes_of, new_figure
+from ._docstrings import fill_doc
 from ._particles import draw_circle_panel
 
 __all__ = ["phase_diagram", "phase_diagram_trajectories"]
 
 
+@fill_doc
 def phase_diagram(ds: xr.Dataset, variable: str = "probability", ax: Axes | None = None,
                   curve: bool = True) -> Figure:
     """Colour map of a :func:`~meanfield.phase_diagram` result over (t, β), paper 2's style.
@@ -37,14 +39,11 @@ def phase_diagram(ds: xr.Dataset, variable: str = "probability", ax: Axes | None
         A result of :func:`meanfield.phase_diagram` (``variable`` over (beta, time)).
     variable : {"probability", "fraction_clustered"}
         The statistic to draw.
-    ax : matplotlib.axes.Axes, optional
-        Axes to draw on; by default a new Figure with one Axes.
+    %(ax)s
     curve : bool
         Overlay Γ_{∞,δ} when the dataset has ``critical_time``.
 
-    Returns
-    -------
-    matplotlib.figure.Figure
+    %(returns_figure)s
 
     Raises
     ------
@@ -94,6 +93,7 @@ def _fine_curve(ds: xr.Dataset, points: int = 80) -> tuple[np.ndarray, np.ndarra
     return fine, equiangular_curve(fine, n, delta, normalized=normalized)
 
 
+@fill_doc
 def phase_diagram_trajectories(betas: Sequence[float] = (4.0, 9.0), times: Sequence[float] = (2.5, 18.0, 30.0),
                                n: int = 32, *, seed: int = 0, system: int = 0, normalized: bool = True,
                                rtol: float = 1e-9, atol: float = 1e-11) -> Figure:
@@ -104,9 +104,7 @@ def phase_diagram_trajectories(betas: Sequence[float] = (4.0, 9.0), times: Seque
     integrated with :func:`meanfield.simulate` for each β; one row per β, one
     column per time, each panel showing the n tokens on S¹.
 
-    Returns
-    -------
-    matplotlib.figure.Figure
+    %(returns_figure)s
         One Axes per (β, t).
 
     Raises
@@ -132,7 +130,7 @@ def phase_diagram_trajectories(betas: Sequence[float] = (4.0, 9.0), times: Seque
         raise ValueError(f"times must be a non-empty increasing sequence of times > 0, got {times!r}")
     x0 = phase_diagram_tokens(seed, [system], 2, n)[0]
     angles0 = np.arctan2(x0[:, 1], x0[:, 0])
-    fig = Figure(figsize=(2.4 * shown.size, 2.4 * beta_values.size), layout="constrained")
+    fig = new_figure((2.4 * shown.size, 2.4 * beta_values.size))
     axes = fig.subplots(beta_values.size, shown.size, squeeze=False)
     for row, beta in enumerate(beta_values):
         run = simulate(SelfAttention(beta, normalized=normalized), angles0, np.concatenate([[0.0], shown]),

@@ -18,7 +18,8 @@ from matplotlib.image import AxesImage
 from matplotlib.patches import Circle
 from scipy.interpolate import RegularGridInterpolator
 
-from ._checks import TIME_LABEL, axes_of, density_domain, run_title, time_indices
+from ._checks import TIME_LABEL, axes_of, density_domain, new_figure, put_title, time_indices
+from ._docstrings import fill_doc
 from ._curves import draw_time_series
 
 __all__ = ["orthographic_image", "sphere_map", "sphere_maps", "view_towards_mass"]
@@ -71,6 +72,7 @@ def orthographic_image(
     return np.where(inside, image, np.nan)
 
 
+@fill_doc
 def sphere_map(ds: xr.Dataset, time: float | None = None, *, projection: str = "orthographic",
                view: tuple[float, float] | None = None, ax: Axes | None = None) -> Figure:
     """One map of ρ(t, ·) on S² at the output time nearest to ``time``.
@@ -87,12 +89,9 @@ def sphere_map(ds: xr.Dataset, time: float | None = None, *, projection: str = "
     view : (float, float), optional
         Latitude and longitude [rad] of the viewing direction of the orthographic map; by default the
         direction of the first moment ∫ x ρ dσ, so that the main cluster faces the reader.
-    ax : matplotlib.axes.Axes, optional
-        Axes to draw on; by default a new Figure with one Axes.
+    %(ax)s
 
-    Returns
-    -------
-    matplotlib.figure.Figure
+    %(returns_figure)s
 
     Raises
     ------
@@ -132,6 +131,7 @@ def sphere_map(ds: xr.Dataset, time: float | None = None, *, projection: str = "
     return fig
 
 
+@fill_doc
 def sphere_maps(
     ds: xr.Dataset,
     times: Sequence[float] | None = None,
@@ -152,12 +152,9 @@ def sphere_maps(
         direction of the first moment ∫ x ρ dσ at the last time shown, so that
         the main cluster faces the reader. The colour scale is logarithmic over
         three decades below the largest value shown.
-    title : str, optional
-        Figure title; by default built from the dataset's attrs.
+    %(figure_title)s
 
-    Returns
-    -------
-    matplotlib.figure.Figure
+    %(returns_figure)s
         One Axes per map, the colour bar, and the energy curve.
 
     Raises
@@ -181,7 +178,7 @@ def sphere_maps(
         view = view_towards_mass(ds["lat"].values, ds["lon"].values, rho[idx[-1]])
     top = float(np.max(rho[idx]))
     with_energy = "energy" in ds
-    fig = Figure(figsize=(2.6 * idx.size + 1.0, 5.2 if with_energy else 3.4), layout="constrained")
+    fig = new_figure((2.6 * idx.size + 1.0, 5.2 if with_energy else 3.4))
     grid = fig.add_gridspec(2 if with_energy else 1, idx.size, height_ratios=[2.2, 1] if with_energy else None)
     image = None
     for k, i in enumerate(idx):
@@ -197,7 +194,7 @@ def sphere_maps(
         ax_e.set_xlabel(TIME_LABEL)
         ax_e.plot(t_all[idx], ds["energy"].values[idx], "o", color="C1", ms=4)
     grid_label = f"lmax={ds.sizes['lat'] - 1}, view (lat, lon) = ({view[0]:.2f}, {view[1]:.2f})"
-    fig.suptitle(title if title is not None else run_title(ds, grid_label), fontsize=10)
+    put_title(fig, ds, title, grid_label)
     return fig
 
 

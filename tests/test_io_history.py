@@ -1,0 +1,38 @@
+"""The history of a resumed file: the lines of the file it continues, then the resumed run's own."""
+
+from __future__ import annotations
+
+import xarray as xr
+
+from meanfield.io import continued_history, read_history
+
+EARLIER = "2000-01-01T00:00:00+00:00 meanfield.solve(...)\n2000-01-01T00:00:01+00:00 meanfield solve --beta 2"
+RESUMED = "2000-01-02T00:00:00+00:00 meanfield.solve(...)"
+
+
+def test_a_resumed_run_continues_the_earlier_lines_oldest_first():
+    attrs = continued_history({"beta": 2.0, "history": RESUMED}, EARLIER)
+    assert attrs["history"].split("\n") == [*EARLIER.split("\n"), RESUMED]
+    assert attrs["beta"] == 2.0
+
+
+def test_lines_the_resumed_run_already_carries_are_not_written_twice():
+    carried = continued_history({"history": f"{EARLIER}\n{RESUMED}"}, EARLIER)
+    assert carried["history"] == f"{EARLIER}\n{RESUMED}"
+
+
+def test_without_an_earlier_history_the_attrs_are_unchanged():
+    assert continued_history({"history": RESUMED}, "") == {"history": RESUMED}
+    assert continued_history({"beta": 1.0}, "") == {"beta": 1.0}
+    assert continued_history({}, EARLIER) == {"history": EARLIER}
+
+
+def test_read_history_of_a_file_and_of_no_file(tmp_path):
+    path = tmp_path / "run.nc"
+    assert read_history(path) == ""
+    xr.Dataset(attrs={"history": EARLIER}).to_netcdf(path)
+    assert read_history(path) == EARLIER
+    path.write_bytes(b"not a netcdf file")
+    assert read_history(path) == ""  # whether it can be resumed is the checkpoint's check
+    path.write_bytes(b"")
+    assert read_history(path) == ""
