@@ -142,13 +142,12 @@ def with_history(attrs: Mapping[str, Any], line: str) -> dict[str, Any]:
 
 def continued_history(attrs: Mapping[str, Any], earlier: str) -> dict[str, Any]:
     """``attrs`` of a resumed run whose ``history`` continues ``earlier``, the history of the file it resumes:
-    the lines of ``earlier``, then those of ``attrs``' own history that ``earlier`` does not already hold
-    (oldest first, as CF lists them)."""
-    before = [line for line in str(earlier).split("\n") if line]
-    ours = [line for line in str(attrs.get("history", "")).split("\n") if line and line not in before]
+    the lines of ``earlier``, then ``attrs``' own (oldest first, as CF lists them). Every line is kept, also
+    one equal to an earlier line (two runs in the same second)."""
+    lines = [line for text in (earlier, attrs.get("history", "")) for line in str(text).split("\n") if line]
     out = dict(attrs)
-    if before or ours:
-        out["history"] = "\n".join(before + ours)
+    if lines:
+        out["history"] = "\n".join(lines)
     return out
 
 
