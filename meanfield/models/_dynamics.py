@@ -16,6 +16,7 @@ import scipy.stats
 from solvers import ConvolutionVelocity
 
 from ..domains._domain import sphere_area
+from ._attention_weights import velocity_factor
 from ._kernels import scaled_funk_hecke, scaled_funk_hecke_over_beta
 from .._validate import check_beta, check_nonnegative
 
@@ -30,9 +31,11 @@ class SelfAttention:
         USA: X[μ](x) = P⊥_x ∫ e^{β<x,y>} y dμ(y)           = ∇(𝖦_β ⋆ μ)(x),  𝖦_β(t) = e^{βt}/β,
         SA:  X[μ](x) = P⊥_x ∫ e^{β<x,y>} y dμ(y) / Z_μ(x),  Z_μ(x) = ∫ e^{β<x,y>} dμ(y),
 
-    and at β = 0 both reduce to X = P⊥_x m, m = ∫ y dμ(y). On S¹ (angles),
+    and at β = 0 both reduce to X = P⊥_x m, m = ∫ y dμ(y). On S¹ (angles, (7.1)),
     with h_β(θ) = e^{β cos θ}: USA X = β⁻¹ (h_β' ⋆ μ), SA X = β⁻¹ (h_β' ⋆ μ)/(h_β ⋆ μ).
-    Particles: ẋ_i = X[μ_n](x_i) with μ_n = (1/n) Σ_j δ_{x_j}.
+    Particles: ẋ_i = X[μ_n](x_i) with μ_n = (1/n) Σ_j δ_{x_j}. Every path evaluates these
+    with the shifted weights e^{β(<x,y>-1)} and the SA/USA rule of
+    :mod:`meanfield.models._attention_weights`.
 
     Parameters
     ----------
@@ -66,18 +69,21 @@ class SelfAttention:
 
     def potential_multipliers(self, degrees: np.ndarray, d: int) -> np.ndarray:
         """Funk–Hecke multipliers of the energy kernel 𝖦_β(<x,y>) = e^{β<x,y>}/β for degrees l ≥ 1
-        (0 at l = 0; β → 0 limit included): c_l(β)/β."""
-        return scaled_funk_hecke_over_beta(degrees, self.beta, d) * np.exp(self.beta)
+        (0 at l = 0; β → 0 limit included): c_l(β)/β, the scaled e^{-β} c_l(β)/β times the USA
+        factor e^β (:func:`meanfield.models._attention_weights.velocity_factor`), X_USA = ∇(𝖦_β ⋆ μ)."""
+        return scaled_funk_hecke_over_beta(degrees, self.beta, d) * velocity_factor(self.beta, False)
 
     def velocity_spec(self, d: int) -> ConvolutionVelocity:
         """Velocity as X = ∇(A ⋆ μ)/(B ⋆ μ) with Funk–Hecke (d ≥ 3) or Fourier (d = 2) multipliers.
 
         On S¹ the multipliers are those of θ-derivatives: A ↦ ik · 2π Î_k, so
-        that X = A ⋆ μ / (B ⋆ μ) directly. SA scales A and B by e^{-β} (the
-        ratio is unchanged); USA keeps the absolute scale e^{β}.
+        that X = A ⋆ μ / (B ⋆ μ) directly. A and B are the multipliers of the
+        shifted weights e^{β(<x,y>-1)}, e^{-β} c_l(β)/β and e^{-β} c_l(β); the
+        SA/USA rule of :mod:`meanfield.models._attention_weights` divides by
+        B ⋆ μ (SA) or multiplies A by e^β (USA, :func:`velocity_factor`).
         """
         beta = self.beta
-        scale = 1.0 if self.normalized else np.exp(beta)
+        scale = velocity_factor(beta, self.normalized)
 
         def potential(ell: np.ndarray) -> np.ndarray:
             return scale * scaled_funk_hecke_over_beta(ell, beta, d)
@@ -110,7 +116,7 @@ class SelfAttention:
         if self.normalized:
             ratio = c_over_beta / scaled_funk_hecke(0, self.beta, d)
         else:
-            ratio = c_over_beta * np.exp(self.beta) / sphere_area(d)
+            ratio = c_over_beta * velocity_factor(self.beta, False) / sphere_area(d)
         return lap * (ratio - self.noise)
 
 

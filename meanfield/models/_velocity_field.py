@@ -16,7 +16,8 @@ import numpy as np
 from ..measures._measure import Density, EmpiricalMeasure
 from ._dynamics import Kuramoto, SelfAttention
 from ..measures._read_particles import SPHERE_TOLERANCE, read_particles
-from ..particles._velocity import DirectSelfAttention, KuramotoVelocity, check_unnormalized_beta
+from ._attention_weights import check_unnormalized_beta
+from ..particles._velocity import DirectSelfAttention, KuramotoVelocity
 
 __all__ = ["velocity_field"]
 

@@ -11,8 +11,9 @@ O(n) memory per configuration:
   x_j when the chord |x_i - x_j| ≤ ε (single linkage cut at ε); on S¹ by
   sorting the angles and counting circular gaps whose chord 2 sin(gap/2)
   exceeds ε, elsewhere by union–find over the pairs;
-* :func:`kernel_sums` — Σ_ij w_i w_j e^{β(<x_i,x_j> - 1)}, each pair once
-  (exponentials by :func:`._vector_math.exp_nonpositive`);
+* :func:`kernel_sums` — Σ_ij w_i w_j e^{β(<x_i,x_j> - 1)}, each pair once, the kernel of the energy
+  (paper 2, arXiv:2312.10794, (3.5); exponent of :func:`meanfield.models._attention_weights.attention_exponent`,
+  exponentials by :func:`._vector_math.exp_nonpositive`);
 * :func:`order_parameters` — |Σ_i w_i x_i|.
 
 Angles enter through (sin θ, cos θ) of :func:`._vector_math.sincos` (vectorised).
@@ -23,6 +24,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from ..models._attention_weights import attention_exponent
 from ._vector_math import exp_nonpositive, sincos
 
 __all__ = ["pair_fractions", "cluster_counts", "kernel_sums", "order_parameters"]
@@ -135,7 +137,7 @@ def kernel_sums(states: np.ndarray, weights: np.ndarray, circle: bool, beta: flo
             for i in range(n):
                 acc = 0.0
                 for j in range(n):
-                    acc += w[j] * exp_nonpositive(beta * (cs[i] * cs[j] + sn[i] * sn[j] - 1.0))
+                    acc += w[j] * exp_nonpositive(attention_exponent(beta, cs[i] * cs[j] + sn[i] * sn[j]))
                 total += w[i] * acc
         else:
             for i in range(n):
@@ -147,7 +149,7 @@ def kernel_sums(states: np.ndarray, weights: np.ndarray, circle: bool, beta: flo
                     inner[j] = g
                 acc = 0.0
                 for j in range(i + 1, n):
-                    acc += w[j] * exp_nonpositive(beta * (inner[j] - 1.0))
+                    acc += w[j] * exp_nonpositive(attention_exponent(beta, inner[j]))
                 total += 2.0 * w[i] * acc
         out[s] = total
     return out

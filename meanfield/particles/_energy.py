@@ -1,8 +1,9 @@
-"""Interaction energy of particle systems (paper 2, (3.5)).
+"""Interaction energy of particle systems (paper 2, arXiv:2312.10794, (3.5)).
 
-    E_β = (1/2β) Σ_ij w_i w_j e^{β<x_i,x_j>}  (β > 0),   E_0 = |m|²/2,  m = Σ_i w_i x_i,
+    E_β = e^β/(2β) Σ_ij w_i w_j e^{β(<x_i,x_j>-1)}  (β > 0),   E_0 = |m|²/2,  m = Σ_i w_i x_i,
 
-and for Kuramoto models with an odd interaction h, E = (1/2) Σ_ij w_i w_j G(θ_i - θ_j)
+the prefactor and its overflow rule those of :func:`meanfield.models._attention_weights.interaction_energy`;
+for Kuramoto models with an odd interaction h, E = (1/2) Σ_ij w_i w_j G(θ_i - θ_j)
 with G' = h(-·) (K|m|²/2 for h = sin). A batch of systems gives one energy per system.
 
 On S¹ the double sum is O(n²) directly; with ``accuracy`` it is the Fourier sum of the
@@ -11,7 +12,6 @@ NUFFT velocity path, O(n + K log K) (:func:`fourier_kernel_sums`).
 
 from __future__ import annotations
 
-import logging
 from typing import Any
 
 import finufft
@@ -19,12 +19,11 @@ import numpy as np
 from scipy.special import ive
 
 from ..measures._measure import EmpiricalMeasure
+from ..models._attention_weights import interaction_energy
 from ..models._dynamics import Kuramoto, SelfAttention
 from ..measures._read_particles import SPHERE_TOLERANCE, read_particles
 from ._compiled_statistics import kernel_sums
-from ._velocity import BETA_MAX_UNNORMALIZED, fourier_moments, fourier_truncation
-
-logger = logging.getLogger(__name__)
+from ._velocity import fourier_moments, fourier_truncation
 
 __all__ = ["particle_energy", "energy_of_states", "fourier_kernel_sums"]
 
@@ -90,7 +89,7 @@ def energy_of_states(model: Any, states: np.ndarray, weights: np.ndarray, kind: 
     if beta == 0:
         pts = np.stack([np.cos(states), np.sin(states)], axis=-1) if kind == "circle" else states
         m = np.einsum("sn,snd->sd", weights, pts)
-        return 0.5 * np.sum(m * m, axis=-1)
+        return interaction_energy(beta, np.sum(m * m, axis=-1))
     # Σ_ij w_i w_j e^{β(<x_i,x_j>-1)}, each pair once, in parallel over systems
     if kind == "circle" and accuracy is not None:
         total = fourier_kernel_sums(states, weights, float(beta), accuracy)
@@ -98,12 +97,7 @@ def energy_of_states(model: Any, states: np.ndarray, weights: np.ndarray, kind: 
         stack = states[..., None] if kind == "circle" else states
         total = kernel_sums(np.ascontiguousarray(stack, dtype=float), np.ascontiguousarray(weights, dtype=float),
                             kind == "circle", float(beta))
-    with np.errstate(over="ignore"):
-        prefactor = np.exp(beta) / (2 * beta) if beta <= BETA_MAX_UNNORMALIZED else np.inf
-        out = prefactor * total if np.isfinite(prefactor) else np.exp(beta + np.log(total) - np.log(2 * beta))
-    if not np.all(np.isfinite(out)):
-        logger.warning("the interaction energy at beta = %g exceeds the largest double: returned as inf", beta)
-    return out
+    return interaction_energy(beta, total)
 
 
 def fourier_kernel_sums(angles: np.ndarray, weights: np.ndarray, beta: float, accuracy: float) -> np.ndarray:

@@ -1,13 +1,14 @@
 """Compiled ensembles: many small SA/USA systems, each with its own adaptive Dormand–Prince 5(4).
 
-The velocity of one system (paper 2, arXiv:2312.10794, (SA)/(USA); :mod:`._velocity`), with weights w_j and
-the exponent shifted by -β so that no term overflows,
+The velocity of one system (paper 2, arXiv:2312.10794, (SA)/(USA), on S¹ (7.1); :mod:`._velocity`), with
+weights w_j and the exponent shifted by -β so that no term overflows,
 
     N_i = Σ_j w_j e^{β(<x_i,x_j> - 1)} x_j,   D_i = Σ_j w_j e^{β(<x_i,x_j> - 1)},
     SA:  ẋ_i = P⊥_{x_i} N_i / D_i,            USA: ẋ_i = e^β P⊥_{x_i} N_i,
 
-is summed in compiled loops that the compiler vectorises (the exponentials by
-:mod:`._vector_math`, relative error ≤ 2.3e-16). On S¹ the
+the exponent and the SA/USA rule inlined from :mod:`meanfield.models._attention_weights`
+(:func:`attention_exponent`, :func:`attention_velocity`), is summed in compiled loops that the
+compiler vectorises (the exponentials by :mod:`._vector_math`, relative error ≤ 2.3e-16). On S¹ the
 state is the angles, <x_i,x_j> = c_i c_j + s_i s_j and sin(θ_j - θ_i) =
 c_i s_j - s_i c_j with c = cos θ, s = sin θ (n sine-cosine pairs per
 evaluation, none per pair), and the velocity is θ̇_i = Σ_j w_j e_ij sin(θ_j - θ_i)
@@ -45,6 +46,7 @@ import numpy as np
 
 from solvers import DORMAND_PRINCE, StepController, step_floor
 
+from ..models._attention_weights import attention_exponent, attention_velocity, velocity_factor
 from ._integrators import IntegrationResult
 from ._vector_math import exp_nonpositive, sincos
 
@@ -83,10 +85,10 @@ def _circle_velocity(theta, w, beta, normalized, factor, out, work):
         ci, si = cs[i], sn[i]
         acc_s, acc_d = 0.0, 0.0
         for j in range(n):  # full rows: branch-free, vectorised exponentials
-            wj_e = w[j] * exp_nonpositive(beta * (ci * cs[j] + si * sn[j] - 1.0))
+            wj_e = w[j] * exp_nonpositive(attention_exponent(beta, ci * cs[j] + si * sn[j]))
             acc_s += wj_e * (ci * sn[j] - si * cs[j])  # sin(θ_j - θ_i)
             acc_d += wj_e
-        out[i, 0] = acc_s / acc_d if normalized else factor * acc_s
+        out[i, 0] = attention_velocity(acc_s, acc_d, normalized, factor)
 
 
 #: up to this dimension the Gram matrix is built by rows (vectorised over j), above it by pair dot products
@@ -122,7 +124,7 @@ def _sphere_velocity(x, w, beta, normalized, factor, out, work):
                 kernel[j, i] = g
     for i in range(n):
         for j in range(n):
-            kernel[i, j] = w[j] * exp_nonpositive(beta * (kernel[i, j] - 1.0))
+            kernel[i, j] = w[j] * exp_nonpositive(attention_exponent(beta, kernel[i, j]))
     for i in range(n):
         den = 0.0
         for j in range(n):
@@ -134,7 +136,7 @@ def _sphere_velocity(x, w, beta, normalized, factor, out, work):
                 acc += kernel[i, j] * xt[k, j]
             out[i, k] = acc
             g += x[i, k] * acc
-        scale = 1.0 / den if normalized else factor
+        scale = attention_velocity(1.0, den, normalized, factor)  # 1/D_i (SA) or e^β (USA)
         for k in range(d):
             out[i, k] = scale * (out[i, k] - g * x[i, k])
 
@@ -442,8 +444,8 @@ class EnsembleState:
 
     @property
     def factor(self) -> float:
-        """The velocity's factor: 1 (SA, divided by D_i) or e^β (USA)."""
-        return 1.0 if self.normalized else float(np.exp(self.beta))
+        """The velocity's factor: 1 (SA, divided by D_i) or e^β (USA) (:func:`velocity_factor`)."""
+        return velocity_factor(self.beta, self.normalized)
 
 
 def start(kind: int, x0: np.ndarray, weights: np.ndarray, beta: float, normalized: bool, t0: float,

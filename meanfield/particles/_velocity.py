@@ -1,14 +1,13 @@
 """Particle velocities of self-attention and Kuramoto models.
 
-Conventions (paper 2, arXiv:2312.10794, (SA), (USA) and (3.2)). Particles x_i with weights w_i (Σ_i w_i = 1, w_i = 1/n
-by default):
+Conventions (paper 2, arXiv:2312.10794, (SA), (USA) and (3.2); on S¹ in angles (7.1)): the weights
+a_ij = e^{β(<x_i,x_j> - 1)} and the SA/USA rule of :mod:`meanfield.models._attention_weights`, for particles
+x_i with weights w_i (Σ_i w_i = 1, w_i = 1/n by default):
 
-    USA:  ẋ_i = P⊥_{x_i} Σ_j w_j e^{β<x_i,x_j>} x_j,
-    SA:   ẋ_i = P⊥_{x_i} Σ_j w_j e^{β<x_i,x_j>} x_j / Σ_j w_j e^{β<x_i,x_j>},
+    N_i = Σ_j w_j a_ij x_j,   D_i = Σ_j w_j a_ij,   SA: ẋ_i = P⊥_{x_i} N_i / D_i,   USA: ẋ_i = e^β P⊥_{x_i} N_i,
 
-P⊥_x y = y - <x, y> x. On S¹ in angles (paper 2, (7.1)):
-θ̇_i = s Σ_j w_j e^{β cos(θ_j-θ_i)} sin(θ_j-θ_i) / D_i with s = 1, D_i = 1 for
-USA, D_i = Σ_j w_j e^{β cos(θ_j-θ_i)} for SA. Kuramoto: θ̇_i = ω_i + K Σ_j w_j h(θ_j-θ_i).
+P⊥_x y = y - <x, y> x; on S¹, P⊥_{x_i} N_i is the angle rate Σ_j w_j a_ij sin(θ_j - θ_i).
+Kuramoto: θ̇_i = ω_i + K Σ_j w_j h(θ_j-θ_i).
 
 Paths
 -----
@@ -32,6 +31,7 @@ import finufft
 import numpy as np
 from scipy.special import ive
 
+from ..models._attention_weights import attention_velocity, check_unnormalized_beta, velocity_factor
 from ._geometry import tangent_projection
 
 __all__ = [
@@ -42,8 +42,6 @@ __all__ = [
     "circle_attention_sums",
     "fourier_truncation",
     "fourier_moments",
-    "check_unnormalized_beta",
-    "BETA_MAX_UNNORMALIZED",
 ]
 
 logger = logging.getLogger(__name__)
@@ -53,19 +51,6 @@ BLOCK_ELEMENTS = 1 << 16  # 64 Ki float64 Gram entries = 512 KiB per block (cach
 #: MIN_BLOCK_ROWS · n > block_elements entries (memory 8 · 64 · n bytes, e.g. 51 MB at n = 10⁵)
 #: so that the Python loop over blocks has at most n / 64 iterations
 MIN_BLOCK_ROWS = 64
-#: largest β with e^β finite in float64 (log of the largest double, ≈ 709.78)
-BETA_MAX_UNNORMALIZED = float(np.log(np.finfo(float).max))
-
-
-def check_unnormalized_beta(beta: float, normalized: bool) -> None:
-    """Reject β whose factor e^β of the unnormalized (USA) velocity overflows float64."""
-    if not normalized and beta > BETA_MAX_UNNORMALIZED:
-        raise ValueError(
-            f"beta = {beta:g} is too large for the unnormalized model (USA): its velocity carries the "
-            f"factor e^beta, which overflows float64 for beta > {BETA_MAX_UNNORMALIZED:.2f}; use "
-            f"normalized=True (SA) or a smaller beta"
-        )
-
 
 def _blocks(n_systems: int, n_rows: int, n_cols: int, block_elements: int):
     """Yield (system slice, row slice) covering all systems × rows in bounded blocks.
@@ -87,11 +72,12 @@ def _blocks(n_systems: int, n_rows: int, n_cols: int, block_elements: int):
 def attention_sums(
     points: np.ndarray, weights: np.ndarray, beta: float, block_elements: int = BLOCK_ELEMENTS
 ) -> tuple[np.ndarray, np.ndarray]:
-    """N_i = Σ_j w_j e^{β(<x_i,x_j>-1)} x_j and D_i = Σ_j w_j e^{β(<x_i,x_j>-1)}.
+    """N_i = Σ_j w_j a_ij x_j and D_i = Σ_j w_j a_ij with a_ij = e^{β(<x_i,x_j>-1)}.
 
-    ``points`` (systems, n, d), ``weights`` (systems, n). Returns N of shape
-    (systems, n, d) and D of shape (systems, n). Memory: one Gram block of at
-    most ``block_elements`` entries.
+    The weights of :mod:`meanfield.models._attention_weights` with their exponent formed by BLAS as
+    (β x_i)·x_j - β (one n² pass less than β(<x_i,x_j> - 1); equal to round-off). ``points``
+    (systems, n, d), ``weights`` (systems, n). Returns N of shape (systems, n, d) and D of shape
+    (systems, n). Memory: one Gram block of at most ``block_elements`` entries.
     """
     n_sys, n, d = points.shape
     num = np.empty_like(points)
@@ -125,17 +111,16 @@ def circle_attention_sums(
 class _SelfAttentionVelocity:
     """Settings shared by the SA/USA velocities.
 
-    ``collapse_rate`` is the decay rate of the velocity's linearisation at a
-    single cluster (all x_i equal): there X_i ≈ s (x̄ - x_i) in the tangent
-    space with s = 1 (SA) or e^β (USA), so the Jacobian has eigenvalue -s;
-    s is also the factor of the unnormalized (USA) sums.
+    ``collapse_rate`` is :func:`meanfield.models._attention_weights.velocity_factor`, s = 1 (SA) or
+    e^β (USA): the factor of the unnormalized sums and the decay rate of the velocity's
+    linearisation at a single cluster (all x_i equal: X_i ≈ s (x̄ - x_i), eigenvalue -s).
     """
 
     def __init__(self, beta: float, normalized: bool) -> None:
         check_unnormalized_beta(beta, normalized)
         self.beta = beta
         self.normalized = normalized
-        self.collapse_rate = 1.0 if normalized else float(np.exp(beta))
+        self.collapse_rate = velocity_factor(beta, normalized)
 
 
 class DirectSelfAttention(_SelfAttentionVelocity):
@@ -153,10 +138,10 @@ class DirectSelfAttention(_SelfAttentionVelocity):
     def __call__(self, t: float, x: np.ndarray) -> np.ndarray:
         if self.kind == "circle":
             rate, den = circle_attention_sums(x, self.weights, self.beta, self.block_elements)
-            return rate / den if self.normalized else self.collapse_rate * rate
+            return attention_velocity.py_func(rate, den, self.normalized, self.collapse_rate)
         num, den = attention_sums(x, self.weights, self.beta, self.block_elements)
-        v = tangent_projection(x, num)
-        return v / den[..., None] if self.normalized else self.collapse_rate * v
+        return attention_velocity.py_func(tangent_projection(x, num), den[..., None], self.normalized,
+                                          self.collapse_rate)
 
 
 def fourier_truncation(beta: float, accuracy: float, k_max: int = 100_000) -> int:
@@ -183,7 +168,9 @@ class NufftSelfAttention(_SelfAttentionVelocity):
     Plans (``finufft.Plan``) are built once per system with ``nthreads`` threads
     and reused (only ``setpts`` per evaluation). ``accuracy`` is the relative
     accuracy requested for the kernel sums (Fourier truncation and NUFFT
-    tolerance each get half).
+    tolerance each get half). The Fourier coefficients are those of the shifted
+    weights, e^{-β} I_k(β); the USA factor e^β multiplies the coefficients of the
+    numerator, so the SA/USA rule is applied in Fourier space.
     """
 
     path = "nufft"
@@ -198,9 +185,7 @@ class NufftSelfAttention(_SelfAttentionVelocity):
         scaled = ive(ik, beta)  # e^{-β} I_k(β); [1, 0, 0, …] at β = 0
         # I_k(β)/β → 1/2 for k = 1 and 0 for k ≥ 2 as β → 0 (the k = 0 term is multiplied by k = 0)
         over_beta = scaled / beta if beta > 0 else np.where(ik == 1, 0.5, 0.0)
-        deriv = 1j * kk * over_beta
-        if not normalized:
-            deriv = deriv * np.exp(beta)
+        deriv = 1j * kk * over_beta * self.collapse_rate
         self.coeffs = np.stack([deriv, scaled]).astype(complex) if normalized else deriv[None].astype(complex)
         n_modes = 2 * self.n_modes_half + 1
         eps = max(accuracy / 2, 1e-15)

@@ -2,13 +2,16 @@ r"""Reduced cluster dynamics on S¹: clusters as weighted Diracs that merge when
 
 A configuration of k clusters is the weighted empirical measure
 μ = Σ_a m_a δ_{θ_a} (Σ_a m_a = 1). Each cluster moves with the SA/USA
-velocity of the particle engine evaluated on μ itself (paper 2, (7.1) with
-weights; the engine's :class:`meanfield.particles._velocity.DirectSelfAttention`
+velocity of the particle engine evaluated on μ itself (paper 2, arXiv:2312.10794,
+(7.1) with weights; the engine's :class:`meanfield.particles._velocity.DirectSelfAttention`
 on a weighted measure, summed here over angle differences, see
 :func:`cluster_velocity`):
 
     USA:  θ̇_a = Σ_b m_b e^{β cos(θ_b-θ_a)} sin(θ_b-θ_a),
-    SA:   θ̇_a = Σ_b m_b e^{β cos(θ_b-θ_a)} sin(θ_b-θ_a) / Σ_b m_b e^{β cos(θ_b-θ_a)}.
+    SA:   θ̇_a = Σ_b m_b e^{β cos(θ_b-θ_a)} sin(θ_b-θ_a) / Σ_b m_b e^{β cos(θ_b-θ_a)},
+
+with the shifted weights e^{β(cos(θ_b-θ_a) - 1)} and the SA/USA rule of
+:mod:`meanfield.models._attention_weights`.
 
 These are the exact equations of n particles whose members of each cluster
 coincide, so between merges the reduced dynamics *is* the particle dynamics
@@ -58,6 +61,7 @@ import xarray as xr
 from scipy.integrate import solve_ivp
 
 from ..measures._measure import EmpiricalMeasure
+from ..models._attention_weights import attention_exponent, attention_velocity, velocity_factor
 from ..models._dynamics import SelfAttention
 from .._version import __version__
 from ._checks import require_self_attention
@@ -106,16 +110,17 @@ def cluster_velocity(theta: np.ndarray, masses: np.ndarray, beta: float, normali
 
     The same velocity as the particle engine's
     :class:`meanfield.particles._velocity.DirectSelfAttention` with weights
-    ``masses``, written with sin(θ_b - θ_a) of the differences so that a
-    cluster's own term is exactly zero: the engine's product form
-    c_a s_b - s_a c_b leaves ≈ 1e-16 of it, which on a plateau whose
-    velocities are ≈ e^{-2β} (β ≳ 12) is noise the step-size control cannot
-    integrate through. O(k²) for k clusters (k is small).
+    ``masses`` (the weights and the SA/USA rule of
+    :mod:`meanfield.models._attention_weights`), written with sin(θ_b - θ_a)
+    of the differences so that a cluster's own term is exactly zero: the
+    engine's product form c_a s_b - s_a c_b leaves ≈ 1e-16 of it, which on a
+    plateau whose velocities are ≈ e^{-2β} (β ≳ 12) is noise the step-size
+    control cannot integrate through. O(k²) for k clusters (k is small).
     """
     diff = theta[None, :] - theta[:, None]  # θ_b - θ_a
-    kernel = masses[None, :] * np.exp(beta * (np.cos(diff) - 1.0))
-    num = np.sum(kernel * np.sin(diff), axis=1)
-    return num / np.sum(kernel, axis=1) if normalized else np.exp(beta) * num
+    kernel = masses[None, :] * np.exp(attention_exponent.py_func(beta, np.cos(diff)))
+    return attention_velocity.py_func(np.sum(kernel * np.sin(diff), axis=1), np.sum(kernel, axis=1), normalized,
+                                      velocity_factor(beta, normalized))
 
 
 def _gaps(theta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
