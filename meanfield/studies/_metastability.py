@@ -47,6 +47,7 @@ from __future__ import annotations
 import numpy as np
 import xarray as xr
 
+from ..models._attention_weights import attention_exponent, interaction_energy
 from ..models._dynamics import SelfAttention
 from .._version import __version__
 from ..particles import number_of_clusters
@@ -81,7 +82,8 @@ def two_cluster_jump(beta: float, mass_a: float, mass_b: float, separation: floa
             raise ValueError(f"{name} must be in (0, 1], got {value!r}")
     if not np.isfinite(separation):
         raise ValueError(f"separation must be finite, got {separation!r}")
-    return float(mass_a * mass_b / beta * np.exp(beta) * -np.expm1(beta * (np.cos(separation) - 1.0)))
+    kept = -np.expm1(attention_exponent.py_func(beta, np.cos(separation)))  # 1 - a_β across the pair
+    return float(interaction_energy(beta, 2 * mass_a * mass_b * kept))
 
 
 def equispaced_instability_rate(beta: float, k: int, normalized: bool = True) -> float:
@@ -123,8 +125,9 @@ def equispaced_instability_rate(beta: float, k: int, normalized: bool = True) ->
         raise ValueError(f"k must be an integer >= 2, got {k!r}")
     u = 2 * np.pi * np.arange(k) / k
     # scaled by e^{-β}: s'(u) e^{-β} and D e^{-β}
-    ds = (np.cos(u) - beta * np.sin(u) ** 2) * np.exp(beta * (np.cos(u) - 1.0))
-    den = np.mean(np.exp(beta * (np.cos(u) - 1.0))) if normalized else np.exp(-beta)
+    weights = np.exp(attention_exponent.py_func(beta, np.cos(u)))
+    ds = (np.cos(u) - beta * np.sin(u) ** 2) * weights
+    den = np.mean(weights) if normalized else np.exp(-beta)
     p = np.arange(k)
     rates = -np.sum(ds[None, 1:] * (1 - np.cos(np.outer(p, u[1:]))), axis=1)  # p·u_b = 2πpb/k
     return float(np.max(rates / (k * den)))
@@ -404,8 +407,8 @@ def energy_staircase(ds: xr.Dataset, *, tolerance: float = 1e-3, density_thresho
 def _cross_terms(model: SelfAttention, m: np.ndarray, th: np.ndarray, pair: tuple[int, int] | None) -> float:
     """(1/2β) Σ_{c ≠ d} m_c m_d e^{β cos(θ_c - θ_d)} over ordered pairs of distinct clusters other than
     ``pair``: the inter-cluster energy that the two-cluster formula holds fixed."""
-    terms = m[:, None] * m[None, :] * np.exp(model.beta * (np.cos(th[:, None] - th[None, :]) - 1.0))
+    terms = m[:, None] * m[None, :] * np.exp(attention_exponent.py_func(model.beta, np.cos(th[:, None] - th[None, :])))
     np.fill_diagonal(terms, 0.0)
     if pair is not None:
         terms[pair[0], pair[1]] = terms[pair[1], pair[0]] = 0.0
-    return float(np.exp(model.beta) * np.sum(terms) / (2 * model.beta))
+    return float(interaction_energy(model.beta, np.sum(terms)))
