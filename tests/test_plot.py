@@ -315,23 +315,11 @@ def test_import_meanfield_leaves_matplotlib_to_meanfield_plot():
     assert out.split() == ["False", "True"]
 
 
-def test_shared_parameter_descriptions_are_filled_into_every_figure_docstring():
-    """Each figure's docstring holds the shared blocks written out at its own indentation, and no placeholder."""
-    import inspect
-
-    from meanfield.plot._docstrings import SHARED, fill_doc
-
+def test_every_public_figure_has_a_literal_numpy_docstring_with_parameters_and_returns():
+    """NumPy sections at the function's indentation, and no unfilled template placeholder."""
     for name in mf.plot.__all__:
         doc = getattr(mf.plot, name).__doc__
+        assert doc is not None, name
+        for section in ("Parameters", "Returns"):
+            assert f"\n    {section}\n    {'-' * len(section)}\n" in doc, (name, section)
         assert "%(" not in doc, name
-    doc = inspect.getdoc(mf.plot.energy_curve)
-    for block in ("ax", "title", "returns_figure"):
-        assert SHARED[block] in doc
-    assert ("\n    ax : matplotlib.axes.Axes, optional\n        Axes to draw on; by default a new Figure with one Axes.\n"
-            in mf.plot.polar_marginal.__doc__)
-
-    def misspelt():
-        """    %(axes)s"""
-
-    with pytest.raises(KeyError, match="axes"):
-        fill_doc(misspelt)

@@ -17,7 +17,6 @@ from matplotlib.animation import FFMpegWriter, FuncAnimation, PillowWriter
 from matplotlib.colors import LogNorm
 
 from ._checks import density_domain, new_figure, particle_angles_or_points, run_title
-from ._docstrings import fill_doc
 from ._marginal import MARGINAL_LABEL, polar_marginal_values
 from ._particles import draw_circle_panel, draw_sphere_panel, sphere_frame, view_towards_mean
 from ._sphere import PROJECTIONS, orthographic_image, view_towards_mass
@@ -127,7 +126,6 @@ def animate_density(ds: xr.Dataset, *, frames: int | None = None, projection: st
     return FuncAnimation(fig, update, frames=list(shown), interval=interval, blit=False)
 
 
-@fill_doc
 def animate_particles(ds: xr.Dataset, *, system: int = 0, frames: int | None = None,
                       view: tuple[float, float] | None = None, interval: float = 100.0) -> FuncAnimation:
     """The particles of a :func:`meanfield.simulate` result on S¹ or S² over time, one frame per output time
@@ -137,7 +135,8 @@ def animate_particles(ds: xr.Dataset, *, system: int = 0, frames: int | None = N
     ----------
     ds : xarray.Dataset
         A result of :func:`meanfield.simulate` on S¹ or S².
-    %(system)s
+    system : int
+        Which system of an ensemble to show.
     frames : int, optional
         At most this many frames, at evenly spaced output times including the first and the last; by
         default every output time.

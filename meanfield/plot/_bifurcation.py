@@ -12,7 +12,6 @@ from matplotlib.figure import Figure
 from ..studies._kuramoto import frequency_law
 from ..studies._kuramoto_theory import kuramoto_critical_coupling, kuramoto_theory
 from ._checks import axes_of
-from ._docstrings import fill_doc
 
 __all__ = ["bifurcation"]
 
@@ -24,7 +23,6 @@ def _label(ds: xr.Dataset) -> str:
     return f"{ds.attrs['method']}, {law}, σ = {ds.attrs['noise']:g}"
 
 
-@fill_doc
 def bifurcation(datasets: xr.Dataset | list[xr.Dataset], *, ax: Axes | None = None) -> Figure:
     """r∞(K) of one or more :func:`~meanfield.kuramoto_bifurcation` results with their theory curves.
 
@@ -37,9 +35,12 @@ def bifurcation(datasets: xr.Dataset | list[xr.Dataset], *, ax: Axes | None = No
     ----------
     datasets : xarray.Dataset or list of xarray.Dataset
         Results of :func:`meanfield.kuramoto_bifurcation` (``r_mean``, ``r_error`` over ``coupling``).
-    %(ax)s
+    ax : matplotlib.axes.Axes, optional
+        Axes to draw on; by default a new Figure with one Axes.
 
-    %(returns_figure)s
+    Returns
+    -------
+    matplotlib.figure.Figure
 
     Raises
     ------

@@ -6,13 +6,11 @@ import xarray as xr
 from matplotlib.figure import Figure
 
 from ._checks import TIME_LABEL, check_variables, new_figure
-from ._docstrings import fill_doc
 from ._curves import draw_time_series
 
 __all__ = ["comparison"]
 
 
-@fill_doc
 def comparison(ds: xr.Dataset, *, title: str | None = None) -> Figure:
     """W_p(ρ(t), μ_n(t)) over time above the energy and order-parameter gaps of a PDE–particles comparison.
 
@@ -28,7 +26,9 @@ def comparison(ds: xr.Dataset, *, title: str | None = None) -> Figure:
     title : str, optional
         Figure title; by default the domain, p, number of particles and systems from the attrs.
 
-    %(returns_figure)s
+    Returns
+    -------
+    matplotlib.figure.Figure
         Two Axes: distances, gaps.
 
     Raises

@@ -12,14 +12,12 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
 from ._checks import TIME_LABEL, axes_of, check_variables, put_title
-from ._docstrings import fill_doc
 
 __all__ = ["energy_curve", "order_parameter_curve", "draw_time_series"]
 
 ENERGY_LABEL = "interaction energy E_β(t) (dimensionless)"
 
 
-@fill_doc
 def energy_curve(ds: xr.Dataset, *, ax: Axes | None = None, title: str | None = None) -> Figure:
     """The interaction energy E_β(t) of a result over time.
 
@@ -32,10 +30,14 @@ def energy_curve(ds: xr.Dataset, *, ax: Axes | None = None, title: str | None = 
     ds : xarray.Dataset
         A result with an ``energy`` variable over ``time``: :func:`meanfield.solve` or
         :func:`meanfield.simulate` (over (system, time) for ensembles: one line per system and their mean).
-    %(ax)s
-    %(title)s
+    ax : matplotlib.axes.Axes, optional
+        Axes to draw on; by default a new Figure with one Axes.
+    title : str, optional
+        Axes title; by default built from the dataset's attrs.
 
-    %(returns_figure)s
+    Returns
+    -------
+    matplotlib.figure.Figure
 
     Raises
     ------
@@ -56,7 +58,6 @@ def energy_curve(ds: xr.Dataset, *, ax: Axes | None = None, title: str | None = 
     return fig
 
 
-@fill_doc
 def order_parameter_curve(ds: xr.Dataset, *, ax: Axes | None = None, theory: float | None = None,
                           title: str | None = None) -> Figure:
     """The order parameter r(t) = |∫ x dμ_t| (on S¹, |∫ e^{iθ} dμ_t|) over time, in [0, 1].
@@ -68,12 +69,16 @@ def order_parameter_curve(ds: xr.Dataset, *, ax: Axes | None = None, theory: flo
     ----------
     ds : xarray.Dataset
         A result with an ``order_parameter`` variable over ``time``.
-    %(ax)s
+    ax : matplotlib.axes.Axes, optional
+        Axes to draw on; by default a new Figure with one Axes.
     theory : float, optional
         A predicted value of r∞ (for instance :func:`meanfield.kuramoto_theory`), drawn dashed.
-    %(title)s
+    title : str, optional
+        Axes title; by default built from the dataset's attrs.
 
-    %(returns_figure)s
+    Returns
+    -------
+    matplotlib.figure.Figure
 
     Raises
     ------

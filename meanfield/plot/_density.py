@@ -10,14 +10,12 @@ from matplotlib.colors import LogNorm
 from matplotlib.figure import Figure
 
 from ._checks import TIME_LABEL, density_domain, new_figure, put_title
-from ._docstrings import fill_doc
 from ._curves import draw_time_series
 from ._marginal import MARGINAL_LABEL, polar_marginal_values
 
 __all__ = ["density_map"]
 
 
-@fill_doc
 def density_map(ds: xr.Dataset, *, ax: Axes | None = None, title: str | None = None) -> Figure:
     """Heat map of ρ(t, θ) on S¹, or of the polar marginal p(t, ϑ) = |S^{d-2}| sin^{d-2}ϑ ρ(t, ϑ) of a zonal
     result, over time (x) and angle (y), above the energy curve E_β(t).
@@ -33,9 +31,12 @@ def density_map(ds: xr.Dataset, *, ax: Axes | None = None, title: str | None = N
     ax : matplotlib.axes.Axes, optional
         Axes for the heat map alone (with its colour bar); by default a new Figure with the heat map above
         the energy curve (when the dataset has ``energy``).
-    %(figure_title)s
+    title : str, optional
+        Figure title; by default built from the dataset's attrs.
 
-    %(returns_figure)s
+    Returns
+    -------
+    matplotlib.figure.Figure
 
     Raises
     ------

@@ -11,12 +11,10 @@ from matplotlib.figure import Figure
 
 from ..particles import pairwise_inner_products
 from ._checks import axes_of, system_positions, time_indices
-from ._docstrings import fill_doc
 
 __all__ = ["inner_products"]
 
 
-@fill_doc
 def inner_products(ds: xr.Dataset, times: Sequence[float] | None = None, bins: int = 50, *, system: int = 0,
                    ax: Axes | None = None) -> Figure:
     """Histograms (densities on [-1, 1]) of {⟨x_i(t), x_j(t)⟩}_{i≠j} at chosen times, one step curve per time.
@@ -25,13 +23,18 @@ def inner_products(ds: xr.Dataset, times: Sequence[float] | None = None, bins: i
     ----------
     ds : xarray.Dataset
         A result of :func:`meanfield.simulate` (on S¹ the inner product is cos(θ_i − θ_j)).
-    %(times)s
+    times : sequence of float, optional
+        Times to show (the nearest output times are used); default: four evenly spaced outputs.
     bins : int
         Number of bins on [-1, 1].
-    %(system)s
-    %(ax)s
+    system : int
+        Which system of an ensemble to show.
+    ax : matplotlib.axes.Axes, optional
+        Axes to draw on; by default a new Figure with one Axes.
 
-    %(returns_figure)s
+    Returns
+    -------
+    matplotlib.figure.Figure
         One histogram patch per time.
 
     Raises

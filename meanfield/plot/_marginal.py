@@ -23,7 +23,6 @@ from matplotlib.figure import Figure
 
 from ..domains._domain import sphere_area
 from ._checks import axes_of, density_domain, put_title, time_indices
-from ._docstrings import fill_doc
 
 __all__ = ["polar_marginal", "polar_marginal_values"]
 
@@ -54,7 +53,6 @@ def polar_marginal_values(ds: xr.Dataset, who: str = "polar_marginal") -> tuple[
                      "circle has no polar angle: draw it with density_map")
 
 
-@fill_doc
 def polar_marginal(ds: xr.Dataset, times: Sequence[float] | None = None, *, ax: Axes | None = None,
                    title: str | None = None) -> Figure:
     """The polar-angle marginal p(t, ϑ) at chosen times, one curve per time.
@@ -64,11 +62,16 @@ def polar_marginal(ds: xr.Dataset, times: Sequence[float] | None = None, *, ax: 
     ds : xarray.Dataset
         A result of :func:`meanfield.solve` on a :class:`~meanfield.ZonalSphere` (density over (time,
         polar)) or a :class:`~meanfield.Sphere` (over (time, lat, lon); ϑ is measured from the north pole).
-    %(times)s
-    %(ax)s
-    %(title)s
+    times : sequence of float, optional
+        Times to show (the nearest output times are used); default: four evenly spaced outputs.
+    ax : matplotlib.axes.Axes, optional
+        Axes to draw on; by default a new Figure with one Axes.
+    title : str, optional
+        Axes title; by default built from the dataset's attrs.
 
-    %(returns_figure)s
+    Returns
+    -------
+    matplotlib.figure.Figure
 
     Raises
     ------

@@ -11,12 +11,10 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
 from ._checks import axes_of, check_variables
-from ._docstrings import fill_doc
 
 __all__ = ["meanfield_limit"]
 
 
-@fill_doc
 def meanfield_limit(study: xr.Dataset, times: Sequence[float] | None = None, *, ax: Axes | None = None) -> Figure:
     """Log-log plot of W_p(μ_n(t), μ(t)) against n at chosen times with the fitted power laws c n^a.
 
@@ -30,9 +28,12 @@ def meanfield_limit(study: xr.Dataset, times: Sequence[float] | None = None, *, 
         ``exponent``, ``exponent_stderr`` and ``prefactor`` over time.
     times : sequence of float, optional
         Times to show (nearest outputs); by default every output time after the first.
-    %(ax)s
+    ax : matplotlib.axes.Axes, optional
+        Axes to draw on; by default a new Figure with one Axes.
 
-    %(returns_figure)s
+    Returns
+    -------
+    matplotlib.figure.Figure
 
     Raises
     ------

@@ -16,7 +16,6 @@ from matplotlib.collections import PathCollection
 from matplotlib.figure import Figure
 
 from ._checks import TIME_LABEL, axes_of, new_figure, particle_angles_or_points, put_title, time_indices
-from ._docstrings import fill_doc
 
 __all__ = ["draw_circle_panel", "draw_sphere_panel", "particle_paths", "particle_snapshots", "sphere_frame",
            "view_towards_mean"]
@@ -24,7 +23,6 @@ __all__ = ["draw_circle_panel", "draw_sphere_panel", "particle_paths", "particle
 _RING = np.linspace(0, 2 * np.pi, 361)
 
 
-@fill_doc
 def particle_snapshots(ds: xr.Dataset, times: Sequence[float] | None = None, *, system: int = 0,
                        view: tuple[float, float] | None = None, title: str | None = None) -> Figure:
     """The particles on S¹ or S² at chosen times, one panel per time.
@@ -34,15 +32,19 @@ def particle_snapshots(ds: xr.Dataset, times: Sequence[float] | None = None, *, 
     ds : xarray.Dataset
         A result of :func:`meanfield.simulate` on S¹ (positions over (time, particle), angles in radians)
         or S² (over (time, particle, component), unit vectors of R³).
-    %(times)s
+    times : sequence of float, optional
+        Times to show (the nearest output times are used); default: four evenly spaced outputs.
     system : int
         Which system of an ensemble (a ``system`` dimension) to show.
     view : (float, float), optional
         Latitude and longitude [rad] of the viewing direction on S²; by default the direction of the mean
         ∑ x_i / n at the last time shown (the north pole if that mean vanishes).
-    %(figure_title)s
+    title : str, optional
+        Figure title; by default built from the dataset's attrs.
 
-    %(returns_figure)s
+    Returns
+    -------
+    matplotlib.figure.Figure
         One Axes per time, each with one scatter collection of the n particles (two on S²: front and back).
 
     Raises
@@ -74,7 +76,6 @@ def particle_snapshots(ds: xr.Dataset, times: Sequence[float] | None = None, *, 
     return fig
 
 
-@fill_doc
 def particle_paths(ds: xr.Dataset, *, system: int = 0, ax: Axes | None = None, title: str | None = None) -> Figure:
     """The angles θ_i(t) ∈ [0, 2π) of particles on S¹ over time: the particle counterpart of
     :func:`density_map`'s heat map.
@@ -85,11 +86,16 @@ def particle_paths(ds: xr.Dataset, *, system: int = 0, ax: Axes | None = None, t
     ----------
     ds : xarray.Dataset
         A result of :func:`meanfield.simulate` on S¹ (positions over (time, particle)).
-    %(system)s
-    %(ax)s
-    %(title)s
+    system : int
+        Which system of an ensemble to show.
+    ax : matplotlib.axes.Axes, optional
+        Axes to draw on; by default a new Figure with one Axes.
+    title : str, optional
+        Axes title; by default built from the dataset's attrs.
 
-    %(returns_figure)s
+    Returns
+    -------
+    matplotlib.figure.Figure
         One line per particle.
 
     Raises

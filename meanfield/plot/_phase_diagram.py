@@ -16,13 +16,11 @@ from ..particles import simulate
 from ..studies._equiangular import equiangular_curve
 from ..studies._phase_diagram import phase_diagram_tokens
 from ._checks import TIME_LABEL, axes_of, new_figure
-from ._docstrings import fill_doc
 from ._particles import draw_circle_panel
 
 __all__ = ["phase_diagram", "phase_diagram_trajectories"]
 
 
-@fill_doc
 def phase_diagram(ds: xr.Dataset, variable: str = "probability", ax: Axes | None = None,
                   curve: bool = True) -> Figure:
     """Colour map of a :func:`~meanfield.phase_diagram` result over (t, β), paper 2's style.
@@ -39,11 +37,14 @@ def phase_diagram(ds: xr.Dataset, variable: str = "probability", ax: Axes | None
         A result of :func:`meanfield.phase_diagram` (``variable`` over (beta, time)).
     variable : {"probability", "fraction_clustered"}
         The statistic to draw.
-    %(ax)s
+    ax : matplotlib.axes.Axes, optional
+        Axes to draw on; by default a new Figure with one Axes.
     curve : bool
         Overlay Γ_{∞,δ} when the dataset has ``critical_time``.
 
-    %(returns_figure)s
+    Returns
+    -------
+    matplotlib.figure.Figure
 
     Raises
     ------
@@ -93,7 +94,6 @@ def _fine_curve(ds: xr.Dataset, points: int = 80) -> tuple[np.ndarray, np.ndarra
     return fine, equiangular_curve(fine, n, delta, normalized=normalized)
 
 
-@fill_doc
 def phase_diagram_trajectories(betas: Sequence[float] = (4.0, 9.0), times: Sequence[float] = (2.5, 18.0, 30.0),
                                n: int = 32, *, seed: int = 0, system: int = 0, normalized: bool = True,
                                rtol: float = 1e-9, atol: float = 1e-11) -> Figure:
@@ -104,7 +104,26 @@ def phase_diagram_trajectories(betas: Sequence[float] = (4.0, 9.0), times: Seque
     integrated with :func:`meanfield.simulate` for each β; one row per β, one
     column per time, each panel showing the n tokens on S¹.
 
-    %(returns_figure)s
+    Parameters
+    ----------
+    betas : sequence of float
+        Inverse temperatures β ≥ 0, one row each.
+    times : sequence of float
+        Increasing times t > 0, one column each.
+    n : int
+        Tokens, n ≥ 2.
+    seed : int
+        Base seed of :func:`~meanfield.phase_diagram` (its initial tokens).
+    system : int
+        Which system of that phase diagram to integrate.
+    normalized : bool
+        SA (True) or USA (False), arXiv 2312.10794 (SA), (USA).
+    rtol, atol : float
+        Tolerances of the adaptive integrator of :func:`meanfield.simulate`.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
         One Axes per (β, t).
 
     Raises

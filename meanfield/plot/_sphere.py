@@ -19,7 +19,6 @@ from matplotlib.patches import Circle
 from scipy.interpolate import RegularGridInterpolator
 
 from ._checks import TIME_LABEL, axes_of, density_domain, new_figure, put_title, time_indices
-from ._docstrings import fill_doc
 from ._curves import draw_time_series
 
 __all__ = ["orthographic_image", "sphere_map", "sphere_maps", "view_towards_mass"]
@@ -36,7 +35,25 @@ def orthographic_image(
     Pixel (u, v) ∈ [-1, 1]² with u² + v² ≤ 1 shows the point
     x = u e_east + v e_north + √(1 - u² - v²) c of the visible hemisphere
     (c the view direction), by bilinear interpolation in (lat, lon);
-    pixels outside the disc are NaN. Returns shape (size, size), row 0 at v = 1.
+    pixels outside the disc are NaN.
+
+    Parameters
+    ----------
+    lat : numpy.ndarray, shape (n_lat,)
+        Latitudes of the grid rows [rad], in (-π/2, π/2); the poles take the mean of the nearest ring.
+    lon : numpy.ndarray, shape (n_lon,)
+        Longitudes of the grid columns [rad], increasing, periodic with period 2π.
+    values : numpy.ndarray, shape (n_lat, n_lon)
+        The values on the grid (a density, or any field).
+    view : tuple of float
+        The view direction c as (latitude, longitude) [rad].
+    size : int
+        Pixels per side of the image.
+
+    Returns
+    -------
+    numpy.ndarray, shape (size, size)
+        The image, row 0 at v = 1, column 0 at u = -1; NaN outside the disc.
 
     Examples
     --------
@@ -72,7 +89,6 @@ def orthographic_image(
     return np.where(inside, image, np.nan)
 
 
-@fill_doc
 def sphere_map(ds: xr.Dataset, time: float | None = None, *, projection: str = "orthographic",
                view: tuple[float, float] | None = None, ax: Axes | None = None) -> Figure:
     """One map of ρ(t, ·) on S² at the output time nearest to ``time``.
@@ -89,9 +105,12 @@ def sphere_map(ds: xr.Dataset, time: float | None = None, *, projection: str = "
     view : (float, float), optional
         Latitude and longitude [rad] of the viewing direction of the orthographic map; by default the
         direction of the first moment ∫ x ρ dσ, so that the main cluster faces the reader.
-    %(ax)s
+    ax : matplotlib.axes.Axes, optional
+        Axes to draw on; by default a new Figure with one Axes.
 
-    %(returns_figure)s
+    Returns
+    -------
+    matplotlib.figure.Figure
 
     Raises
     ------
@@ -131,7 +150,6 @@ def sphere_map(ds: xr.Dataset, time: float | None = None, *, projection: str = "
     return fig
 
 
-@fill_doc
 def sphere_maps(
     ds: xr.Dataset,
     times: Sequence[float] | None = None,
@@ -152,9 +170,12 @@ def sphere_maps(
         direction of the first moment ∫ x ρ dσ at the last time shown, so that
         the main cluster faces the reader. The colour scale is logarithmic over
         three decades below the largest value shown.
-    %(figure_title)s
+    title : str, optional
+        Figure title; by default built from the dataset's attrs.
 
-    %(returns_figure)s
+    Returns
+    -------
+    matplotlib.figure.Figure
         One Axes per map, the colour bar, and the energy curve.
 
     Raises
