@@ -40,7 +40,7 @@ step, and on the initial state, the scheme measures
     τ_m = max_{l > ⌊2L/3⌋} ‖ρ_{m,l}‖ / ‖ρ_{m,0}‖,
 
 L the largest degree the grid represents, ‖ρ_l‖ the size of the degree-l
-component (:func:`degree_tail`; |ρ̂_k| on S¹, (Σ_{m ≥ 0} |a_lm|²)^{1/2} on S²,
+component (:func:`degree_tail`; |ρ̂_k| on S¹, the L² norm (|a_l0|² + 2Σ_{m>0} |a_lm|²)^{1/2} on S²,
 |ρ_l| on zonal grids), and raises :class:`~solvers.UnderResolvedError` (or
 warns, ``on_underresolved="warn"``) when max_m τ_m > max(``tail_tol``,
 100 ``rtol``). Why this rule:

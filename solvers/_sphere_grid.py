@@ -144,9 +144,19 @@ class SphereGrid:
         return np.where(self.orders == 0, 1.0, 2.0)
 
     def degree_norms(self, alm: np.ndarray) -> np.ndarray:
-        """(Σ_{m ≥ 0} |a_lm|²)^{1/2} for l = 0, …, lmax, shape (lmax + 1,): the size of each degree
-        from the stored coefficients (between 1/√2 and 1 times the L² norm of the degree-l part)."""
-        return np.sqrt(np.bincount(self.degrees, weights=np.abs(alm) ** 2, minlength=self.lmax + 1))
+        """L² norms ‖f_l‖ = (|a_l0|² + 2 Σ_{m > 0} |a_lm|²)^{1/2} of the degree-l parts f_l of a real
+        field, l = 0, …, lmax, from its coefficients ``alm`` (..., nalm), shape (..., lmax + 1).
+
+        With orthonormal Y_lm and only m ≥ 0 stored (a_{l,-m} = (-1)^m conj(a_lm) for a real
+        field), Σ_{|m| ≤ l} |a_lm|² = ∫ f_l² dσ; so Σ_l ‖f_l‖² = ∫ f² dσ (Parseval).
+        """
+        power = np.abs(np.asarray(alm)) ** 2 * self.parseval_weights
+        return np.sqrt(power @ self._of_degree)
+
+    @cached_property
+    def _of_degree(self) -> np.ndarray:
+        """Indicator (nalm, lmax + 1): coefficient i belongs to degree l."""
+        return np.equal.outer(self.degrees, np.arange(self.lmax + 1)).astype(float)
 
     @staticmethod
     def ring_weights(nlat: int) -> np.ndarray:

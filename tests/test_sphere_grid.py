@@ -165,3 +165,25 @@ def test_density_from_callable_of_lat_lon() -> None:
     s = mf.Sphere(8)
     rho = mf.density(s, lambda lat, lon: 1 + 0.5 * np.sin(lat) * np.cos(lon))
     assert rho.values.shape == s.shape and rho.mass == pytest.approx(1.0, abs=1e-14)
+
+
+def test_degree_norms_are_the_rotation_invariant_l2_norms_of_the_degrees(rng: np.random.Generator) -> None:
+    # ‖f_l‖² = |a_l0|² + 2 Σ_{m>0} |a_lm|² = ∫ f_l² dσ (orthonormal Y_lm, a real field stores m ≥ 0):
+    # each degree's norm is its Gauss–Legendre L² norm, the squares sum to ∫ f² dσ, and a rotation
+    # (which mixes the orders of a degree) leaves every norm unchanged: P_2(<x, e>) for the poles
+    # e = e_3 (order 0 only) and e = e_1 (orders 0 and 2) has ‖f_2‖² = 4π/5.
+    grid = SphereGrid(10)
+    alm = random_alm(grid, rng)
+    norms = grid.degree_norms(alm)
+    weights = mf.Sphere(10).weights
+    for ell in (0, 3, 10):
+        part = grid.synthesis(np.where(grid.degrees == ell, alm, 0))
+        assert norms[ell] == pytest.approx(np.sqrt(np.sum(weights * part**2)), rel=1e-12)
+    assert np.sum(norms**2) == pytest.approx(np.sum(weights * grid.synthesis(alm) ** 2), rel=1e-12)
+    np.testing.assert_allclose(grid.degree_norms(np.stack([alm, 2 * alm])), [norms, 2 * norms], rtol=1e-15)
+    points = mf.Sphere(10).points
+    for axis in (2, 0):
+        legendre = 1.5 * points[..., axis] ** 2 - 0.5
+        expected = np.zeros(11)
+        expected[2] = np.sqrt(4 * np.pi / 5)
+        np.testing.assert_allclose(grid.degree_norms(grid.analysis(legendre)), expected, atol=1e-13)

@@ -123,7 +123,8 @@ def degree_amplitudes(domain: Any, values: np.ndarray) -> np.ndarray:
     S¹ (N nodes): a_k = |ρ̂_k| / |ρ̂_0| with ρ̂_k = Σ_j ρ(θ_j) e^{-ikθ_j}, 0 ≤ k ≤ N/2, so
     ρ = ρ̄ (1 + 2 a cos(kθ + φ)) has a_k = a. S² (band limit L): a_l = (Σ_{|m| ≤ l} |ρ_lm|²)^{1/2} / |ρ_00|,
     ρ_lm = ∫ ρ conj(Y_lm) dσ (Gauss–Legendre quadrature), the L² norm of the
-    degree-l part over that of the mean; every degree-l part grows at the
+    degree-l part over that of the mean (:meth:`solvers.SphereGrid.degree_norms`, the norm of the
+    resolution rule too); every degree-l part grows at the
     same rate λ_l in the linear phase, whatever its orders m.
 
     ``values`` has shape (..., *domain.shape); returns (..., L + 1).
@@ -136,12 +137,7 @@ def degree_amplitudes(domain: Any, values: np.ndarray) -> np.ndarray:
         return coeffs / coeffs[..., :1]
     if domain.kind != "sphere":
         raise ValueError(f"degree_amplitudes needs a circle or a sphere, got a {domain.kind} domain")
-    grid = domain.grid
-    alm = grid.analysis(values)
-    lead = alm.shape[:-1]
-    flat = np.abs(alm.reshape(-1, grid.nalm)) ** 2 * grid.parseval_weights
-    of_degree = np.equal.outer(grid.degrees, np.arange(grid.lmax + 1))  # (nalm, lmax + 1): coefficient in degree l
-    norms = np.sqrt(flat @ of_degree).reshape(*lead, grid.lmax + 1)
+    norms = domain.grid.degree_norms(domain.grid.analysis(values))
     return norms / norms[..., :1]
 
 
