@@ -84,7 +84,9 @@ State: cell averages, shape (1, n_cells), cells ordered band by band from the
 north pole, west to east from φ = 0. :meth:`SphereFiniteVolume.from_grid`
 turns node values on the Gauss–Legendre grid into the cell averages of their
 spherical-harmonic interpolant, exact to round-off (each longitude mode
-averaged exactly, Gauss–Legendre in ϑ), :meth:`SphereFiniteVolume.to_grid`
+averaged exactly, Gauss–Legendre in ϑ); where rough data make some of them
+negative (Gibbs), it blends them with a positive second-order nodal rule of
+the same mass, as little as keeps every cell ≥ 0. :meth:`SphereFiniteVolume.to_grid`
 evaluates the (limited, positive) linear reconstruction at the Gauss–Legendre
 nodes.
 """
@@ -269,6 +271,7 @@ class SphereFiniteVolume(FiniteVolumeScheme):
         vals = np.concatenate([np.ones(m.n_cells), -np.ones(m.n_cells), -np.ones(n_sub), np.ones(n_sub)])
         self._div = sp.csr_matrix((vals / m.area[rows], (rows, cols)), shape=(m.n_cells, m.n_cells + n_sub))
         self._interp = None
+        self._bilinear: sp.csr_matrix | None = None
         self._average_rule: tuple[dict[str, np.ndarray], np.ndarray, sp.csr_matrix] | None = None
 
     def _band_neighbour_matrix(self, direction: int) -> sp.csr_matrix:
@@ -298,7 +301,7 @@ class SphereFiniteVolume(FiniteVolumeScheme):
 
     # ------------------------------------------------------------------ state conversion
     def from_grid(self, values: np.ndarray) -> np.ndarray:
-        """Cell averages (…, n_cells) of node values (…, nlat, nlon) on the Gauss–Legendre grid.
+        """Cell averages (…, n_cells) of non-negative node values (…, nlat, nlon) on the Gauss–Legendre grid.
 
         The averages are those of the spherical-harmonic interpolant
         f = Σ f_lm Y_lm of the nodes, exact up to round-off: in longitude each
@@ -308,12 +311,29 @@ class SphereFiniteVolume(FiniteVolumeScheme):
         Gauss–Legendre rule in ϑ with weight sin ϑ per band, q chosen so that
         it averages trigonometric polynomials of degree lmax + 1 (which
         P̄_lm(cos ϑ) sin ϑ is) to 1e-14. (In cos ϑ the integrand is not smooth
-        at the poles for odd m.) Values below zero by Gibbs oscillation of the
-        interpolant are not altered.
+        at the poles for odd m.)
+
+        Rough data (a cap indicator, a histogram) make the interpolant undershoot
+        (Gibbs), and some of these averages S_c < 0. Then each density is the
+        blend θ S + (1 - θ) P with the positive rule P_c = μ (bilinear
+        interpolation of the nodes in (ϑ, φ) at the cell centroid), second
+        order, μ = Σ|c| S_c / Σ|c| P̃_c giving it the same mass, and the largest
+        θ ∈ [0, 1] keeping every cell ≥ 0, θ = min_{S_c < 0} P_c / (P_c - S_c):
+        mass exact, ρ ≥ 0, and θ = 1 (the spectral averages, unchanged) whenever
+        they are all ≥ 0.
+
+        Raises
+        ------
+        ValueError
+            For a wrong shape, or negative or non-finite node values.
         """
         values = np.asarray(values, dtype=float)
         if values.shape[-2:] != self.grid.shape:
             raise ValueError(f"values must end with the grid's shape {self.grid.shape}, got {values.shape}")
+        if not np.all(np.isfinite(values)) or np.any(values < 0):
+            raise ValueError(
+                f"values must be finite and non-negative densities at the nodes, got minimum {np.min(values):.3g}"
+            )
         geom, factor, average = self._cell_average_rule()
         lmax = self.grid.lmax
         mval = np.arange(lmax + 1, dtype=np.uintp)
@@ -327,7 +347,36 @@ class SphereFiniteVolume(FiniteVolumeScheme):
             leg *= factor
             pts = _sht.leg2map(leg=leg, nphi=geom["nphi"], phi0=geom["phi0"], ringstart=geom["ringstart"])[0]
             out[k] = average @ pts
+            if out[k].min() < 0:
+                out[k] = self._positive_blend(out[k], self._bilinear_rule() @ flat[k].ravel())
         return out.reshape(*lead, self.mesh.n_cells)
+
+    def _positive_blend(self, spectral: np.ndarray, nodal: np.ndarray) -> np.ndarray:
+        """θ S + (1 - θ) μ P̃ (:meth:`from_grid`): the largest θ keeping every cell ≥ 0."""
+        area = self.mesh.area
+        positive = nodal * (float(spectral @ area) / float(nodal @ area))
+        below = spectral < 0
+        theta = float(np.min(positive[below] / (positive[below] - spectral[below])))
+        logger.info("%s: from_grid blends the spectral cell averages (weight %.3g) with a positive nodal rule", self.name, theta)
+        return theta * spectral + (1 - theta) * positive
+
+    def _bilinear_rule(self) -> sp.csr_matrix:
+        """Sparse (n_cells, nlat·nlon) bilinear interpolation in (ϑ, φ) of the nodes at the cell centroids
+        (constant in ϑ beyond the outermost rings; built once)."""
+        if self._bilinear is None:
+            m, g = self.mesh, self.grid
+            theta = g.colatitude
+            i = np.clip(np.searchsorted(theta, m.cell_theta) - 1, 0, g.nlat - 2)
+            t = np.clip((m.cell_theta - theta[i]) / (theta[i + 1] - theta[i]), 0.0, 1.0)
+            x = m.cell_phi * g.nlon / (2 * np.pi)
+            j = np.floor(x).astype(int) % g.nlon
+            s = x - np.floor(x)
+            rows = np.tile(np.arange(m.n_cells), 4)
+            cols = np.concatenate([i * g.nlon + j, i * g.nlon + (j + 1) % g.nlon,
+                                   (i + 1) * g.nlon + j, (i + 1) * g.nlon + (j + 1) % g.nlon])
+            vals = np.concatenate([(1 - t) * (1 - s), (1 - t) * s, t * (1 - s), t * s])
+            self._bilinear = sp.csr_matrix((vals, (rows, cols)), shape=(m.n_cells, g.nlat * g.nlon))
+        return self._bilinear
 
     def _cell_average_rule(self) -> tuple[dict[str, np.ndarray], np.ndarray, sp.csr_matrix]:
         """Rings of the ϑ-Gauss nodes (cell centres in φ), the sinc factors per ring and order, and
@@ -490,8 +539,8 @@ class SphereFiniteVolume(FiniteVolumeScheme):
         return rate[None], min(bound, self._diffusive_step)
 
     def _degree_norms(self, y: np.ndarray) -> np.ndarray:
-        """(Σ_{m ≥ 0} |ρ_lm|²)^{1/2}, l ≤ grid.lmax, of the reconstruction at the Gauss–Legendre
-        nodes, shape (1, lmax + 1)."""
+        """‖ρ_l‖ = (|ρ_l0|² + 2Σ_{m > 0} |ρ_lm|²)^{1/2}, l ≤ grid.lmax (:meth:`SphereGrid.degree_norms`),
+        of the reconstruction at the Gauss–Legendre nodes, shape (1, lmax + 1)."""
         return self.grid.degree_norms(self.grid.analysis(self.to_grid(y)[0]))[None]
 
     def mass(self, y: np.ndarray) -> np.ndarray:
