@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import xarray as xr
-
-from meanfield.io import continued_history, read_history
+from meanfield.io import continued_history
 
 EARLIER = "2000-01-01T00:00:00+00:00 meanfield.solve(...)\n2000-01-01T00:00:01+00:00 meanfield solve --beta 2"
 RESUMED = "2000-01-02T00:00:00+00:00 meanfield.solve(...)"
@@ -26,14 +24,3 @@ def test_without_an_earlier_history_the_attrs_are_unchanged():
     assert continued_history({"history": RESUMED}, "") == {"history": RESUMED}
     assert continued_history({"beta": 1.0}, "") == {"beta": 1.0}
     assert continued_history({}, EARLIER) == {"history": EARLIER}
-
-
-def test_read_history_of_a_file_and_of_no_file(tmp_path):
-    path = tmp_path / "run.nc"
-    assert read_history(path) == ""
-    xr.Dataset(attrs={"history": EARLIER}).to_netcdf(path)
-    assert read_history(path) == EARLIER
-    path.write_bytes(b"not a netcdf file")
-    assert read_history(path) == ""  # whether it can be resumed is the checkpoint's check
-    path.write_bytes(b"")
-    assert read_history(path) == ""

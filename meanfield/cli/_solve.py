@@ -13,7 +13,8 @@ scheme's own state at the last output (the ``scheme_*`` variables and the
 ``--resume`` continues an interrupted run, or extends a finished one to a
 later ``--t-final``, exactly where it stopped: an interrupted run resumed
 gives the uninterrupted result bit for bit. A resumed file keeps the
-``history`` lines of the file it continues and appends the resumed run's.
+``history`` lines of the file it continues (:func:`meanfield.solve` keeps
+them and appends its call) and appends the resumed command line.
 """
 
 from __future__ import annotations
@@ -26,8 +27,8 @@ from typing import Any
 import numpy as np
 
 from ..io._checkpoint import CheckpointError, load_checkpoint, snapshot_of, snapshot_variables
-from ..io._conventions import continued_history, described_run
-from ..io._files import check_result_paths, read_history, write_netcdf
+from ..io._conventions import described_run
+from ..io._files import check_result_paths, write_netcdf
 from ._options import add_model_arguments, add_output_arguments, check_at_least
 
 __all__ = ["add_solve_arguments", "default_solve_output", "solve_command"]
@@ -97,7 +98,6 @@ def solve_command(args: argparse.Namespace) -> int:
     check_at_least(args, n_times=2)
     times = np.linspace(0.0, args.t_final, args.n_times)
     output, png = check_result_paths(args.output if args.output is not None else default_solve_output(args))
-    earlier = read_history(output) if args.resume else ""  # the checkpoint is rewritten while the run goes on
     ds = mf.solve(
         model,
         rho0,
@@ -110,7 +110,7 @@ def solve_command(args: argparse.Namespace) -> int:
     )
     ds = _with_scheme_state(ds, output)
     ds.attrs["initial_condition"] = start
-    ds.attrs = described_run(continued_history(ds.attrs, earlier), args.command_line)
+    ds.attrs = described_run(ds.attrs, args.command_line)
     write_netcdf(ds, output)  # the result and the scheme state, checksummed: the checkpoint of a later --resume
     figure = sphere_maps(ds) if args.domain == "sphere" else density_map(ds)
     figure.savefig(png, dpi=120)

@@ -10,8 +10,6 @@
   ``sha256`` is the digest of its data variables (:func:`data_checksum`); the
   reader checks it and names the file when it is empty, truncated, foreign or
   altered.
-* :func:`read_history`: the ``history`` attribute of a result file that a
-  resumed run continues.
 * :class:`PathLock`: one writer per checkpoint or sweep store; a second one is
   refused at start with :class:`PathInUseError` naming the process that holds it.
 """
@@ -37,7 +35,6 @@ __all__ = [
     "check_output_path",
     "check_result_paths",
     "data_checksum",
-    "read_history",
     "read_netcdf",
     "write_atomically",
     "write_netcdf",
@@ -237,18 +234,3 @@ def read_netcdf(path: str | os.PathLike) -> xr.Dataset:
     if actual != recorded:
         raise FileCheckError(f"{str(p)!r} fails its checksum: recorded {CHECKSUM_ATTR} {recorded}, data give {actual}")
     return ds
-
-
-def read_history(path: str | os.PathLike) -> str:
-    """The ``history`` attribute of the NetCDF file at ``path`` (its attributes only are read); "" when the
-    file does not exist, cannot be read or has no history. A resumed run continues it
-    (:func:`meanfield.io._conventions.continued_history`); whether the file may be resumed at all is the
-    checkpoint's check, not this one's."""
-    p = Path(path)
-    if not p.is_file() or p.stat().st_size == 0:
-        return ""
-    try:
-        with xr.open_dataset(p) as opened:
-            return str(opened.attrs.get("history", ""))
-    except Exception:  # as read_netcdf: a damaged file raises whatever its reader raises
-        return ""

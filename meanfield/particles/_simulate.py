@@ -16,7 +16,7 @@ import xarray as xr
 from ..measures._measure import EmpiricalMeasure
 from ..measures._read_particles import SPHERE_TOLERANCE, model_domain, read_particles
 from ..models._dynamics import Kuramoto, SelfAttention
-from ..io._conventions import COORD_ATTRS, describe, history_line, with_history
+from ..io._conventions import COORD_ATTRS, continued_history, describe, history_line, with_history
 from ..io._checkpoint import Checkpoint, load_checkpoint, locks_checkpoint, snapshot_of, snapshot_variables
 from .._validate import as_times, check_flag, check_nonnegative, check_positive_int
 from .._version import __version__
@@ -173,7 +173,8 @@ def simulate(
         bit for bit (steps, rejected steps and evaluations count both
         segments). A run's last write holds no integrator state: its last
         positions start the continuation. With ``seed=None`` the checkpoint's
-        seed is used.
+        seed is used. The result's ``history`` keeps the checkpoint's lines
+        and appends this call's (oldest first).
 
     Returns
     -------
@@ -318,6 +319,8 @@ def simulate(
             run = {**run, "rng_state": rng_states[n_reached - 1]}
         ds = _dataset(model, traj, weights, kind, batch, times[: traj.shape[1]], omega, {**run_attrs, **run},
                       energy_rows)
+        if done is not None:
+            ds.attrs = continued_history(ds.attrs, done.attrs.get("history", ""))
         if facts is None and record.get("index") == n_reached - 1 and "snapshot" in record:
             state = record["snapshot"]()
             ds.attrs.update({name: int(state[name]) for name in ("n_steps", "n_rejected", "nfev")})

@@ -30,6 +30,7 @@ from ..io._checkpoint import (
     snapshot_of,
     snapshot_variables,
 )
+from ..io._conventions import continued_history
 from ..io._dataset import density_dataset, marginal_energy, netcdf_safe
 from ..measures._measure import Density
 from ..models._dynamics import Kuramoto, SelfAttention
@@ -100,7 +101,8 @@ def solve(
         SHA-256 of its values and grid), at times that are a prefix of ``t``.
         The outputs already there are kept, ``steps``, ``n_steps``,
         ``n_rejected`` and ``nfev`` count both segments, and the continuation
-        equals an uninterrupted run bit for bit.
+        equals an uninterrupted run bit for bit. The result's ``history``
+        keeps the checkpoint's lines and appends this call's (oldest first).
     raise_on_error : bool
         Raise a :class:`solvers.SchemeError` (under-resolution, negative
         density, step-size failure) instead of returning the outputs reached
@@ -275,6 +277,8 @@ def _solve(model: SelfAttention | Kuramoto, rho0: Density, times: np.ndarray, me
         attrs_run = dict(attrs, **(run or {"success": 1, "message": "checkpoint", **facts(live)}))
         ds = density_dataset(model, domain, velocity, all_times, all_states, all_masses, attrs_run, all_energies)
         ds["steps"] = ("time", all_steps, {"long_name": "accepted steps since the previous output"})
+        if done is not None:
+            ds.attrs = continued_history(ds.attrs, done.attrs.get("history", ""))
         return ds
 
     def with_state(ds: xr.Dataset) -> xr.Dataset:
