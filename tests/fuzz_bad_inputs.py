@@ -204,7 +204,7 @@ def cases() -> list[Case]:
                      "r.attrs['success'] == 0 and r.sizes['time'] == 1", "rho0", "n"))
     out.append(_edge("solve", f"mf.solve({sa}, RHO, [0.0, 1.0], 'finite_volume')",
                      "r.attrs['success'] == 1 and abs(float(r['mass'][-1]) - 1) < 1e-10"))
-    out.append(_edge("solve", f"mf.solve(mf.SelfAttention(1.0, noise=1e6), RHO, [0.0, 1e-3], 'finite_volume')",
+    out.append(_edge("solve", "mf.solve(mf.SelfAttention(1.0, noise=1e6), RHO, [0.0, 1e-3], 'finite_volume')",
                      "np.all(np.isfinite(r['density'])) and abs(float(r['mass'][-1]) - 1) < 1e-8", "noise"))
     # --- compare ------------------------------------------------------------------------------
     for v in ["0.5", "float('nan')", "'2'", "None"]:
@@ -266,9 +266,9 @@ def cases() -> list[Case]:
     small = "n=50, t_final=2.0, average_window=1.0, seeds=1, progress=False, scheduler='serial'"
     for v in ["[]", "[-1.0]", "[float('nan')]", "'1'", "[[1.0]]"]:
         out.append(_bad("kuramoto_bifurcation", f"mf.kuramoto_bifurcation({v}, {small})", "couplings", needs=kb))
-    for kw in ["frequencies='uniformish'", "frequencies=st.norm", "width=-1.0", "noise=-1.0", "method='exact'",
-               "n=0", "n=2.5", "average_window=5.0", "grid=2, method='pde'", "dt=0.0, noise=0.1", "rtol=-1.0",
-               "frequency_nodes=0, method='pde'", "seeds=0"]:
+    for kw in ["frequencies='uniformish'", "frequencies=st.norm", "width=-1.0", "noise=-1.0", "engine='exact'",
+               "n=0", "n=2.5", "average_window=5.0", "grid=2, engine='pde'", "dt=0.0, noise=0.1", "rtol=-1.0",
+               "frequency_nodes=0, engine='pde'", "seeds=0"]:
         name = kw.split("=")[0]
         args = small.replace(f"{name}=", f"_{name}=") if f" {name}=" in " " + small else small
         code = f"mf.kuramoto_bifurcation([1.0], {kw}, " + ", ".join(
@@ -293,8 +293,8 @@ def cases() -> list[Case]:
                  ["--t-final", "-1"], ["--n-times", "1"], ["--delta", "-1"], ["--rtol", "-1"], ["--batch", "0"]]:
         cli.append(("phase-diagram", args))
     for args in [["--coupling", "-1"], ["--couplings", "x"], ["--law", "uniform"], ["--width", "-1"],
-                 ["--noise", "-1"], ["--method", "exact"], ["--particles", "0"], ["--t-final", "-1"],
-                 ["--average-window", "1e9"], ["--grid", "2", "--method", "pde"], ["--dt", "0"], ["--rtol", "-1"]]:
+                 ["--noise", "-1"], ["--engine", "exact"], ["--particles", "0"], ["--t-final", "-1"],
+                 ["--average-window", "1e9"], ["--grid", "2", "--engine", "pde"], ["--dt", "0"], ["--rtol", "-1"]]:
         cli.append(("kuramoto", args))
     for sub, args in cli:
         names = tuple(a.lstrip("-") for a in args if a.startswith("--")) + tuple(a for a in args if a.startswith("--"))

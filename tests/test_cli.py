@@ -152,7 +152,7 @@ def test_a_finished_sphere_finite_volume_run_extends_from_its_scheme_state(tmp_p
     (["compare", "--times", "1", "0.5"], "--times must be strictly increasing"),
     (["compare", "--grid", "2"], "--grid must be at least 4"),
     (["compare", "--dt", "-1"], "--dt must be > 0"),
-    (["kuramoto", "--grid", "2", "--method", "pde"], "--grid must be at least 8"),
+    (["kuramoto", "--grid", "2", "--engine", "pde"], "--grid must be at least 8"),
     (["kuramoto", "--dt", "0"], "--dt must be > 0"),
 ])
 def test_study_commands_name_the_option_they_refuse(argv, message, capsys, tmp_path):

@@ -90,14 +90,31 @@ def test_particle_bifurcation_dims_and_values():
 
 
 def test_pde_bifurcation_with_noise_matches_theory():
-    ds = mf.kuramoto_bifurcation([1.0, 2.0], scipy.stats.norm(0, 0.5), noise=0.25, method="pde", grid=64,
+    ds = mf.kuramoto_bifurcation([1.0, 2.0], scipy.stats.norm(0, 0.5), noise=0.25, engine="pde", grid=64,
                                  t_final=30, average_window=5, frequency_nodes=24, scheduler="serial")
     assert "seed" not in ds.dims and ds["r_inf"].dims == ("coupling",)
     # K = 1 < K_c = 1.33: r decays to 0 (slowly near K_c: measured mean 6.3e-4 over t ∈ [25, 30]);
     # K = 2: spectral PDE with 24 Gauss–Hermite nodes is within 1e-6 of the theory (measured 4e-8)
     assert ds["r_inf"].values[0] < 2e-3
     assert ds["r_inf"].values[1] == pytest.approx(ds["r_theory"].values[1], abs=1e-6)
-    assert ds.attrs["method"] == "pde"
+    assert ds.attrs["engine"] == "pde"
+
+
+def test_former_keyword_method_still_chooses_the_engine_with_a_deprecation_warning():
+    """method= gives the engine= run bit for bit (and the attr engine) for one release; both is a TypeError."""
+    options = {"law": "lorentzian", "width": 0.5, "n": 50, "t_final": 2.0, "average_window": 1.0}
+    new = kuramoto_run(2.0, 3, engine="particles", **options)
+    with pytest.warns(DeprecationWarning, match=r"kuramoto_run\(method=...\) is deprecated: pass engine="):
+        former = kuramoto_run(2.0, 3, method="particles", **options)
+    np.testing.assert_array_equal(former["order_parameter"].values, new["order_parameter"].values)
+    assert former.attrs == new.attrs and new.attrs["engine"] == "particles" and "method" not in new.attrs
+    with pytest.warns(DeprecationWarning, match=r"kuramoto_bifurcation\(method=...\) is deprecated"):
+        with pytest.raises(ValueError, match="engine must be one of"):
+            mf.kuramoto_bifurcation([1.0], method="ode", scheduler="serial")
+    for call in (lambda: kuramoto_run(2.0, 3, engine="pde", method="pde", **options),
+                 lambda: mf.kuramoto_bifurcation([1.0], engine="pde", method="particles", scheduler="serial")):
+        with pytest.raises(TypeError, match="got both engine=.* and method=.*; method is the former name of engine"):
+            call()
 
 
 def test_recurrence_time_of_quantile_nodes():
@@ -133,13 +150,13 @@ def test_bad_input():
         mf.kuramoto_bifurcation([1.0], scipy.stats.cauchy(0, 1), width=2.0, scheduler="serial")
     with pytest.raises(ValueError, match="width must be finite and > 0"):
         mf.kuramoto_bifurcation([1.0], "gaussian", width=0.0, scheduler="serial")
-    with pytest.raises(ValueError, match="method must be one of"):
-        mf.kuramoto_bifurcation([1.0], method="ode", scheduler="serial")
+    with pytest.raises(ValueError, match=r"engine must be one of \('particles', 'pde'\), got 'ode'"):
+        mf.kuramoto_bifurcation([1.0], engine="ode", scheduler="serial")
     with pytest.raises(ValueError, match=r"average_window must lie in \(0, t_final = 10.0\]"):
         mf.kuramoto_bifurcation([1.0], t_final=10.0, average_window=20.0, scheduler="serial")
     with pytest.raises(ValueError, match="noise must be finite and >= 0"):
         mf.kuramoto_bifurcation([1.0], noise=-0.1, scheduler="serial")
-    with pytest.raises(ValueError, match="seed is required for method='particles'"):
+    with pytest.raises(ValueError, match="seed is required for engine='particles'"):
         kuramoto_run(1.0)
     with pytest.raises(ValueError, match="symmetric about its median"):
         mf.kuramoto_theory(1.0, scipy.stats.gamma(2.0))
@@ -201,7 +218,7 @@ def test_pde_points_say_whether_their_grid_resolved_them():
     # noiseless locked oscillators concentrate into Diracs: above K_c = 1 the finite-volume tail grows past 1e-2
     # (measured 0.96 at K = 2 by t = 10 on 32 cells), below it stays at the perturbation's level (1.5e-4)
     with pytest.warns(RuntimeWarning, match="under-resolved"):
-        ds = mf.kuramoto_bifurcation([0.5, 2.0], "lorentzian", width=0.5, method="pde", scheduler="serial",
+        ds = mf.kuramoto_bifurcation([0.5, 2.0], "lorentzian", width=0.5, engine="pde", scheduler="serial",
                                      progress=False, t_final=10.0, average_window=5.0, grid=32)
     np.testing.assert_array_equal(ds["resolved"].values, [1, 0])
     assert ds["resolution_tail"].values[0] < 1e-3 < 0.5 < ds["resolution_tail"].values[1]

@@ -142,16 +142,18 @@ def test_energy_curve_of_an_ensemble_draws_each_system_and_the_mean(ensemble):
     assert ax.get_ylabel() == "interaction energy E_β(t) (dimensionless)"
 
 
-def test_order_parameter_curve_of_a_kuramoto_run():
+@pytest.mark.parametrize("engine_attr", ["engine", "method"], ids=["engine", "former-method-attr"])
+def test_order_parameter_curve_of_a_kuramoto_run(engine_attr):
+    """The title names the engine, read from ``engine`` or, in files written before, ``method``."""
     ds = xr.Dataset({"order_parameter": ("time", np.linspace(0.1, 0.6, 11)), "r_inf": 0.55},
                     coords={"time": np.linspace(0, 10, 11)},
                     attrs={"t_final": 10.0, "average_window": 4.0, "law": "lorentzian", "width": 0.5,
-                           "noise": 0.0, "method": "particles", "coupling": 2.0})
+                           "noise": 0.0, engine_attr: "pde", "coupling": 2.0})
     fig = mf.plot.order_parameter_curve(ds, theory=0.5)
     (ax,) = fig.axes
     labels = [t.get_text() for t in ax.get_legend().get_texts()]
     assert labels == ["r(t)", "averaging window", "r∞ = 0.5500", "theory 0.5000"]
-    assert ax.get_title() == "Kuramoto K = 2, lorentzian (0.5), σ = 0, particles"
+    assert ax.get_title() == "Kuramoto K = 2, lorentzian (0.5), σ = 0, pde"
     assert ax.get_ylim() == (0, 1.02)
 
 
@@ -219,11 +221,25 @@ def test_phase_diagram_and_bifurcation_figures():
     assert fig.axes[0].get_xlabel() == "coupling K"
 
 
-def _bifurcation_dataset() -> xr.Dataset:
+def test_bifurcation_reads_the_engine_also_from_the_former_method_attr():
+    """PDE points are hollow squares, particles filled circles; files written before the attr was named
+    ``engine`` say ``method``."""
+    engine = _bifurcation_dataset(engine="pde")
+    former = _bifurcation_dataset().assign_attrs(method="pde")
+    del former.attrs["engine"]
+    fig = mf.plot.bifurcation([_bifurcation_dataset(), engine, former])
+    drawn = [line for line in fig.axes[0].lines if line.get_marker() in ("o", "s")]
+    assert [(line.get_marker(), line.get_markerfacecolor()) for line in drawn][1:] == [("s", "none")] * 2
+    assert drawn[0].get_marker() == "o" and drawn[0].get_markerfacecolor() != "none"
+    labels = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
+    assert labels.count("pde, lorentzian (width 0.5), σ = 0") == 2
+
+
+def _bifurcation_dataset(engine: str = "particles") -> xr.Dataset:
     k = np.array([0.5, 2.0])
     return xr.Dataset({"r_mean": ("coupling", [0.05, 0.6]), "r_error": ("coupling", [0.01, 0.02])},
                       coords={"coupling": k},
-                      attrs={"law": "lorentzian", "width": 0.5, "centre": 0.0, "noise": 0.0, "method": "particles"})
+                      attrs={"law": "lorentzian", "width": 0.5, "centre": 0.0, "noise": 0.0, "engine": engine})
 
 
 @pytest.mark.parametrize("name", ["circle", "zonal", "sphere"])

@@ -15,7 +15,7 @@ window of each run):
   (spectral, 32 nodes: σ T_rec ≥ 5).
 
 Checks (exit 1 on any miss):
-1. Where the theory gives r∞ ≥ 0.3: |r∞ - theory| ≤ tolerance of the method
+1. Where the theory gives r∞ ≥ 0.3: |r∞ - theory| ≤ tolerance of the engine
    (:data:`TOLERANCE`; particles also allow 3 standard errors over seeds).
 2. Where K ≤ 0.8 K_c: r∞ ≤ :data:`INCOHERENT` (finite-n incoherence ~ n^{-1/2},
    enhanced near K_c by 1/(1 - K/K_c)).
@@ -41,7 +41,7 @@ from matplotlib.figure import Figure
 
 import meanfield as mf
 
-#: |r∞ - theory| allowed where theory ≥ 0.3, per (method, noise > 0)
+#: |r∞ - theory| allowed where theory ≥ 0.3, per (engine, noise > 0)
 TOLERANCE = {
     ("particles", False): 0.01,  # finite-n fluctuations, quantile sampling (measured ≤ 7e-4 at n = 20 000)
     ("particles", True): 0.01,   # plus Euler–Maruyama's O(dt) bias, dt = 0.01, n = 5000 (measured ≤ 4e-3)
@@ -58,7 +58,7 @@ GAUSS, GAUSS_NOISY = [0.8, 1.25, 1.75, 1.85, 2.0, 2.5, 3.5], [1.2, 1.8, 2.75, 3.
 """Couplings: K ≤ 0.8 K_c, then from ≈ 1.2 K_c (closer to K_c the growth rate ∝ K - K_c leaves r
 short of its limit at t_final; measured at K = 1.1 K_c of the Lorentzian: r(60) = 0.25 against 0.30)."""
 CASES = [
-    # (name, law, width, noise, method, options, couplings)
+    # (name, law, width, noise, engine, options, couplings)
     ("lorentzian_particles", "lorentzian", 0.5, 0.0, "particles", {"n": 20_000, "seeds": 2, "rtol": 1e-3}, LORENTZ),
     ("lorentzian_pde", "lorentzian", 0.5, 0.0, "pde", {"grid": 64}, LORENTZ),
     ("lorentzian_noise_particles", "lorentzian", 0.5, 0.25, "particles", {"n": 5000, "seeds": 2}, LORENTZ_NOISY),
@@ -80,13 +80,13 @@ def estimate_critical(ks: np.ndarray, r: np.ndarray) -> float:
     return float(b / a)
 
 
-def check_case(name: str, ds, method: str, noise: float) -> tuple[list[str], dict]:
+def check_case(name: str, ds, engine: str, noise: float) -> tuple[list[str], dict]:
     ks = ds["coupling"].values
     r, theory, error = ds["r_mean"].values, ds["r_theory"].values, ds["r_error"].values
     critical = ds.attrs["critical_coupling"]
     failures = []
-    tol = TOLERANCE[(method, noise > 0)]
-    allowed = tol + (3 * error if method == "particles" else 0 * error)
+    tol = TOLERANCE[(engine, noise > 0)]
+    allowed = tol + (3 * error if engine == "particles" else 0 * error)
     locked = theory >= 0.3
     worst = float(np.max(np.abs(r - theory)[locked])) if locked.any() else float("nan")
     for k in np.nonzero(locked & (np.abs(r - theory) > allowed))[0]:
@@ -112,12 +112,12 @@ def main(argv: list[str] | None = None) -> int:
     failures: list[str] = []
     rows = []
     results = {}
-    for name, law, width, noise, method, options, couplings in CASES:
-        ds = mf.kuramoto_bifurcation(couplings, law, width=width, noise=noise, method=method, t_final=T_FINAL,
+    for name, law, width, noise, engine, options, couplings in CASES:
+        ds = mf.kuramoto_bifurcation(couplings, law, width=width, noise=noise, engine=engine, t_final=T_FINAL,
                                      average_window=WINDOW, scheduler=args.scheduler, **options)
         ds.to_netcdf(args.output_dir / f"kuramoto_{name}.nc")
         results[name] = ds
-        case_failures, row = check_case(name, ds, method, noise)
+        case_failures, row = check_case(name, ds, engine, noise)
         failures += case_failures
         rows.append(row)
         print(f"{name}: wall {ds.attrs['wall_time']:.1f} s, max |r - theory| (locked) "

@@ -80,7 +80,7 @@ def kuramoto_command(args: argparse.Namespace) -> int:
     if output.suffix != ".nc":
         raise ValueError(f"--output must end in .nc, got {str(output)!r}")
     output, png = check_result_paths(output)
-    common = {"noise": args.noise, "method": args.engine, "n": args.particles, "t_final": args.t_final,
+    common = {"noise": args.noise, "engine": args.engine, "n": args.particles, "t_final": args.t_final,
               "average_window": args.average_window, "frequency_nodes": args.frequency_nodes, "grid": args.grid,
               "dt": args.dt, "rtol": args.rtol}
     if couplings is None:

@@ -74,6 +74,7 @@ PARAMETER_MEANINGS: dict[str, str] = {
     "dimension": "d of the sphere S^{d-1} in R^d (2: the circle)",
     "domain": "circle (S^1), sphere (S^2), zonal (axisymmetric measures on S^{d-1}) or euclidean (R^d)",
     "method": "numerical method of the run",
+    "engine": "what a Kuramoto study integrates: particles (the oscillators) or pde (the mean-field density)",
     "heads": "number of attention heads",
     "projection": "1: velocities projected onto the tangent space of the sphere; 0: flow in R^d",
     "rescaled": "1: the attention of each head divided by the number of heads; 0: summed",

@@ -36,6 +36,7 @@ t ≈ 23/s even with 128 nodes (particles have no such limit). When no such numb
 from __future__ import annotations
 
 import logging
+import warnings
 from collections.abc import Sequence
 from typing import Any
 
@@ -55,7 +56,7 @@ __all__ = ["LAWS", "frequency_law", "kuramoto_bifurcation", "kuramoto_run", "rec
 logger = logging.getLogger(__name__)
 
 LAWS = {"lorentzian": scipy.stats.cauchy, "gaussian": scipy.stats.norm}
-METHODS = ("particles", "pde")
+ENGINES = ("particles", "pde")
 #: numbers of PDE frequency nodes tried by frequency_nodes=None, smallest first
 NODE_LADDER = (32, 48, 64, 96, 128)
 #: relative amplitude of the initial cos θ perturbation of the PDE's uniform density
@@ -118,7 +119,7 @@ def kuramoto_run(
     width: float = 1.0,
     centre: float = 0.0,
     noise: float = 0.0,
-    method: str = "particles",
+    engine: str | None = None,
     n: int = 2000,
     t_final: float = 60.0,
     average_window: float = 20.0,
@@ -126,6 +127,7 @@ def kuramoto_run(
     grid: int = 128,
     dt: float = 0.01,
     rtol: float = 1e-4,
+    method: str | None = None,
 ) -> xr.Dataset:
     r"""One Kuramoto run: r(t) on t = 0, 0.5, …, t_final and r∞ = its mean over the final window.
 
@@ -140,7 +142,8 @@ def kuramoto_run(
         Frequency law (see :data:`LAWS`) and its scale and centre.
     noise : float
         σ ≥ 0 (dθ = … + √(2σ) dW).
-    method : {"particles", "pde"}
+    engine : {"particles", "pde"}, default "particles"
+        Integrate the oscillators (:func:`meanfield.simulate`) or the mean-field PDE (:func:`meanfield.solve`).
     n : int
         Number of oscillators (particles).
     t_final, average_window : float
@@ -153,27 +156,35 @@ def kuramoto_run(
         Euler–Maruyama step of particles with noise.
     rtol : float
         Tolerance of the adaptive integrators (particles without noise: on Z).
+    method : {"particles", "pde"}, optional
+        Former name of ``engine``, deprecated (DeprecationWarning); ``method`` names the PDE scheme elsewhere.
 
     Returns
     -------
     xarray.Dataset
         ``order_parameter`` (time), ``r_inf`` and ``r_spread`` (the mean and
         standard deviation of r over the window), ``n_steps`` and ``success``;
-        attrs with every setting, the integrator or scheme and (PDE)
+        attrs with every setting (``engine`` among them), the integrator or scheme and (PDE)
         ``theta_nodes``, ``frequency_nodes``, ``recurrence_time``, ``recurrence_free``.
+
+    Raises
+    ------
+    TypeError
+        Both ``engine`` and its former name ``method`` given.
+    ValueError
+        An unknown engine or law, a bad window, or no ``seed`` for particles.
     """
     import meanfield as mf
 
-    if method not in METHODS:
-        raise ValueError(f"method must be one of {METHODS}, got {method!r}")
+    engine = _engine(engine, method, "kuramoto_run")
     _check_window(t_final, average_window)
     model = mf.Kuramoto(coupling=coupling, frequencies=frequency_law(law, width, centre), noise=noise)
     times = np.linspace(0.0, t_final, int(round(2 * t_final)) + 1)
     attrs: dict[str, Any] = {"law": law, "width": float(width), "centre": float(centre), "noise": float(noise),
-                             "method": method, "t_final": float(t_final), "average_window": float(average_window)}
-    if method == "particles":
+                             "engine": engine, "t_final": float(t_final), "average_window": float(average_window)}
+    if engine == "particles":
         if seed is None:
-            raise ValueError("seed is required for method='particles' (initial phases)")
+            raise ValueError("seed is required for engine='particles' (initial phases)")
         n = check_positive_int("n", n, 2)
         theta0 = np.random.default_rng(np.random.SeedSequence([int(seed)])).uniform(0, 2 * np.pi, int(n))
         options = {"dt": dt, "seed": int(seed)} if noise > 0 else {"rtol": rtol, "atol": rtol * 1e-3}
@@ -225,7 +236,7 @@ def kuramoto_bifurcation(
     *,
     width: float | None = None,
     noise: float = 0.0,
-    method: str = "particles",
+    engine: str | None = None,
     n: int = 2000,
     t_final: float = 60.0,
     average_window: float = 20.0,
@@ -239,6 +250,7 @@ def kuramoto_bifurcation(
     store: Any = None,
     resume: bool = False,
     progress: bool = False,
+    method: str | None = None,
 ) -> xr.Dataset:
     r"""r∞(K) of the Kuramoto model over couplings K, by particles or the PDE, with its theory.
 
@@ -254,7 +266,8 @@ def kuramoto_bifurcation(
         Gaussian standard deviation), default 1.
     noise : float
         σ ≥ 0 in dθ = (ω + K Σ_j w_j sin(θ_j - θ)) dt + √(2σ) dW.
-    method : {"particles", "pde"}
+    engine : {"particles", "pde"}, default "particles"
+        Oscillators or the mean-field PDE (:func:`kuramoto_run`).
     n, t_final, average_window, frequency_nodes, grid, dt, rtol
         See :func:`kuramoto_run`.
     seeds : int or sequence of int
@@ -262,6 +275,8 @@ def kuramoto_bifurcation(
     scheduler, n_workers, store, resume, progress
         Passed to :func:`meanfield.studies.sweep` (None: a local dask cluster;
         "serial": a plain loop).
+    method : {"particles", "pde"}, optional
+        Former name of ``engine``, deprecated (DeprecationWarning).
 
     Returns
     -------
@@ -270,12 +285,13 @@ def kuramoto_bifurcation(
         (coupling[, seed]); ``r_mean`` (coupling): r∞ averaged over seeds, with
         ``r_error`` its standard error over seeds (particles, ≥ 2 seeds; else the
         window's spread); ``r_theory`` (coupling) from :func:`kuramoto_theory`;
-        attrs ``critical_coupling`` K_c, the law, σ, method and the sweep's record.
+        attrs ``critical_coupling`` K_c, the law, σ, ``engine`` and the sweep's record.
 
     Raises
     ------
     ValueError, TypeError
-        Empty or negative couplings, an unknown law or method, a bad width, noise or window.
+        Empty or negative couplings, an unknown law or engine, a bad width, noise or window; both ``engine``
+        and its former name ``method`` given (TypeError).
 
     Examples
     --------
@@ -291,17 +307,16 @@ def kuramoto_bifurcation(
     law, scale, centre = _law_of(frequencies, width)
     law_object = frequency_law(law, scale, centre)
     noise = check_nonnegative("noise", noise)
-    if method not in METHODS:
-        raise ValueError(f"method must be one of {METHODS}, got {method!r}")
+    engine = _engine(engine, method, "kuramoto_bifurcation")
     n, grid = check_positive_int("n", n, 2), check_positive_int("grid", grid, 8)
     rtol, dt = check_positive("rtol", rtol), check_positive("dt", dt)
     if frequency_nodes is not None:
         frequency_nodes = check_positive_int("frequency_nodes", frequency_nodes, 1)
-    fixed = {"law": law, "width": scale, "centre": centre, "noise": noise, "method": method, "n": int(n),
+    fixed = {"law": law, "width": scale, "centre": centre, "noise": noise, "engine": engine, "n": int(n),
              "t_final": float(t_final), "average_window": float(average_window), "frequency_nodes": frequency_nodes,
              "grid": int(grid), "dt": float(dt), "rtol": float(rtol)}
     _check_window(t_final, average_window)  # fail before any task runs
-    ds = sweep(kuramoto_run, {"coupling": ks}, seeds=seeds if method == "particles" else None, fixed=fixed,
+    ds = sweep(kuramoto_run, {"coupling": ks}, seeds=seeds if engine == "particles" else None, fixed=fixed,
                store=store, resume=resume, scheduler=scheduler, n_workers=n_workers, progress=progress)
     theory = kuramoto_theory(ks, law_object, noise)
     if "seed" in ds.dims and ds.sizes["seed"] > 1:
@@ -315,7 +330,22 @@ def kuramoto_bifurcation(
                                                    "spread of r over the window)")
     ds["r_theory"] = ("coupling", theory, {"long_name": "stationary r from the self-consistency theory"})
     ds["coupling"].attrs.update(long_name="coupling K", units="1")
-    ds.attrs.update(law=law, width=scale, centre=centre, noise=noise, method=method,
+    ds.attrs.update(law=law, width=scale, centre=centre, noise=noise, engine=engine,
                     critical_coupling=kuramoto_critical_coupling(law_object, noise),
                     study="kuramoto_bifurcation", meanfield_version=__version__)
     return ds
+
+
+def _engine(engine: str | None, method: str | None, function: str) -> str:
+    """``engine`` (default "particles"), or its former name ``method`` with a DeprecationWarning."""
+    if method is not None:
+        if engine is not None:
+            raise TypeError(f"{function}() got both engine={engine!r} and method={method!r}; method is the "
+                            "former name of engine: pass engine only")
+        warnings.warn(f"{function}(method=...) is deprecated: pass engine= (same values)", DeprecationWarning,
+                      stacklevel=3)
+        engine = method
+    engine = "particles" if engine is None else engine
+    if engine not in ENGINES:
+        raise ValueError(f"engine must be one of {ENGINES}, got {engine!r}")
+    return engine
