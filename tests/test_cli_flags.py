@@ -82,7 +82,7 @@ def test_kuramoto_by_its_former_method_spelling_writes_the_same_named_file(tmp_p
     former.unlink()
     assert main(["kuramoto", "--engine", "pde", *argv]) == 0
     with xr.open_dataset(former) as ds:
-        assert ds.attrs["method"] == "pde" and ds.attrs["scheme"] == "finite_volume"
+        assert ds.attrs["engine"] == "pde" and ds.attrs["scheme"] == "finite_volume"
         xr.testing.assert_identical(ds.drop_attrs(), former_run.drop_attrs())
 
 
