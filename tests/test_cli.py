@@ -154,9 +154,26 @@ def test_a_finished_sphere_finite_volume_run_extends_from_its_scheme_state(tmp_p
     (["compare", "--dt", "-1"], "--dt must be > 0"),
     (["kuramoto", "--grid", "2", "--engine", "pde"], "--grid must be at least 8"),
     (["kuramoto", "--dt", "0"], "--dt must be > 0"),
+    (["compare", "--particles", "64", "0"], "--particles must be at least 1, got 0"),
+    (["phase-diagram", "--dimension", "1"], "--dimension must be at least 2, got 1"),
+    (["phase-diagram", "--particles", "1"], "--particles must be at least 2, got 1"),
 ])
 def test_study_commands_name_the_option_they_refuse(argv, message, capsys, tmp_path):
     with pytest.raises(SystemExit) as exit_info:
         main([*argv, "--no-progress", "--scheduler", "serial", "--output", str(tmp_path / "x.nc")])
     assert exit_info.value.code == 2
     assert message in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--grid", "0"], "--grid must be at least 4, got 0"),
+    (["--domain", "zonal", "--method", "spectral", "--grid", "1"], "--grid must be at least 2, got 1"),
+    (["--domain", "zonal", "--method", "finite_volume", "--grid", "3"], "--grid must be at least 4, got 3"),
+    (["--domain", "sphere", "--lmax", "1"], "--lmax must be at least 2, got 1"),
+])
+def test_solve_names_the_grid_option_it_refuses(argv, message, capsys, tmp_path):
+    with pytest.raises(SystemExit) as exit_info:
+        main(["solve", *argv, "--no-progress", "--output", str(tmp_path / "x.nc")])
+    assert exit_info.value.code == 2
+    assert message in capsys.readouterr().err
+    assert not (tmp_path / "x.nc").exists()

@@ -59,7 +59,7 @@ def compare_command(args: argparse.Namespace) -> int:
     from ..plot import meanfield_limit
     from .._validate import as_times
 
-    check_at_least(args, systems=1, grid=4)
+    check_at_least(args, systems=1, grid=4, particles=1)
     if not args.dt > 0:
         raise ValueError(f"--dt must be > 0, got {args.dt}")
     as_times(args.times, "--times")

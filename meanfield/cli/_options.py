@@ -43,8 +43,8 @@ def add_output_arguments(parser: argparse.ArgumentParser, command: str, output_h
 
 
 def check_at_least(args: argparse.Namespace, **minimums: int) -> None:
-    """Refuse the first option ``--<name>`` (``_`` written ``-``) of ``minimums`` whose value in ``args`` is
-    below its minimum.
+    """Refuse the first option ``--<name>`` (``_`` written ``-``) of ``minimums`` whose value in ``args`` (or,
+    for an option taking several values, one of its values) is below its minimum.
 
     Raises
     ------
@@ -53,5 +53,6 @@ def check_at_least(args: argparse.Namespace, **minimums: int) -> None:
     """
     for name, minimum in minimums.items():
         value = getattr(args, name)
-        if value < minimum:
-            raise ValueError(f"--{name.replace('_', '-')} must be at least {minimum}, got {value}")
+        for entry in value if isinstance(value, list) else [value]:
+            if entry < minimum:
+                raise ValueError(f"--{name.replace('_', '-')} must be at least {minimum}, got {entry}")

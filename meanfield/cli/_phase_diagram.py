@@ -63,7 +63,7 @@ def phase_diagram_command(args: argparse.Namespace) -> int:
     from ..studies._phase_diagram import crossing_time
 
     betas = parse_values(args.betas, "--betas")
-    check_at_least(args, n_times=2)
+    check_at_least(args, dimension=2, particles=2, n_times=2)
     if not (np.isfinite(args.t_final) and args.t_final > 0):
         raise ValueError(f"--t-final must be finite and > 0, got {args.t_final}")
     output = args.output

@@ -85,6 +85,10 @@ def solve_command(args: argparse.Namespace) -> int:
         raise ValueError(f"--t-final must be a finite time > 0, got {args.t_final}")
     if args.domain == "zonal" and args.dimension < 3:
         raise ValueError(f"--dimension must be >= 3 for --domain zonal (S^{{d-1}} with d >= 3), got {args.dimension}")
+    if args.domain == "sphere":
+        check_at_least(args, lmax=2)
+    else:
+        check_at_least(args, grid=2 if args.domain == "zonal" and args.method != "finite_volume" else 4)
     model = mf.SelfAttention(args.beta, normalized=not args.unnormalized, noise=args.noise)
     if args.domain == "zonal":
         nodes = "cells" if args.method == "finite_volume" else "gauss"
