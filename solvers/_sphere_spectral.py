@@ -26,7 +26,7 @@ beyond the six right-hand sides.
 
 Resolution. :meth:`SphereSpectral.check` (the initial state and every
 accepted one) measures the tail τ = max_{l > ⌊2 lmax/3⌋} ‖ρ_l‖ / ‖ρ_0‖,
-‖ρ_l‖² = Σ_{m ≥ 0} |a_lm|² (:meth:`SphereGrid.degree_norms`), and raises :class:`UnderResolvedError` when
+‖ρ_l‖² = |a_l0|² + 2 Σ_{m > 0} |a_lm|² = ∫ ρ_l² dσ (:meth:`SphereGrid.degree_norms`), and raises :class:`UnderResolvedError` when
 τ > max(``tail_tol``, 100 ``rtol``) (the rule of every spectral scheme,
 :mod:`solvers._spectral`). With a normaliser B, B ⋆ ρ ≤ 0 somewhere on the
 product grid means the same thing: at an accepted state it raises

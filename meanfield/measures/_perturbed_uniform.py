@@ -69,6 +69,6 @@ def _flat_wave(domain, modes: int, rng: np.random.Generator) -> np.ndarray:
     coeffs = np.where(orders > 0, (rng.standard_normal(grid.nalm) + 1j * rng.standard_normal(grid.nalm)) / np.sqrt(2),
                       rng.standard_normal(grid.nalm))
     coeffs[(degrees == 0) | (degrees > modes)] = 0.0
-    power = np.bincount(degrees, weights=grid.parseval_weights * np.abs(coeffs) ** 2, minlength=grid.lmax + 1)
-    coeffs /= np.sqrt(np.where(power > 0, power, 1.0))[degrees]
+    norms = grid.degree_norms(coeffs)
+    coeffs /= np.where(norms > 0, norms, 1.0)[degrees]
     return grid.synthesis(coeffs)

@@ -14,7 +14,8 @@ L the largest degree the grid represents, here compared with
 ``tail_tol``, 1e-6 by default):
 
 * S² (node values of the scheme's reconstruction, ``lmax`` = L):
-  ρ_lm = ∫ ρ conj(Y_lm), ‖ρ_l‖² = Σ_{m ≥ 0} |ρ_lm|² (the stored coefficients);
+  ρ_lm = ∫ ρ conj(Y_lm), ‖ρ_l‖² = |ρ_l0|² + 2 Σ_{m > 0} |ρ_lm|² = ∫ ρ_l² dσ (the L² norm of the
+  degree-l part, :meth:`solvers.SphereGrid.degree_norms`);
 * S¹ (N cell averages, L = ⌊N/2⌋): the discrete Fourier coefficients
   ρ̂_k = Σ_j ρ_j e^{-ikθ_j}, ‖ρ_k‖ = |ρ̂_k|, 0 ≤ k ≤ N/2;
 * zonal S^{d-1} (n cells, L = n - 1): the Gegenbauer coefficients
