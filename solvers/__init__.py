@@ -43,7 +43,6 @@ from ._scheme import (
 from ._spectral import FINITE_VOLUME_TAIL_TOL, SPECTRAL_TAIL_TOL, SpectralScheme, degree_tail
 from ._runge_kutta import (
     DORMAND_PRINCE,
-    MIN_STEP,
     ButcherTableau,
     LawsonTables,
     StepController,
@@ -102,7 +101,6 @@ __all__ = [
     "ButcherTableau",
     "DORMAND_PRINCE",
     "LawsonTables",
-    "MIN_STEP",
     "StepController",
     "dense_weights",
     "gegenbauer_table",
@@ -116,8 +114,16 @@ _RENAMED = {"ZonalSpectralScheme": "ZonalSpectral", "ZonalFiniteVolumeScheme": "
 """Former public names, kept one release with a DeprecationWarning."""
 
 
+_FORMER_MIN_STEP = 1e-12
+"""The former relative step floor ``solvers.MIN_STEP`` (now :func:`step_floor`, the round-off of t)."""
+
+
 def __getattr__(name: str) -> Any:
     if name in _RENAMED:
         warnings.warn(f"solvers.{name} is deprecated, use solvers.{_RENAMED[name]}", DeprecationWarning, stacklevel=2)
         return globals()[_RENAMED[name]]
+    if name == "MIN_STEP":
+        warnings.warn("solvers.MIN_STEP is deprecated: the smallest step is solvers.step_floor(t0, t_end), "
+                      "16 eps max(|t0|, |t_end|)", DeprecationWarning, stacklevel=2)
+        return _FORMER_MIN_STEP
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -32,6 +32,7 @@ All are read-only.
 
 from __future__ import annotations
 
+import warnings
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -62,7 +63,7 @@ __all__ = [
     "StepDecision",
     "initial_step",
     "nan_on_unevaluable",
-    "MIN_STEP",
+    "ROUND_OFF_MARGIN",
     "step_floor",
     "relative_error_norm",
     "weighted_rms",
@@ -419,18 +420,61 @@ def weighted_rms(error: np.ndarray, scale: np.ndarray | float) -> float:
     return float(np.sqrt(ratio.reshape(ratio.shape[0], -1).mean(axis=1)).max())
 
 
-MIN_STEP = 1e-12
-"""Smallest step size, relative to the time span (:func:`step_floor`)."""
+ROUND_OFF_MARGIN = 16
+"""The step floor in units of eps·T (:func:`step_floor`)."""
 
 
-def step_floor(t0: float, t_end: float, min_step: float = MIN_STEP) -> float:
-    """The smallest admissible step of a run over [t0, t_end]: min_step · max(t_end - t0, 1).
+def step_floor(t0: float, t_end: float, min_step: float | None = None) -> float:
+    """The smallest admissible step of a run over [t0, t_end]: h_min = 16 ε T, T = max(|t0|, |t_end|).
 
-    A controller that proposes less after a rejection has met a state it
-    cannot integrate (a singularity, or a tolerance below round-off); the run
-    stops there instead of creeping on.
+    ε = 2^-52 is the spacing of doubles at 1, so every time t of the run
+    (|t| ≤ T) is stored with a spacing ulp(t) ≤ εT: a step below h_min moves
+    t by fewer than 16 units of the coarsest round-off of the run's times.
+    A controller that proposes such a step, after a rejection or after a
+    full step, has met a state it cannot integrate (a singularity, or a
+    tolerance below round-off); the run stops there instead of creeping on
+    (near a blow-up y ~ 1/(t* - t) a relative error control accepts steps
+    h ∝ t* - t forever, with t + h = t once h < ulp(t)/2).
+
+    Why 16: the Dormand–Prince stage times t + c_i h are at least
+    (c_5 - c_4) h = 4h/45 apart, which at h = 16εT is 1.42 εT ≥ 1.42 ulp(t):
+    the seven stage times are distinct, ordered doubles (8εT would leave
+    0.71 ulp, and two of them could round to the same time); and the step
+    actually taken, fl(t + h) - t, is within ulp(t)/2 ≤ h/32 of the step the
+    controller chose, so its error model (∝ h⁵) sees that step to within
+    (1 + 1/32)⁵ - 1 = 17 %.
+
+    Why T and not |t|: the spacing of t vanishes at t = 0 (down to 5e-324),
+    so a floor ∝ |t| would let a run that meets a singularity near the
+    origin go on through hundreds of rejections to subnormal steps; the
+    extent of the run has to enter, and with it |t| ≤ T adds nothing. T is
+    the coarsest spacing of the run's times, the resolution at which the
+    output times and t_end are met (T = t_end - t0 for a run from 0). The
+    floor depends on the interval only: one number per run (compiled loops
+    take it as such), unchanged when a run with t ≥ 0 is resumed over its
+    remaining times.
+
+    Parameters
+    ----------
+    t0, t_end : float
+        The run's first and last time.
+    min_step : float, optional
+        Deprecated: the former floor relative to the span, min_step ·
+        max(t_end - t0, 1) (1e-12 by default before); honoured for one
+        release, never below 16 ε T, with a DeprecationWarning.
     """
-    return float(min_step) * max(float(t_end) - float(t0), 1.0)
+    if min_step is not None:
+        return deprecated_step_floor("step_floor", t0, t_end, min_step)
+    return ROUND_OFF_MARGIN * float(np.finfo(float).eps) * max(abs(float(t0)), abs(float(t_end)))
+
+
+def deprecated_step_floor(caller: str, t0: float, t_end: float, min_step: float) -> float:
+    """max(:func:`step_floor`, min_step · max(t_end - t0, 1)), the former relative floor ``min_step``
+    of ``caller``, with a DeprecationWarning attributed to the code that called ``caller``."""
+    warnings.warn(f"{caller}(min_step=...) is deprecated: the smallest step is the round-off floor of the "
+                  "run's times (solvers.step_floor); a larger min_step is honoured for one release",
+                  DeprecationWarning, stacklevel=3)
+    return max(step_floor(t0, t_end), float(min_step) * max(float(t_end) - float(t0), 1.0))
 
 
 # ---------------------------------------------------------------------------- step-size control

@@ -80,7 +80,7 @@ from ._errors import (
     UnderResolvedError,
     UnevaluableState,
 )
-from ._runge_kutta import MIN_STEP, step_floor
+from ._runge_kutta import deprecated_step_floor, step_floor
 
 logger = logging.getLogger(__name__)
 
@@ -249,7 +249,7 @@ def evolve(
     *,
     first_step: float | None = None,
     max_step: float = np.inf,
-    min_step: float = MIN_STEP,
+    min_step: float | None = None,
     max_steps: int = 10_000_000,
     observers: Sequence[Observer] = (),
     raise_on_error: bool = False,
@@ -270,9 +270,15 @@ def evolve(
         Initial state at ``t_eval[0]``.
     t_eval : array_like, shape (T,)
         Strictly increasing output times.
-    first_step, max_step, min_step : float
-        Step-size controls; ``min_step`` is relative to the time span
-        (:func:`solvers._runge_kutta.step_floor`).
+    first_step, max_step : float
+        Step-size controls. A step the controller proposes below
+        :func:`solvers.step_floor` (16 ε max(|t0|, |t_end|), the round-off of
+        the run's times), after a rejection or after a step it was not cut
+        short to hit an output time, stops the run with a :class:`StepSizeError`.
+    min_step : float, optional
+        Deprecated (DeprecationWarning): the former floor relative to the
+        time span, min_step · max(t_end - t0, 1); honoured for one release,
+        never below :func:`solvers.step_floor`.
     max_steps : int
         Bound on accepted plus rejected steps.
     observers : sequence of callables
@@ -293,7 +299,8 @@ def evolve(
         raise ValueError("t_eval must be strictly increasing")
     read_only = isinstance(y0, np.ndarray) and y0.dtype == float and not y0.flags.writeable
     y = y0 if read_only else np.array(y0, dtype=float, copy=True)  # a read-only state may be a scheme's cached one
-    h_min = step_floor(t_eval[0], t_eval[-1], min_step)
+    h_min = (step_floor(t_eval[0], t_eval[-1]) if min_step is None
+             else deprecated_step_floor("evolve", t_eval[0], t_eval[-1], min_step))
     out_y = np.empty((t_eval.size, *y.shape))
     out_y[0] = y
     steps_per_output = np.zeros(t_eval.size, dtype=int)
@@ -328,10 +335,7 @@ def evolve(
                 if not res.accepted:
                     result.n_rejected += 1
                     dt = min(res.dt_next, max_step)
-                    if dt < h_min:
-                        raise StepSizeError(
-                            f"{scheme.name}: step size {dt:.3g} fell below min_step={h_min:.3g} at t={t:.6g}"
-                        )
+                    _check_floor(scheme, dt, h_min, t)
                     continue
                 y = res.y
                 scheme.check(y)
@@ -342,6 +346,8 @@ def evolve(
                 result.dt_max = max(result.dt_max, h)
                 if not last or res.dt_next < dt:
                     dt = min(res.dt_next, max_step)
+                if not last:
+                    _check_floor(scheme, dt, h_min, t)
             out_y[i] = y
             reached = i + 1
             result.dt_next = dt
@@ -359,3 +365,10 @@ def evolve(
     result.nfev = scheme.nfev
     result.steps_per_output = steps_per_output[:reached]
     return result
+
+
+def _check_floor(scheme: Scheme, dt: float, h_min: float, t: float) -> None:
+    """Raise :class:`StepSizeError` when the proposed step ``dt`` at ``t`` is below the floor ``h_min``."""
+    if dt < h_min:
+        raise StepSizeError(f"{scheme.name}: step size {dt:.3g} fell below the smallest step {h_min:.3g} "
+                            f"at t = {t:.6g}")

@@ -1,5 +1,6 @@
 """The Scheme contract: names, diagnostics with one meaning each, one resolution rule, the step ladder,
-the generic 'cannot evaluate' signal of the Runge–Kutta core, one step floor, deprecated names."""
+the generic 'cannot evaluate' signal of the Runge–Kutta core, deprecated names (the step floor:
+test_step_floor.py)."""
 
 from __future__ import annotations
 
@@ -10,10 +11,6 @@ import pytest
 
 import meanfield as mf
 import solvers
-from meanfield.particles._geometry import geometry_for
-from meanfield.particles._ensemble import CIRCLE
-from meanfield.particles._ensemble import integrate as integrate_ensemble
-from meanfield.particles._integrators import ROUND_OFF_STEP, integrate
 from solvers import (
     SCHEMES,
     CircleGrid,
@@ -27,7 +24,6 @@ from solvers import (
     ZonalSpectral,
     degree_tail,
     evolve,
-    step_floor,
 )
 from solvers._runge_kutta import N_STAGES, LawsonTables, StepController, adaptive_lawson_step
 
@@ -205,27 +201,6 @@ def test_a_trial_stage_that_cannot_be_evaluated_rejects_the_step() -> None:
     # the normaliser of a velocity specification is one case of it, raised by the schemes
     assert issubclass(NonPositiveNormaliser, UnevaluableState)
     assert NonPositiveNormaliser(-0.5).minimum == -0.5
-
-
-def test_step_floors_of_particles_and_schemes() -> None:
-    def blows_up(t, x):  # finite up to t = 0.5, NaN after: every step across it is rejected
-        return np.where(t < 0.5, -np.sin(x), np.nan)
-
-    x0 = np.array([[0.1, 0.4, 2.0]])
-    out = integrate(geometry_for("circle"), blows_up, x0, np.array([0.0, 1.0]), "dopri5")
-    # the general particle integrator takes step_floor with a round-off relative floor (hard-max attention
-    # in R^d needs steps near 1e-13 of the span), the compiled paths and the schemes evolve's 1e-12
-    floor = step_floor(0.0, 1.0, ROUND_OFF_STEP)
-    assert floor == 16 * np.finfo(float).eps
-    assert not out.success and f"fell below the smallest step {floor:.3g} at t = 0.5" in out.message
-    floor = step_floor(0.0, 1.0)
-    assert floor == 1e-12
-    # the compiled ensemble: a tolerance no step can meet shrinks h by 0.2 per rejection down to the floor
-    weights = np.full((1, 3), 1 / 3)
-    out = integrate_ensemble(CIRCLE, x0, weights, 1.0, True, np.array([0.0, 1.0]), rtol=1e-300, atol=0.0,
-                             max_steps=10**6)
-    assert not out.success and "step size fell below the smallest step (system 0 at t = 0)" in out.message
-    assert out.n_steps == 0 and 0 < out.n_rejected < 40
 
 
 # ---------------------------------------------------------------- former names keep working one release

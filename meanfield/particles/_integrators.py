@@ -266,21 +266,13 @@ def _adaptive_snapshot(t, x, f, h, rejected_before, counts):
             "rejected_last": np.int64(rejected_before), **counts}
 
 
-ROUND_OFF_STEP = 16 * np.finfo(float).eps
-"""Relative step floor of the general adaptive particle integrator: the round-off
-level of t, far below evolve's 1e-12. Attention in R^d becomes a hard maximum as
-the rescaled tokens separate (paper 1, arXiv:2305.05465, Theorem 4.2), and the
-step control then needs steps near 1e-13 of the run's span; a larger floor stops
-such runs although every step is still meaningful."""
-
-
 def _integrate_adaptive(geometry, velocity, x0, t_eval, rtol, atol, max_steps, on_output, record=None, resume=None):
     x = np.array(x0, dtype=float)
     out = IntegrationResult(states=[x.copy()])
     if on_output is not None:
         on_output(0, x)
     t, t_end = float(t_eval[0]), float(t_eval[-1])
-    h_min = step_floor(t_eval[0], t_end, ROUND_OFF_STEP)
+    h_min = step_floor(t_eval[0], t_end)
     controller = StepController()
     if resume is None:
         f = velocity(t, x)
@@ -296,6 +288,10 @@ def _integrate_adaptive(geometry, velocity, x0, t_eval, rtol, atol, max_steps, o
     while next_out < t_eval.size:
         if out.n_steps + out.n_rejected >= max_steps:
             out.success, out.message = False, f"exceeded max_steps = {max_steps} at t = {t:.6g}"
+            break
+        if h < h_min:  # the controller's proposal, after a rejection or a step
+            out.success = False
+            out.message = f"step size {h:.3g} fell below the smallest step {h_min:.3g} at t = {t:.6g}"
             break
         h = min(h, t_end - t)
         k1 = geometry.dexpinv(x, np.zeros_like(x), f)
@@ -314,10 +310,6 @@ def _integrate_adaptive(geometry, velocity, x0, t_eval, rtol, atol, max_steps, o
         if not accepted:
             out.n_rejected += 1
             h *= factor
-            if h < h_min:
-                out.success = False
-                out.message = f"step size {h:.3g} fell below the smallest step {h_min:.3g} at t = {t:.6g}"
-                break
             continue
         t_new = t + h if t_end - (t + h) > 1e-13 * max(1.0, abs(t_end)) else t_end
         while next_out < t_eval.size and t_eval[next_out] <= t_new:
