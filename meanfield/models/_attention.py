@@ -21,11 +21,11 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-import scipy.linalg
 
 from .._validate import check_beta
 from ..particles._geometry import tangent_projection
 from ..particles._velocity import BLOCK_ELEMENTS, _blocks
+from ._matrix_exponential import matrix_exponential
 
 __all__ = ["Attention", "FeedForward", "softmax_attention"]
 
@@ -169,7 +169,7 @@ class Attention:
 
         def velocity(t: float, x: np.ndarray) -> np.ndarray:
             if rescaled:
-                expo = scipy.linalg.expm(t * V[0])
+                expo = matrix_exponential(t * V[0])
                 xt = x @ expo.T
                 p = softmax_attention(xt, xt, beta * M[0], block_elements)
                 vz = x @ V[0].T

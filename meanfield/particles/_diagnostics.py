@@ -239,9 +239,9 @@ def attention_matrix(model: SelfAttention | Attention, positions: Any, domain: s
         Q, K, V = model.matrices(d)
         M = model.beta * Q[head].T @ K[head]
         if model.rescaled:
-            import scipy.linalg
+            from ..models._matrix_exponential import matrix_exponential
 
-            x = x @ scipy.linalg.expm(t * V[0]).T
+            x = x @ matrix_exponential(t * V[0]).T
     else:
         raise TypeError(f"model must be SelfAttention or Attention, got {type(model).__name__}")
     p = softmax_attention(x, x, M)

@@ -45,12 +45,12 @@ import logging
 from typing import Any
 
 import numpy as np
-import scipy.linalg
 import xarray as xr
 from scipy.cluster.hierarchy import fcluster, linkage
 from scipy.optimize import linprog
 
 from .._version import __version__
+from ..models._matrix_exponential import matrix_exponential
 from ..particles._diagnostics import _configurations
 from ._good_triples import TripleCheck, as_matrix, check_good_triple, check_mixed_triple
 
@@ -162,7 +162,7 @@ def _read(positions: Any, V: Any, Q: Any, K: Any, beta: Any
         times = positions["time"].broadcast_like(positions["positions"].isel(particle=0, component=0))
         stack = np.asarray(times.transpose(*dims).values, dtype=float).reshape(-1)
         output_times, which = np.unique(stack, return_inverse=True)
-        maps = np.stack([scipy.linalg.expm(-t * V) for t in output_times])  # one e^{-tV} per output time
+        maps = np.stack([matrix_exponential(-t * V) for t in output_times])  # one e^{-tV} per output time
         flat = np.einsum("cnj,cij->cni", flat, maps[which.reshape(-1)])
     return flat, lead, dims, Q, K, V, float(beta)
 
