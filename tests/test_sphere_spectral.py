@@ -136,7 +136,6 @@ def test_spectral_convergence_in_lmax() -> None:
     ref = final(40)
     errors = []
     for lmax in (6, 10, 14, 18):
-        g = SphereGrid(lmax)
         keep = ref_grid.degrees <= lmax
         diff = np.zeros_like(ref)
         diff[keep] = final(lmax) - ref[keep]

@@ -12,7 +12,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import meanfield as mf
 from meanfield.transport._wasserstein import wasserstein
 
 pytestmark = pytest.mark.slow
