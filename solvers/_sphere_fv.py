@@ -94,6 +94,7 @@ nodes.
 from __future__ import annotations
 
 import logging
+from functools import cached_property
 
 import numpy as np
 import scipy.sparse as sp
@@ -271,7 +272,6 @@ class SphereFiniteVolume(FiniteVolumeScheme):
         vals = np.concatenate([np.ones(m.n_cells), -np.ones(m.n_cells), -np.ones(n_sub), np.ones(n_sub)])
         self._div = sp.csr_matrix((vals / m.area[rows], (rows, cols)), shape=(m.n_cells, m.n_cells + n_sub))
         self._interp = None
-        self._bilinear: sp.csr_matrix | None = None
         self._average_rule: tuple[dict[str, np.ndarray], np.ndarray, sp.csr_matrix] | None = None
 
     def _band_neighbour_matrix(self, direction: int) -> sp.csr_matrix:
@@ -348,7 +348,7 @@ class SphereFiniteVolume(FiniteVolumeScheme):
             pts = _sht.leg2map(leg=leg, nphi=geom["nphi"], phi0=geom["phi0"], ringstart=geom["ringstart"])[0]
             out[k] = average @ pts
             if out[k].min() < 0:
-                out[k] = self._positive_blend(out[k], self._bilinear_rule() @ flat[k].ravel())
+                out[k] = self._positive_blend(out[k], self._bilinear_rule @ flat[k].ravel())
         return out.reshape(*lead, self.mesh.n_cells)
 
     def _positive_blend(self, spectral: np.ndarray, nodal: np.ndarray) -> np.ndarray:
@@ -360,23 +360,22 @@ class SphereFiniteVolume(FiniteVolumeScheme):
         logger.info("%s: from_grid blends the spectral cell averages (weight %.3g) with a positive nodal rule", self.name, theta)
         return theta * spectral + (1 - theta) * positive
 
+    @cached_property
     def _bilinear_rule(self) -> sp.csr_matrix:
         """Sparse (n_cells, nlat·nlon) bilinear interpolation in (ϑ, φ) of the nodes at the cell centroids
-        (constant in ϑ beyond the outermost rings; built once)."""
-        if self._bilinear is None:
-            m, g = self.mesh, self.grid
-            theta = g.colatitude
-            i = np.clip(np.searchsorted(theta, m.cell_theta) - 1, 0, g.nlat - 2)
-            t = np.clip((m.cell_theta - theta[i]) / (theta[i + 1] - theta[i]), 0.0, 1.0)
-            x = m.cell_phi * g.nlon / (2 * np.pi)
-            j = np.floor(x).astype(int) % g.nlon
-            s = x - np.floor(x)
-            rows = np.tile(np.arange(m.n_cells), 4)
-            cols = np.concatenate([i * g.nlon + j, i * g.nlon + (j + 1) % g.nlon,
-                                   (i + 1) * g.nlon + j, (i + 1) * g.nlon + (j + 1) % g.nlon])
-            vals = np.concatenate([(1 - t) * (1 - s), (1 - t) * s, t * (1 - s), t * s])
-            self._bilinear = sp.csr_matrix((vals, (rows, cols)), shape=(m.n_cells, g.nlat * g.nlon))
-        return self._bilinear
+        (constant in ϑ beyond the outermost rings)."""
+        m, g = self.mesh, self.grid
+        theta = g.colatitude
+        i = np.clip(np.searchsorted(theta, m.cell_theta) - 1, 0, g.nlat - 2)
+        t = np.clip((m.cell_theta - theta[i]) / (theta[i + 1] - theta[i]), 0.0, 1.0)
+        x = m.cell_phi * g.nlon / (2 * np.pi)
+        j = np.floor(x).astype(int) % g.nlon
+        s = x - np.floor(x)
+        rows = np.tile(np.arange(m.n_cells), 4)
+        cols = np.concatenate([i * g.nlon + j, i * g.nlon + (j + 1) % g.nlon,
+                               (i + 1) * g.nlon + j, (i + 1) * g.nlon + (j + 1) % g.nlon])
+        vals = np.concatenate([(1 - t) * (1 - s), (1 - t) * s, t * (1 - s), t * s])
+        return sp.csr_matrix((vals, (rows, cols)), shape=(m.n_cells, g.nlat * g.nlon))
 
     def _cell_average_rule(self) -> tuple[dict[str, np.ndarray], np.ndarray, sp.csr_matrix]:
         """Rings of the ϑ-Gauss nodes (cell centres in φ), the sinc factors per ring and order, and

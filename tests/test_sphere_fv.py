@@ -115,7 +115,7 @@ def test_positive_nodal_rule_is_second_order_in_the_node_spacing() -> None:
         s = mf.Sphere(lmax)
         sc = fv(s.grid, mf.SelfAttention(2.0))
         rho = mf.von_mises(s, [0.6, 0.0, 0.8], 2.0).values
-        errors.append(np.sum(sc.mesh.area * np.abs(sc.from_grid(rho[None])[0] - sc._bilinear_rule() @ rho.ravel())))
+        errors.append(np.sum(sc.mesh.area * np.abs(sc.from_grid(rho[None])[0] - sc._bilinear_rule @ rho.ravel())))
     assert np.all(np.log2(np.array(errors[:-1]) / np.array(errors[1:])) > 1.9), errors
 
 
