@@ -101,3 +101,13 @@ def test_a_resumed_run_compares_parameters_not_their_descriptions_or_history():
     check_same_run(saved, {"beta": 2.0}, "run.nc")
     with pytest.raises(CheckpointError, match="was made with beta=2.0, but this run has beta=3.0"):
         check_same_run(saved, {"beta": 3.0}, "run.nc")
+
+
+def test_a_rescaled_attention_run_says_its_positions_are_the_rescaled_tokens():
+    # rescaled=True integrates paper 1's z = e^{-tV} x (one head): the flag must say so, not name heads
+    V = np.diag([1.0, -0.5])
+    run = mf.simulate(mf.Attention(1.0, V=V, projection=False, rescaled=True),
+                      np.random.default_rng(0).standard_normal((6, 2)), [0.0, 0.1])
+    meanings = run.attrs["rescaled_flag_meanings"].split()
+    assert run.attrs["rescaled"] == 1 and meanings[list(run.attrs["rescaled_flag_values"]).index(1)] == "rescaled_tokens_z"
+    assert "exp(-t V) x_i" in run.attrs["rescaled_description"] and "head" not in run.attrs["rescaled_description"]

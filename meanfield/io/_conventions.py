@@ -77,7 +77,8 @@ PARAMETER_MEANINGS: dict[str, str] = {
     "engine": "what a Kuramoto study integrates: particles (the oscillators) or pde (the mean-field density)",
     "heads": "number of attention heads",
     "projection": "1: velocities projected onto the tangent space of the sphere; 0: flow in R^d",
-    "rescaled": "1: the attention of each head divided by the number of heads; 0: summed",
+    "rescaled": "1: the positions are paper 1's rescaled tokens z_i = exp(-t V) x_i (arXiv 2305.05465); "
+                "0: the tokens x_i",
     "n_particles": "number of particles n per system",
     "n_systems": "number of independent systems",
 }
@@ -86,7 +87,7 @@ PARAMETER_MEANINGS: dict[str, str] = {
 FLAG_MEANINGS: dict[str, tuple[str, str]] = {
     "normalized": ("unnormalized_USA", "normalized_SA"),
     "projection": ("euclidean_flow", "projected_onto_sphere"),
-    "rescaled": ("heads_summed", "heads_averaged"),
+    "rescaled": ("tokens_x", "rescaled_tokens_z"),
 }
 
 _DESCRIPTIVE_SUFFIXES = ("_description", "_flag_values", "_flag_meanings")
