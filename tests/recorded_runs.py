@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Callable
 
 import numpy as np
+import scipy.stats
 import xarray as xr
 
 import meanfield as mf
@@ -79,6 +80,60 @@ def _particles(kind: str) -> xr.Dataset:
     return mf.simulate(mf.Kuramoto(coupling=2.0, frequencies=0.5), rng.uniform(0, 2 * np.pi, 64), t)
 
 
+def _sphere_points(rng: np.random.Generator, shape: tuple[int, ...]) -> np.ndarray:
+    x = rng.standard_normal(shape)
+    return x / np.linalg.norm(x, axis=-1, keepdims=True)
+
+
+def _particle_paths(kind: str) -> xr.Dataset:
+    """The particle engine's other paths: direct sums, NUFFT, fixed steps, noise, general weights, Kuramoto laws."""
+    rng = np.random.default_rng(23)
+    t = np.linspace(0.0, 2.0, 5)
+    if kind == "circle_direct":
+        return mf.simulate(mf.SelfAttention(4.0), rng.uniform(0, 2 * np.pi, 64), t, path="direct")
+    if kind == "circle_nufft":
+        return mf.simulate(mf.SelfAttention(3.0, normalized=False), rng.uniform(0, 2 * np.pi, 300), t, path="nufft")
+    if kind == "sphere_direct":
+        return mf.simulate(mf.SelfAttention(2.0), _sphere_points(rng, (40, 5)), t, path="direct")
+    if kind == "rk4":
+        return mf.simulate(mf.SelfAttention(2.0), _sphere_points(rng, (24, 3)), t, method="rk4", dt=0.01)
+    if kind == "noise":
+        return mf.simulate(mf.SelfAttention(2.0, noise=0.05), rng.uniform(0, 2 * np.pi, 48), t, dt=0.01, seed=4)
+    if kind == "sphere_noise":
+        return mf.simulate(mf.SelfAttention(2.0, noise=0.05), _sphere_points(rng, (32, 3)), t, dt=0.01, seed=4)
+    if kind == "attention":
+        q, k, v = rng.standard_normal((3, 2, 3, 3)) / 2
+        return mf.simulate(mf.Attention(1.5, Q=q, K=k, V=v), _sphere_points(rng, (16, 3)), t)
+    if kind == "attention_ffn":
+        ffn = (rng.standard_normal((3, 4)) / 2, rng.standard_normal((4, 3)) / 2, rng.standard_normal(4) / 2)
+        return mf.simulate(mf.Attention(1.0, ffn=ffn), _sphere_points(rng, (12, 3)), t)
+    if kind == "attention_rd":
+        v = np.diag([1.0, 0.5])
+        return mf.simulate(mf.Attention(1.0, V=v, projection=False), rng.standard_normal((10, 2)), t)
+    if kind == "rescaled":
+        v = np.array([[1.0, 0.3], [0.0, 0.5]])
+        return mf.simulate(mf.Attention(1.0, V=v, projection=False, rescaled=True), rng.standard_normal((10, 2)), t)
+    if kind == "kuramoto_lorentz":
+        model = mf.Kuramoto(coupling=3.0, frequencies=scipy.stats.cauchy(0, 0.5))
+        return mf.simulate(model, rng.uniform(0, 2 * np.pi, 400), t, rtol=1e-6)
+    if kind == "kuramoto_fixed":
+        model = mf.Kuramoto(coupling=3.0, frequencies=scipy.stats.norm(0, 0.5))
+        return mf.simulate(model, rng.uniform(0, 2 * np.pi, 100), t, dt=0.01)
+    if kind == "kuramoto_harmonics":
+        model = mf.Kuramoto(coupling=2.0, frequencies=scipy.stats.norm(0, 0.3), interaction=[0.0, -0.5j, -0.2j])
+        return mf.simulate(model, rng.uniform(0, 2 * np.pi, 64), t)
+    if kind == "kuramoto_noise":
+        return mf.simulate(mf.Kuramoto(coupling=2.0, noise=0.1), rng.uniform(0, 2 * np.pi, 64), t, dt=0.01, seed=6)
+    raise ValueError(kind)
+
+
+def _kuramoto_law(method: str) -> xr.Dataset:
+    circle = mf.Circle(64)
+    rho0 = perturbed_uniform(circle, amplitude=0.2, modes=2, seed=5)
+    model = mf.Kuramoto(coupling=2.0, frequencies=scipy.stats.norm(0, 0.3), noise=0.05)
+    return mf.solve(model, rho0, np.linspace(0.0, 1.0, 3), method=method, frequency_nodes=8)
+
+
 RUNS: dict[str, Callable[[], xr.Dataset]] = {}
 for _method in ("spectral", "finite_volume"):
     for _normalized in (True, False):
@@ -90,6 +145,12 @@ for _method in ("spectral", "finite_volume"):
     RUNS[f"kuramoto_{_method}"] = lambda m=_method: _kuramoto(m)
 for _kind in ("circle", "sphere", "ensemble", "kuramoto"):
     RUNS[f"particles_{_kind}"] = lambda k=_kind: _particles(k)
+for _kind in ("circle_direct", "circle_nufft", "sphere_direct", "rk4", "noise", "sphere_noise", "attention",
+              "attention_ffn", "attention_rd", "rescaled", "kuramoto_lorentz", "kuramoto_fixed", "kuramoto_harmonics",
+              "kuramoto_noise"):
+    RUNS[f"particles_{_kind}"] = lambda k=_kind: _particle_paths(k)
+for _method in ("spectral", "finite_volume"):
+    RUNS[f"kuramoto_law_{_method}"] = lambda m=_method: _kuramoto_law(m)
 
 
 def _steps(ds: xr.Dataset) -> int:
