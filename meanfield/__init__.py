@@ -30,8 +30,8 @@ from ._version import __version__
 from .transport import WassersteinResult, wasserstein
 from ._compare import compare
 from .studies import SweepError, sweep
-from .studies import equiangular_curve, equiangular_gamma, phase_diagram, plot_phase_diagram, plot_trajectories
-from .studies import kuramoto_bifurcation, kuramoto_critical_coupling, kuramoto_theory, plot_bifurcation
+from .studies import equiangular_curve, equiangular_gamma, phase_diagram
+from .studies import kuramoto_bifurcation, kuramoto_critical_coupling, kuramoto_theory
 from .studies import cluster_dynamics, energy_staircase, equispaced_instability_rate, two_cluster_jump
 from .studies import check_good_triple, check_mixed_triple, hyperplanes, polytope_vertices, random_good_triple
 from .studies import random_mixed_triple
@@ -80,9 +80,6 @@ __all__ = [
     "orthogonal_frame",
     "pairwise_inner_products",
     "phase_diagram",
-    "plot_bifurcation",
-    "plot_phase_diagram",
-    "plot_trajectories",
     "sample",
     "simulate",
     "solve",

@@ -13,7 +13,7 @@ from ._circle_grid import CircleGrid
 from ._fft import RealFFT
 from ._finite_volume import CFL_GROWTH, LIMITERS, periodic_face_values, stable_step, upwind_flux
 from ._finite_volume_scheme import FiniteVolumeScheme, log_density
-from ._scheme import UnderResolvedError
+from ._errors import UnderResolvedError
 from ._velocity import CallableVelocity, ConvolutionVelocity
 
 logger = logging.getLogger(__name__)
@@ -167,7 +167,7 @@ class CircleFiniteVolume(FiniteVolumeScheme):
     True
     """
 
-    domain = "circle"
+    grid_type = CircleGrid
 
     def __init__(
         self,

@@ -11,8 +11,8 @@ import scipy.fft
 from . import _validate as check_arg
 from ._circle_grid import CircleGrid
 from ._fft import RealFFT
-from ._scheme import NegativeDensityError
-from ._spectral import SPECTRAL_TAIL_TOL, SpectralScheme, renamed_option
+from ._errors import NegativeDensityError
+from ._spectral import SPECTRAL_TAIL_TOL, SpectralScheme
 from ._velocity import CallableVelocity, ConvolutionVelocity
 
 __all__ = ["CircleSpectral"]
@@ -107,8 +107,6 @@ class CircleSpectral(SpectralScheme):
         FFTW threads (1 is fastest for N below ≈ 10⁴).
     fft_backend : {"pyfftw", "scipy"} or None
         FFT backend (None: pyfftw when importable).
-    underresolved_tol : float or None
-        Deprecated name of ``tail_tol``.
 
     Raises
     ------
@@ -128,8 +126,7 @@ class CircleSpectral(SpectralScheme):
     >>> run = evolve(scheme, y0, [0.0, 1.0])
     """
 
-    domain: ClassVar[str] = "circle"
-    renamed_options: ClassVar[dict[str, str]] = {"underresolved_tol": "tail_tol"}
+    grid_type: ClassVar[type] = CircleGrid
 
     def __init__(
         self,
@@ -146,14 +143,11 @@ class CircleSpectral(SpectralScheme):
         n_species: int | None = None,
         threads: int = 1,
         fft_backend: str | None = None,
-        underresolved_tol: float | None = None,
     ) -> None:
         super().__init__()
         check_arg.instance("grid", grid, CircleGrid)
         check_arg.instance("velocity", velocity, (ConvolutionVelocity, CallableVelocity))
         self.diffusion = check_arg.nonnegative("diffusion", diffusion)
-        tail_tol = renamed_option(self.name, "underresolved_tol", underresolved_tol, "tail_tol", tail_tol,
-                                  check_arg.positive)
         self.negative_tol = None if negative_tol is None else check_arg.nonnegative("negative_tol", negative_tol)
         self.dealias = check_arg.boolean("dealias", dealias)
         self.threads = check_arg.positive_int("threads", threads)

@@ -38,7 +38,7 @@ from collections.abc import Callable
 import numpy as np
 
 from . import _validate as check_arg
-from ._scheme import NegativeDensityError
+from ._errors import NegativeDensityError
 
 __all__ = [
     "CFL_GROWTH",

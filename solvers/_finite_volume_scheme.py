@@ -80,7 +80,9 @@ from ._finite_volume import (
     ssp_rk3_step,
     step_fraction,
 )
-from ._scheme import Scheme, StepResult, StepSizeError
+from ._errors import StepSizeError
+from ._evolve import StepResult
+from ._scheme import Scheme
 from ._spectral import degree_tail
 
 logger = logging.getLogger(__name__)
@@ -122,7 +124,9 @@ class FiniteVolumeScheme(Scheme):
         (default 0.1: relative error ≤ (0.1)³/24 ≈ 4e-5 in the growth rates,
         :data:`solvers._finite_volume.CFL_GROWTH`).
     dt : float or None
-        Fixed step size (validated against Δt* at every stage), or None for CFL control.
+        Fixed step: each output interval is split into equal steps of at most
+        ``dt`` (:attr:`solvers.Stepper.fixed_step`; validated against Δt* at every
+        stage), or None for CFL control.
     limiter : {"minmod", "mc", "none"}
         Slope limiter of the reconstruction ("none": first-order upwind).
     """
@@ -142,6 +146,11 @@ class FiniteVolumeScheme(Scheme):
         self.cfl_growth = step_fraction("cfl_growth", cfl_growth)
         self.dt = None if dt is None else check_arg.positive("dt", dt)
         self.limiter = check_arg.choice("limiter", limiter, LIMITERS)
+
+    @property
+    def fixed_step(self) -> float | None:
+        """The fixed step ``dt``, or None (CFL control)."""
+        return self.dt
 
     @abstractmethod
     def _as_state(self, y: Any) -> np.ndarray:
@@ -206,8 +215,8 @@ class FiniteVolumeScheme(Scheme):
         """min(cfl · bound, cfl_growth / Λ) for the forward-Euler bound ``bound`` at ``y``."""
         return min(self.cfl * bound, self.growth_step(y))
 
-    def initial_step(self, y: np.ndarray) -> float:
-        """The fixed ``dt``, or min(cfl · Δt*, cfl_growth / Λ) at ``y``."""
+    def initial_step(self, y: np.ndarray, t: float = 0.0) -> float:
+        """The fixed ``dt``, or min(cfl · Δt*, cfl_growth / Λ) at ``y`` (the scheme is autonomous: ``t`` unused)."""
         if self.dt is not None:
             return self.dt
         return self._next_step(y, self.stable_step(y))

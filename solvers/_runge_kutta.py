@@ -1,7 +1,14 @@
 """Dormand–Prince 5(4): tableau, Lawson integrating factor, step-size control, first step.
 
 One copy of the explicit pair used by every adaptive scheme of :mod:`solvers`
-(and by the particle integrators of ``meanfield``).
+(and by the particle integrators of ``meanfield``). The rules of step-size
+control are written once, as functions compiled with ``numba.njit(inline="always")``
+so that compiled loops inline them and Python calls the same formulas
+(``.py_func``): the controller's decision (:func:`controller_decision`, used by
+:class:`StepController`), the first step (:func:`first_step_probe`,
+:func:`first_step_size`, used by :func:`initial_step`), the smallest step
+(:func:`step_floor`) and when a step covers the rest of an interval
+(:func:`covers`).
 
 Tableau. Dormand & Prince's RK5(4)7M (J. R. Dormand, P. J. Prince, "A family
 of embedded Runge–Kutta formulae", J. Comput. Appl. Math. 6 (1980) 19–26):
@@ -32,13 +39,14 @@ All are read-only.
 
 from __future__ import annotations
 
-import warnings
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 import numpy as np
+
+import numba
 
 from ._errors import UnevaluableState
 from ._validate import positive, positive_int
@@ -65,6 +73,10 @@ __all__ = [
     "nan_on_unevaluable",
     "ROUND_OFF_MARGIN",
     "step_floor",
+    "covers",
+    "controller_decision",
+    "first_step_probe",
+    "first_step_size",
     "relative_error_norm",
     "weighted_rms",
     "DORMAND_PRINCE",
@@ -424,7 +436,7 @@ ROUND_OFF_MARGIN = 16
 """The step floor in units of eps·T (:func:`step_floor`)."""
 
 
-def step_floor(t0: float, t_end: float, min_step: float | None = None) -> float:
+def step_floor(t0: float, t_end: float) -> float:
     """The smallest admissible step of a run over [t0, t_end]: h_min = 16 ε T, T = max(|t0|, |t_end|).
 
     ε = 2^-52 is the spacing of doubles at 1, so every time t of the run
@@ -458,23 +470,20 @@ def step_floor(t0: float, t_end: float, min_step: float | None = None) -> float:
     ----------
     t0, t_end : float
         The run's first and last time.
-    min_step : float, optional
-        Deprecated: the former floor relative to the span, min_step ·
-        max(t_end - t0, 1) (1e-12 by default before); honoured for one
-        release, never below 16 ε T, with a DeprecationWarning.
     """
-    if min_step is not None:
-        return deprecated_step_floor("step_floor", t0, t_end, min_step)
     return ROUND_OFF_MARGIN * float(np.finfo(float).eps) * max(abs(float(t0)), abs(float(t_end)))
 
 
-def deprecated_step_floor(caller: str, t0: float, t_end: float, min_step: float) -> float:
-    """max(:func:`step_floor`, min_step · max(t_end - t0, 1)), the former relative floor ``min_step``
-    of ``caller``, with a DeprecationWarning attributed to the code that called ``caller``."""
-    warnings.warn(f"{caller}(min_step=...) is deprecated: the smallest step is the round-off floor of the "
-                  "run's times (solvers.step_floor); a larger min_step is honoured for one release",
-                  DeprecationWarning, stacklevel=3)
-    return max(step_floor(t0, t_end), float(min_step) * max(float(t_end) - float(t0), 1.0))
+@numba.njit(cache=True, inline="always")
+def covers(dt, remaining):
+    """Whether a step of proposed size ``dt`` covers the time ``remaining`` to the next stop of a run:
+    dt ≥ remaining (1 - 10⁻¹²). The step is then taken as exactly ``remaining``, so that the stop is met
+    as a double, not approached by a sliver of round-off (a step of 10⁻¹² of it or less).
+
+    Every adaptive loop uses it: :func:`solvers.evolve` at each output time (or only at the final time,
+    for a stepper with dense output) and the compiled ensembles of ``meanfield`` at their final time.
+    """
+    return dt >= remaining * (1.0 - 1e-12)
 
 
 # ---------------------------------------------------------------------------- step-size control
@@ -544,21 +553,33 @@ class StepController:
         self.rejected_last = False
 
     def decide(self, error: float) -> StepDecision:
-        """Accept or reject a step of error norm ``error`` and give h_new / h."""
-        if not np.isfinite(error):
-            self.rejected_last = True
-            return StepDecision(False, self.min_factor)
-        if error == 0:
-            factor = self.max_factor
-        else:
-            factor = min(self.max_factor, max(self.min_factor, self.safety * error**self._exponent))
-        if error > 1:
-            self.rejected_last = True
-            return StepDecision(False, factor)
-        if self.rejected_last:
-            factor = min(1.0, factor)
-        self.rejected_last = False
-        return StepDecision(True, factor)
+        """Accept or reject a step of error norm ``error`` and give h_new / h (:func:`controller_decision`)."""
+        accepted, factor = controller_decision.py_func(float(error), self.rejected_last, self.safety,
+                                                       self.min_factor, self.max_factor, self._exponent)
+        self.rejected_last = not accepted
+        return StepDecision(accepted, factor)
+
+
+@numba.njit(cache=True, inline="always")
+def controller_decision(error, rejected_last, safety, min_factor, max_factor, exponent):
+    """(accepted, h_new / h) of the integral controller (:class:`StepController`) for the error norm
+    ``error`` of a step, after a rejected attempt when ``rejected_last``; ``exponent`` = -1/(q + 1).
+
+    Not finite: rejected, min_factor. Otherwise factor = min(max_factor, max(min_factor, safety ·
+    error^exponent)) (max_factor at error = 0); accepted when error ≤ 1, and then not above 1 after a
+    rejection.
+    """
+    if not np.isfinite(error):
+        return False, min_factor
+    if error == 0:
+        factor = max_factor
+    else:
+        factor = min(max_factor, max(min_factor, safety * error**exponent))
+    if error > 1:
+        return False, factor
+    if rejected_last:
+        factor = min(1.0, factor)
+    return True, factor
 
 
 # ---------------------------------------------------------------------------- first step
@@ -608,21 +629,32 @@ def initial_step(
         h > 0.
     """
     with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-        d0 = float(y0_norm)
         d1 = float(norm(f0))
-        if not (np.isfinite(d0) and np.isfinite(d1)) or d0 < 1e-5 or d1 < 1e-5 or not 0.01 * d0 / d1 > 0:
-            h0 = 1e-6
-        else:
-            h0 = 0.01 * d0 / d1
-        h0 = min(h0, max_step)
+        h0 = min(first_step_probe.py_func(float(y0_norm), d1), max_step)
         d2 = float(norm(euler_derivative(h0) - f0)) / h0
-        if not (np.isfinite(d1) and np.isfinite(d2)):
-            return h0
-        if max(d1, d2) <= 1e-15:
-            h1 = max(1e-6, 1e-3 * h0)
-        else:
-            h1 = (0.01 / max(d1, d2)) ** (1.0 / (error_order + 1))
-    return float(min(100 * h0, h1, max_step))
+        return float(min(first_step_size.py_func(h0, d1, d2, error_order), max_step))
+
+
+@numba.njit(cache=True, inline="always")
+def first_step_probe(d0, d1):
+    """h0 of :func:`initial_step`: 0.01 d0/d1, or 1e-6 when d0 or d1 is below 1e-5 or not finite."""
+    if not (np.isfinite(d0) and np.isfinite(d1)) or d0 < 1e-5 or d1 < 1e-5 or not 0.01 * d0 / d1 > 0:
+        return 1e-6
+    return 0.01 * d0 / d1
+
+
+@numba.njit(cache=True, inline="always")
+def first_step_size(h0, d1, d2, error_order):
+    """min(100 h0, h1) of :func:`initial_step`, h1 = (0.01/max(d1, d2))^{1/(q+1)} (max(1e-6, 1e-3 h0) when
+    max(d1, d2) ≤ 1e-15); h0 itself when d1 or d2 is not finite."""
+    if not (np.isfinite(d1) and np.isfinite(d2)):
+        return h0
+    big = max(d1, d2)
+    if big <= 1e-15:
+        h1 = max(1e-6, 1e-3 * h0)
+    else:
+        h1 = (0.01 / big) ** (1.0 / (error_order + 1))
+    return min(100 * h0, h1)
 
 
 # ---------------------------------------------------------------------------- adaptive Lawson step

@@ -9,17 +9,12 @@ by one step at a time. It owns its discretisation; it receives the velocity as
 a specification (multipliers of convolution kernels or a callable), never as
 physics. :func:`evolve` drives any scheme through a list of output times.
 
-Rules for implementers (in the manner of ``scipy.integrate.OdeSolver``):
+A scheme is a :class:`solvers.Stepper` (the time-stepping contract and the loop
+:func:`evolve` that drives it: :mod:`solvers._evolve`), which in addition
 
 * ``__init__(grid, velocity, diffusion=0.0, **options)`` validates every
   option and raises ``ValueError`` naming it;
 * ``rhs(y)`` returns dy/dt of the semi-discrete system;
-* ``initial_step(y)`` proposes a first step;
-* ``_step_impl(t, y, dt)`` attempts one step of size ``dt`` and returns a
-  :class:`StepResult`; an adaptive scheme may reject the step and propose a
-  smaller ``dt_next``; a CFL-controlled scheme proposes its stable step;
-* ``check(y)`` inspects an accepted state and raises :class:`SchemeError`
-  subclasses (under-resolution, negative density, non-finite values);
 * ``mass(y)`` returns the total mass of each density (quadrature);
 * ``from_grid(values)`` / ``to_grid(y)`` convert between node values on the
   domain's grid and the scheme's state (identity unless the scheme works on
@@ -28,15 +23,15 @@ Rules for implementers (in the manner of ``scipy.integrate.OdeSolver``):
   next step from an accepted ``y`` depends on (the state itself, and e.g. the
   coefficients and last stage a spectral scheme keeps), so that a run
   continued from a snapshot, with ``first_step`` the saved
-  :attr:`Evolution.dt_next`, repeats the uninterrupted run bit for bit.
+  :attr:`Continuation.dt`, repeats the uninterrupted run bit for bit.
 
 Schemes count right-hand-side evaluations in ``nfev``.
 
 Names. A scheme class is called ``<Domain><Method>`` (``CircleSpectral``,
-``ZonalFiniteVolume``); its class attributes ``domain`` ("circle", "sphere",
-"zonal") and ``name`` (the method: "spectral" or "finite_volume") are the key
-under which it is registered in :data:`solvers.SCHEMES`, and ``name`` starts
-its error messages. The attribute ``velocity`` is always the velocity
+``ZonalFiniteVolume``); its class attributes ``grid_type`` (the grid class it
+discretises on) and ``name`` (the method: "spectral" or "finite_volume") say
+where it applies, :data:`solvers.SCHEMES` lists every scheme class, and
+``name`` starts its error messages. The attribute ``velocity`` is always the velocity
 specification the scheme was built with (never a method).
 
 Diagnostics, one meaning each, every scheme:
@@ -66,94 +61,31 @@ from __future__ import annotations
 
 import logging
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import ClassVar
 
 import numpy as np
 
-from ._errors import (
-    NegativeDensityError,
-    NonFiniteError,
-    SchemeError,
-    StepSizeError,
-    UnderResolvedError,
-    UnevaluableState,
-)
-from ._runge_kutta import deprecated_step_floor, step_floor
+from ._errors import NonFiniteError
+from ._evolve import Stepper
 
 logger = logging.getLogger(__name__)
 
-__all__ = [
-    "Scheme",
-    "StepResult",
-    "Evolution",
-    "evolve",
-    "SchemeError",
-    "UnderResolvedError",
-    "NegativeDensityError",
-    "NonFiniteError",
-    "StepSizeError",
-    "UnevaluableState",
-]
+__all__ = ["Scheme"]
 
 
-def __getattr__(name: str) -> Any:
-    if name == "NonPositiveNormaliser":  # its home is the velocity specification it belongs to
-        from ._velocity import NonPositiveNormaliser
-
-        return NonPositiveNormaliser
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-@dataclass(frozen=True)
-class StepResult:
-    """Outcome of one attempted step.
-
-    Attributes
-    ----------
-    accepted : bool
-        Whether ``y`` is the state at ``t + dt``.
-    y : ndarray or None
-        The new state when accepted.
-    dt_next : float
-        Step size proposed for the next attempt (retry or next step).
-    error : float
-        Scheme-specific error measure of the attempt (0 when not estimated).
-    """
-
-    accepted: bool
-    y: np.ndarray | None
-    dt_next: float
-    error: float = 0.0
-
-
-class Scheme(ABC):
+class Scheme(Stepper, ABC):
     """Base class of the schemes; see the module docstring for the contract."""
 
-    domain: ClassVar[str] = ""
-    """Kind of domain: "circle", "sphere" or "zonal"."""
+    grid_type: ClassVar[type]
+    """The grid class the scheme discretises on (:func:`solvers.schemes_for` finds the schemes of a grid)."""
     name: ClassVar[str] = ""
-    """Method name: "spectral" or "finite_volume" (the key of :data:`solvers.SCHEMES` with ``domain``)."""
+    """Method name: "spectral" or "finite_volume"."""
     order: ClassVar[int] = 0
     """Formal order of accuracy in space (time order is stated per scheme)."""
-    renamed_options: ClassVar[dict[str, str]] = {}
-    """Former option names still accepted (with a DeprecationWarning), mapped to the current ones."""
-
-    def __init__(self) -> None:
-        self.nfev = 0
 
     @abstractmethod
     def rhs(self, y: np.ndarray) -> np.ndarray:
         """Time derivative of the semi-discrete state."""
-
-    @abstractmethod
-    def initial_step(self, y: np.ndarray) -> float:
-        """A first step size suited to ``y``."""
-
-    @abstractmethod
-    def _step_impl(self, t: float, y: np.ndarray, dt: float) -> StepResult:
-        """Attempt one step of size ``dt`` from ``(t, y)``."""
 
     @abstractmethod
     def mass(self, y: np.ndarray) -> np.ndarray:
@@ -193,182 +125,3 @@ class Scheme(ABC):
     def stable_step(self, y: np.ndarray) -> float:
         """Largest step the stability bound admits from ``y`` (∞ when only the error control limits it)."""
         return np.inf
-
-    def step(self, t: float, y: np.ndarray, dt: float) -> StepResult:
-        """Attempt one step; a non-positive or non-finite ``dt`` is an error."""
-        if not (np.isfinite(dt) and dt > 0):
-            raise StepSizeError(f"{self.name}: step size dt={dt!r} must be positive and finite")
-        return self._step_impl(t, y, dt)
-
-
-@dataclass
-class Evolution:
-    """Result of :func:`evolve`.
-
-    Attributes
-    ----------
-    t : ndarray, shape (T,)
-        Output times reached (a prefix of the requested ones when the run stopped early).
-    y : ndarray, shape (T, *state_shape)
-        States at ``t``.
-    n_steps, n_rejected, nfev : int
-        Accepted steps, rejected attempts, right-hand-side evaluations.
-    dt_min, dt_max : float
-        Smallest and largest accepted step.
-    success : bool
-        True when every requested time was reached.
-    message : str
-        Why the run stopped.
-    dt_next : float
-        The step size the next step would try; kept up to date during the run,
-        so that an observer given the live record (``evolve(..., record=)``)
-        can save it with a :meth:`Scheme.snapshot`.
-    """
-
-    t: np.ndarray
-    y: np.ndarray
-    n_steps: int = 0
-    n_rejected: int = 0
-    nfev: int = 0
-    dt_min: float = np.inf
-    dt_max: float = 0.0
-    success: bool = True
-    message: str = "reached the final time"
-    steps_per_output: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=int))
-    dt_next: float = np.nan
-
-
-Observer = Callable[[int, float, np.ndarray], Any]
-"""Called as ``observer(index, t, y)`` at each output time (progress, checkpoints)."""
-
-
-def evolve(
-    scheme: Scheme,
-    y0: np.ndarray,
-    t_eval: Sequence[float] | np.ndarray,
-    *,
-    first_step: float | None = None,
-    max_step: float = np.inf,
-    min_step: float | None = None,
-    max_steps: int = 10_000_000,
-    observers: Sequence[Observer] = (),
-    raise_on_error: bool = False,
-    record: Evolution | None = None,
-) -> Evolution:
-    """Advance ``y0`` from ``t_eval[0]`` through every time of ``t_eval``.
-
-    Steps are shortened so that each output time is hit exactly. A
-    :class:`SchemeError` raised by the scheme stops the run; the states
-    reached so far are returned with ``success=False`` and the error's message
-    (or the error is re-raised when ``raise_on_error``). An initial state that
-    fails :meth:`Scheme.check` always raises: there is nothing to return.
-
-    Parameters
-    ----------
-    scheme : Scheme
-    y0 : ndarray
-        Initial state at ``t_eval[0]``.
-    t_eval : array_like, shape (T,)
-        Strictly increasing output times.
-    first_step, max_step : float
-        Step-size controls. A step the controller proposes below
-        :func:`solvers.step_floor` (16 ε max(|t0|, |t_end|), the round-off of
-        the run's times), after a rejection or after a step it was not cut
-        short to hit an output time, stops the run with a :class:`StepSizeError`.
-    min_step : float, optional
-        Deprecated (DeprecationWarning): the former floor relative to the
-        time span, min_step · max(t_end - t0, 1); honoured for one release,
-        never below :func:`solvers.step_floor`.
-    max_steps : int
-        Bound on accepted plus rejected steps.
-    observers : sequence of callables
-        ``observer(index, t, y)`` is called at every output time, including
-        the initial one.
-    raise_on_error : bool
-        Re-raise scheme errors instead of returning a partial result.
-    record : Evolution, optional
-        Filled in (counters, ``dt_next``) as the run goes, before the observers
-        are called at each output, and returned; its counters start from zero.
-    """
-    t_eval = np.asarray(t_eval, dtype=float)
-    if t_eval.ndim != 1 or t_eval.size < 1:
-        raise ValueError(f"t_eval must be a non-empty 1-D array of times, got shape {t_eval.shape}")
-    if not np.all(np.isfinite(t_eval)):
-        raise ValueError("t_eval must contain finite times")
-    if t_eval.size > 1 and not np.all(np.diff(t_eval) > 0):
-        raise ValueError("t_eval must be strictly increasing")
-    read_only = isinstance(y0, np.ndarray) and y0.dtype == float and not y0.flags.writeable
-    y = y0 if read_only else np.array(y0, dtype=float, copy=True)  # a read-only state may be a scheme's cached one
-    h_min = (step_floor(t_eval[0], t_eval[-1]) if min_step is None
-             else deprecated_step_floor("evolve", t_eval[0], t_eval[-1], min_step))
-    out_y = np.empty((t_eval.size, *y.shape))
-    out_y[0] = y
-    steps_per_output = np.zeros(t_eval.size, dtype=int)
-    result = record if record is not None else Evolution(t=t_eval, y=out_y)
-    result.t, result.y = t_eval, out_y
-    initial_error = None
-    try:
-        scheme.check(y)
-    except SchemeError as err:  # the initial output is still kept (success False) unless raise_on_error
-        if raise_on_error:
-            raise
-        initial_error = err
-    for obs in observers:
-        obs(0, t_eval[0], y)
-    t = t_eval[0]
-    attempts = 0
-    reached = 1
-    try:
-        if initial_error is not None:
-            raise initial_error
-        dt = min(first_step if first_step is not None else scheme.initial_step(y), max_step)
-        for i in range(1, t_eval.size):
-            target = t_eval[i]
-            while t < target:
-                if attempts >= max_steps:
-                    raise StepSizeError(f"{scheme.name}: max_steps={max_steps} exhausted at t={t:.6g}")
-                remaining = target - t
-                last = dt >= remaining * (1 - 1e-12)
-                h = remaining if last else dt
-                attempts += 1
-                res = scheme.step(t, y, h)
-                if not res.accepted:
-                    result.n_rejected += 1
-                    dt = min(res.dt_next, max_step)
-                    _check_floor(scheme, dt, h_min, t)
-                    continue
-                y = res.y
-                scheme.check(y)
-                t = target if last else t + h
-                result.n_steps += 1
-                steps_per_output[i] += 1
-                result.dt_min = min(result.dt_min, h)
-                result.dt_max = max(result.dt_max, h)
-                if not last or res.dt_next < dt:
-                    dt = min(res.dt_next, max_step)
-                if not last:
-                    _check_floor(scheme, dt, h_min, t)
-            out_y[i] = y
-            reached = i + 1
-            result.dt_next = dt
-            result.nfev = scheme.nfev
-            for obs in observers:
-                obs(i, target, y)
-    except SchemeError as err:
-        if raise_on_error:
-            raise
-        logger.warning("%s", err)
-        result.success = False
-        result.message = str(err)
-    result.t = t_eval[:reached]
-    result.y = out_y[:reached]
-    result.nfev = scheme.nfev
-    result.steps_per_output = steps_per_output[:reached]
-    return result
-
-
-def _check_floor(scheme: Scheme, dt: float, h_min: float, t: float) -> None:
-    """Raise :class:`StepSizeError` when the proposed step ``dt`` at ``t`` is below the floor ``h_min``."""
-    if dt < h_min:
-        raise StepSizeError(f"{scheme.name}: step size {dt:.3g} fell below the smallest step {h_min:.3g} "
-                            f"at t = {t:.6g}")

@@ -71,7 +71,6 @@ from __future__ import annotations
 
 import warnings
 from abc import abstractmethod
-from collections.abc import Callable
 from typing import Any, ClassVar
 
 import numpy as np
@@ -87,10 +86,12 @@ from ._runge_kutta import (
     nan_on_unevaluable,
     relative_error_norm,
 )
-from ._scheme import Scheme, StepResult, UnderResolvedError
+from ._errors import UnderResolvedError
+from ._evolve import StepResult
+from ._scheme import Scheme
 from ._velocity import NonPositiveNormaliser
 
-__all__ = ["SpectralScheme", "degree_tail", "SPECTRAL_TAIL_TOL", "FINITE_VOLUME_TAIL_TOL", "renamed_option"]
+__all__ = ["SpectralScheme", "degree_tail", "SPECTRAL_TAIL_TOL", "FINITE_VOLUME_TAIL_TOL"]
 
 SPECTRAL_TAIL_TOL = 1e-6
 """Default ``tail_tol`` of the spectral schemes (module docstring)."""
@@ -113,18 +114,6 @@ def degree_tail(norms: np.ndarray, cut: int | None = None) -> np.ndarray:
         return np.where(top == 0, 0.0, top / mean)
 
 
-def renamed_option(scheme: str, old: str, old_value: Any, new: str, new_value: Any,
-                   validate: Callable[[str, Any], Any]) -> Any:
-    """``new_value``, or ``old_value`` (validated under its old name) with a DeprecationWarning
-    when the option was given by its old name ``old``."""
-    if old_value is None:
-        return new_value
-    validate(old, old_value)
-    warnings.warn(f"{scheme}: the option {old}= is deprecated, use {new}= (same meaning)", DeprecationWarning,
-                  stacklevel=3)
-    return old_value
-
-
 class SpectralScheme(Scheme):
     """Base of the spectral schemes: start, first step, Lawson step, error norm, resolution (module docstring).
 
@@ -145,8 +134,6 @@ class SpectralScheme(Scheme):
 
     name: ClassVar[str] = "spectral"
     order: ClassVar[int] = 0  # spectral (exponential) accuracy in space; time order 5
-    _tail_cut: int | None = None
-    """Last degree not watched by the resolution check (None: ⌊2L/3⌋)."""
 
     def _setup(self, rates: np.ndarray | None, stage_shape: tuple[int, ...], dtype: type, *, rtol: float,
                atol: float, tail_tol: float, on_underresolved: str) -> None:
@@ -232,8 +219,9 @@ class SpectralScheme(Scheme):
         """Largest step the scheme's stability bound admits from ``y`` (∞ when none applies)."""
         return self._bound(self._start(y)[2])
 
-    def initial_step(self, y: np.ndarray) -> float:
-        """First step by Hairer, Nørsett & Wanner's algorithm (Solving ODEs I, II.4) on the transport part.
+    def initial_step(self, y: np.ndarray, t: float = 0.0) -> float:
+        """First step by Hairer, Nørsett & Wanner's algorithm (Solving ODEs I, II.4) on the transport part
+        (the scheme is autonomous: ``t`` is unused).
 
         The weighted norm is max_m ‖v_m‖ / (atol + rtol ‖ρ_m‖) (see
         :func:`solvers._runge_kutta.initial_step`); at most :meth:`stable_step`.
@@ -279,13 +267,7 @@ class SpectralScheme(Scheme):
     def spectral_tail(self, y: np.ndarray) -> np.ndarray:
         """τ_m = max_{l > ⌊2L/3⌋} ‖ρ_{m,l}‖ / ‖ρ_{m,0}‖ of each density, shape (m,)
         (:func:`degree_tail`)."""
-        return np.atleast_1d(degree_tail(self._degree_norms(self.coefficients(y)), self._tail_cut))
-
-    def tail(self, y: np.ndarray) -> np.ndarray:
-        """Deprecated name of :meth:`spectral_tail`."""
-        warnings.warn(f"{type(self).__name__}.tail is deprecated, use spectral_tail", DeprecationWarning,
-                      stacklevel=2)
-        return self.spectral_tail(y)
+        return np.atleast_1d(degree_tail(self._degree_norms(self.coefficients(y))))
 
     def check(self, y: np.ndarray) -> None:
         """Raise on non-finite values; raise (or warn, ``on_underresolved="warn"``) on an
@@ -293,10 +275,10 @@ class SpectralScheme(Scheme):
         a = self.coefficients(y)
         super().check(np.asarray(y))
         norms = self._degree_norms(a)
-        tail = float(np.max(degree_tail(norms, self._tail_cut)))
+        tail = float(np.max(degree_tail(norms)))
         tolerance = max(self.tail_tol, 100 * self.rtol)
         if tail > tolerance:
-            cut = 2 * (norms.shape[-1] - 1) // 3 if self._tail_cut is None else self._tail_cut
+            cut = 2 * (norms.shape[-1] - 1) // 3
             note = "" if tolerance == self.tail_tol else f" (raised to 100·rtol={tolerance:.3g})"
             message = (
                 f"{self.name}: under-resolved on {self._grid_words()}: spectral tail max|ρ_l|/|ρ_0| over l > {cut} "

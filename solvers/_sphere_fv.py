@@ -103,7 +103,7 @@ import ducc0.sht.experimental as _sht
 from . import _validate as check_arg
 from ._finite_volume import CFL_GROWTH, limited_difference
 from ._finite_volume_scheme import FiniteVolumeScheme, log_density
-from ._scheme import UnderResolvedError
+from ._errors import UnderResolvedError
 from ._sphere_grid import SphereGrid
 from ._velocity import ConvolutionVelocity
 
@@ -176,7 +176,7 @@ class SphereFiniteVolume(FiniteVolumeScheme):
         Band limit of the potential (default ``grid.lmax``).
     """
 
-    domain = "sphere"
+    grid_type = SphereGrid
 
     def __init__(
         self,

@@ -37,9 +37,7 @@ is retried with 0.2 h.
 
 from __future__ import annotations
 
-import warnings
-from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import ClassVar
 
 import numpy as np
 
@@ -74,10 +72,6 @@ class SphereSpectral(SpectralScheme):
         Raise :class:`UnderResolvedError` or emit a ``RuntimeWarning``.
     dealias : bool
         Evaluate products on the padded grid (default) or on the base grid.
-    tail_start : float
-        Deprecated: a value other than 2/3 (0 < tail_start < 1) moves the
-        start of the watched tail to ⌊tail_start·lmax⌋ + 1, with a
-        DeprecationWarning (every spectral scheme watches l > ⌊2L/3⌋).
 
     Raises
     ------
@@ -90,7 +84,7 @@ class SphereSpectral(SpectralScheme):
         complex ones of the circle, for instance).
     """
 
-    domain: ClassVar[str] = "sphere"
+    grid_type: ClassVar[type] = SphereGrid
 
     def __init__(
         self,
@@ -103,7 +97,6 @@ class SphereSpectral(SpectralScheme):
         tail_tol: float = SPECTRAL_TAIL_TOL,
         on_underresolved: str = "raise",
         dealias: bool = True,
-        tail_start: float = 2 / 3,
     ) -> None:
         super().__init__()
         check_arg.instance("grid", grid, SphereGrid)
@@ -111,15 +104,9 @@ class SphereSpectral(SpectralScheme):
         self.diffusion = check_arg.nonnegative("diffusion", diffusion)
         if rtol == 0 and atol == 0:
             raise ValueError("rtol and atol must not both be 0")
-        tail_start = check_arg.open_interval("tail_start", tail_start, 0, 1)
-        if tail_start != 2 / 3:
-            warnings.warn("SphereSpectral: tail_start is deprecated; every spectral scheme watches the degrees "
-                          "l > ⌊2 lmax/3⌋", DeprecationWarning, stacklevel=2)
-            self._tail_cut = int(np.floor(tail_start * grid.lmax))
         dealias = check_arg.boolean("dealias", dealias)
         self.grid = grid
-        self.velocity = _DeprecatedCallable(velocity.numerator, velocity.denominator, velocity.drift,
-                                            velocity.weights, self)
+        self.velocity = velocity
         ell = grid.degrees
         self._num, self._den = check_arg.velocity_multipliers(velocity, ell, real=True, index_name="degrees")
         self._lam = ell * (ell + 1.0)
@@ -177,17 +164,3 @@ class SphereSpectral(SpectralScheme):
     def mass(self, y: np.ndarray) -> np.ndarray:
         """∫ ρ dσ by Gauss–Legendre quadrature, shape (1,)."""
         return np.sum(np.asarray(y) * self.grid.weights, axis=(-2, -1))
-
-
-@dataclass(frozen=True)
-class _DeprecatedCallable(ConvolutionVelocity):
-    """The velocity specification of a :class:`SphereSpectral`, still callable as the former
-    method ``velocity(y)`` (X at the nodes, shape (2, nlat, nlon)) with a DeprecationWarning."""
-
-    scheme: Any = field(default=None, repr=False, compare=False)
-
-    def __call__(self, y: np.ndarray) -> np.ndarray:
-        warnings.warn("SphereSpectral.velocity(y) is deprecated: velocity is the specification; use "
-                      "velocity_field(y) (components last, shape (1, nlat, nlon, 2))", DeprecationWarning,
-                      stacklevel=2)
-        return np.moveaxis(self.scheme.velocity_field(y)[0], -1, 0)

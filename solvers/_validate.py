@@ -26,7 +26,6 @@ __all__ = [
     "real_number",
     "positive",
     "nonnegative",
-    "open_interval",
     "positive_int",
     "boolean",
     "choice",
@@ -57,14 +56,6 @@ def nonnegative(name: str, value: object) -> float:
     out = real_number(name, value)
     if not (np.isfinite(out) and out >= 0):
         raise ValueError(f"{name} must be finite and >= 0, got {value!r}")
-    return out
-
-
-def open_interval(name: str, value: object, low: float, high: float) -> float:
-    """``value`` as a float, required in the open interval (low, high)."""
-    out = real_number(name, value)
-    if not low < out < high:
-        raise ValueError(f"{name} must lie in ({low:g}, {high:g}), got {value!r}")
     return out
 
 

@@ -110,7 +110,7 @@ class ZonalFiniteVolume(FiniteVolumeScheme):
         Gegenbauer degrees of the potential (default n).
     """
 
-    domain = "zonal"
+    grid_type = ZonalCellGrid
 
     def __init__(
         self,

@@ -86,7 +86,7 @@ class ZonalSpectral(SpectralScheme):
         drift, or multipliers that are not real, finite, one per degree.
     """
 
-    domain: ClassVar[str] = "zonal"
+    grid_type: ClassVar[type] = ZonalGaussGrid
 
     def __init__(
         self,

@@ -10,7 +10,7 @@ import meanfield as mf
 
 
 def test_under_resolved_initial_density_returns_the_initial_output():
-    # κ = 30 on 16 nodes: the spectral tail |ρ̂_k|/|ρ̂_0| beyond k = 5 is 0.71, far above underresolved_tol = 1e-6
+    # κ = 30 on 16 nodes: the spectral tail |ρ̂_k|/|ρ̂_0| beyond k = 5 is 0.71, far above tail_tol = 1e-6
     # (built from the node values: von_mises refuses a grid this coarse for κ = 30)
     circle = mf.Circle(16)
     rho0 = mf.Density(circle, np.exp(30.0 * (np.cos(circle.theta) - 1.0)))

@@ -10,7 +10,6 @@ import meanfield as mf
 from meanfield.models._energy import energy, energy_multipliers
 
 from solvers import (
-    SCHEMES,
     CallableVelocity,
     CircleFiniteVolume,
     CircleGrid,
@@ -19,6 +18,7 @@ from solvers import (
     StepSizeError,
     UnderResolvedError,
     evolve,
+    schemes_for,
 )
 
 
@@ -55,7 +55,7 @@ def run(model, n: int, y0: np.ndarray, t, **options):
 
 
 def test_registered():
-    assert SCHEMES[("circle", "finite_volume")] is CircleFiniteVolume
+    assert schemes_for(CircleGrid(8))["finite_volume"] is CircleFiniteVolume
     assert CircleFiniteVolume.name == "finite_volume"
 
 

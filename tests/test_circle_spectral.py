@@ -9,13 +9,13 @@ import scipy.stats
 
 import meanfield as mf
 from solvers import (
-    SCHEMES,
     CallableVelocity,
     CircleGrid,
     ConvolutionVelocity,
     NegativeDensityError,
     UnderResolvedError,
     evolve,
+    schemes_for,
 )
 from solvers._circle_spectral import CircleSpectral
 
@@ -35,7 +35,7 @@ def _interpolate(y: np.ndarray, n_fine: int) -> np.ndarray:
 
 
 def test_registered():
-    assert SCHEMES[("circle", "spectral")] is CircleSpectral
+    assert schemes_for(CircleGrid(8))["spectral"] is CircleSpectral
 
 
 @pytest.mark.parametrize(
@@ -72,7 +72,7 @@ def test_spectral_convergence_is_exponential_in_n():
         grid = CircleGrid(n)
         y0 = _normalised(grid, np.exp(np.cos(grid.theta) + 0.5 * np.sin(2 * grid.theta)))
         # coarse grids are under-resolved on purpose here: switch the detector off
-        scheme = CircleSpectral(grid, model.velocity_spec(2), rtol=1e-13, atol=0.0, underresolved_tol=1.0)
+        scheme = CircleSpectral(grid, model.velocity_spec(2), rtol=1e-13, atol=0.0, tail_tol=1.0)
         return _interpolate(evolve(scheme, y0, [0.0, 1.0], raise_on_error=True).y[-1, 0], 256)
 
     reference = run(128)
@@ -251,7 +251,7 @@ def test_stiff_diffusion_does_not_limit_the_step():
         ({"rtol": -1e-6}, ValueError, r"rtol must be finite and > 0"),
         ({"rtol": None}, TypeError, r"rtol must be a real number, got None"),
         ({"atol": -1.0}, ValueError, r"atol must be finite and >= 0, got -1.0"),
-        ({"underresolved_tol": 0}, ValueError, r"underresolved_tol must be finite and > 0, got 0"),
+        ({"tail_tol": 0}, ValueError, r"tail_tol must be finite and > 0, got 0"),
         ({"on_underresolved": "ignore"}, ValueError, r"on_underresolved must be 'raise' or 'warn', got 'ignore'"),
         ({"threads": 0}, ValueError, r"threads must be a positive integer, got 0"),
         ({"threads": 1.5}, TypeError, r"threads must be a positive integer, got 1.5"),
@@ -338,7 +338,7 @@ def test_time_order_is_five_with_and_without_integrating_factor(sigma):
     grid = CircleGrid(32)
     y0 = _normalised(grid, np.exp(np.cos(grid.theta) + 0.5 * np.sin(2 * grid.theta)))
     velocity = mf.SelfAttention(2.0).velocity_spec(2)
-    opts = {"diffusion": sigma, "underresolved_tol": 1.0}
+    opts = {"diffusion": sigma, "tail_tol": 1.0}
     reference = evolve(CircleSpectral(grid, velocity, rtol=1e-14, atol=0.0, **opts), y0, [0.0, 1.0]).y[-1]
     steps = np.array([1 / 4, 1 / 8, 1 / 16, 1 / 32])
     errors = []

@@ -259,14 +259,6 @@ def test_diffusion_fills_vacuum_with_positivity_mass_and_a_bounded_step_count():
     assert steps[0] < 2 * steps[1], steps
 
 
-def test_the_deprecated_zonal_class_name_warns_and_is_the_same_class():
-    import solvers
-
-    with pytest.warns(DeprecationWarning, match="solvers.ZonalFiniteVolumeScheme is deprecated, use solvers.ZonalFiniteVolume"):
-        old = solvers.ZonalFiniteVolumeScheme
-    assert old is ZonalFiniteVolume
-
-
 def test_spectral_tail_of_every_finite_volume_scheme():
     # τ = max_{l > ⌊2L/3⌋} ‖ρ_l‖/‖ρ_0‖ (solvers.degree_tail): zero up to round-off for a density of
     # low degree on S¹ and zonal cells, O(1) for all of the mass in one cell (|ρ̂_k| = |ρ̂_0| on S¹);

@@ -9,7 +9,7 @@ from scipy.integrate import quad
 from scipy.optimize import brentq
 
 import meanfield as mf
-from meanfield.studies import kuramoto_run, plot_bifurcation
+from meanfield.studies import kuramoto_run
 
 
 def test_locked_state_quadrature_reproduces_ott_antonsen():
@@ -100,21 +100,9 @@ def test_pde_bifurcation_with_noise_matches_theory():
     assert ds.attrs["engine"] == "pde"
 
 
-def test_former_keyword_method_still_chooses_the_engine_with_a_deprecation_warning():
-    """method= gives the engine= run bit for bit (and the attr engine) for one release; both is a TypeError."""
-    options = {"law": "lorentzian", "width": 0.5, "n": 50, "t_final": 2.0, "average_window": 1.0}
-    new = kuramoto_run(2.0, 3, engine="particles", **options)
-    with pytest.warns(DeprecationWarning, match=r"kuramoto_run\(method=...\) is deprecated: pass engine="):
-        former = kuramoto_run(2.0, 3, method="particles", **options)
-    np.testing.assert_array_equal(former["order_parameter"].values, new["order_parameter"].values)
-    assert former.attrs == new.attrs and new.attrs["engine"] == "particles" and "method" not in new.attrs
-    with pytest.warns(DeprecationWarning, match=r"kuramoto_bifurcation\(method=...\) is deprecated"):
-        with pytest.raises(ValueError, match="engine must be one of"):
-            mf.kuramoto_bifurcation([1.0], method="ode", scheduler="serial")
-    for call in (lambda: kuramoto_run(2.0, 3, engine="pde", method="pde", **options),
-                 lambda: mf.kuramoto_bifurcation([1.0], engine="pde", method="particles", scheduler="serial")):
-        with pytest.raises(TypeError, match="got both engine=.* and method=.*; method is the former name of engine"):
-            call()
+def test_an_unknown_engine_is_refused():
+    with pytest.raises(ValueError, match="engine must be one of"):
+        mf.kuramoto_bifurcation([1.0], engine="ode", scheduler="serial")
 
 
 def test_recurrence_time_of_quantile_nodes():
@@ -132,11 +120,12 @@ def test_plot_bifurcation(tmp_path):
     matplotlib.use("Agg")
     ds = mf.kuramoto_bifurcation([0.5, 2.0], "lorentzian", width=0.5, n=200, t_final=10, average_window=4,
                                  seeds=1, scheduler="serial")
-    ax = plot_bifurcation(ds, path=tmp_path / "b.png")
+    fig = mf.plot.bifurcation(ds)
+    fig.savefig(tmp_path / "b.png")
     assert (tmp_path / "b.png").stat().st_size > 0
-    assert len(ax.lines) >= 2
+    assert len(fig.axes[0].lines) >= 2
     with pytest.raises(TypeError, match="kuramoto_bifurcation Dataset"):
-        plot_bifurcation([])
+        mf.plot.bifurcation([])
 
 
 def test_bad_input():

@@ -43,4 +43,4 @@ def test_importing_solvers_does_not_import_meanfield():
 def test_schemes_are_registered_for_the_circle():
     import solvers
 
-    assert {("circle", "spectral"), ("circle", "finite_volume")} <= set(solvers.SCHEMES)
+    assert set(solvers.schemes_for(solvers.CircleGrid(8))) == {"spectral", "finite_volume"}

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import meanfield as mf
-from meanfield.particles import particle_energy, plot_pairwise_inner_products
+from meanfield.particles import particle_energy
 
 
 def test_number_of_clusters_with_tolerance():
@@ -49,8 +49,8 @@ def test_pairwise_inner_products_and_histogram():
     ds = mf.simulate(mf.SelfAttention(1.0), x0, np.linspace(0, 8, 5))
     ip = mf.pairwise_inner_products(ds["positions"].values[-1])
     assert ip.shape == (16 * 15,) and ip.min() > 0.99
-    ax = plot_pairwise_inner_products(ds)
-    assert len(ax.patches) == 4
+    fig = mf.plot.inner_products(ds)
+    assert len(fig.axes[0].patches) == 4
     plt.close("all")
 
 
@@ -78,18 +78,6 @@ def test_diagnostics_read_a_plain_array_as_energy_does():
     assert np.ndim(mf.energy(model, points)) == 0
     assert mf.order_parameter(points) == pytest.approx(np.linalg.norm(points.mean(0)), rel=1e-14)
     assert mf.number_of_clusters(points, 1e-3) == 3
-
-
-def test_kind_is_a_deprecated_alias_of_domain():
-    theta = np.array([[0.0, 1e-4, np.pi], [0.0, 0.0, 0.0]])
-    with pytest.warns(DeprecationWarning, match=r"number_of_clusters\(kind=...\) is deprecated: pass domain="):
-        counts = mf.number_of_clusters(theta, 1e-3, kind="circle")
-    np.testing.assert_array_equal(counts, mf.number_of_clusters(theta, 1e-3, domain="circle"))
-    with pytest.warns(DeprecationWarning, match="order_parameter"):
-        assert mf.order_parameter(theta[0], kind="circle") == mf.order_parameter(theta[0], domain="circle")
-    with pytest.raises(ValueError, match="kind is the deprecated name of domain: pass domain only, got "
-                                         "domain='circle' and kind='sphere'"), pytest.warns(DeprecationWarning):
-        mf.particles.pair_fraction(theta, domain="circle", kind="sphere")
 
 
 def test_stacks_with_leading_axes_and_measures_are_read_by_the_one_reader():

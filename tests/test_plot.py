@@ -142,13 +142,12 @@ def test_energy_curve_of_an_ensemble_draws_each_system_and_the_mean(ensemble):
     assert ax.get_ylabel() == "interaction energy E_β(t) (dimensionless)"
 
 
-@pytest.mark.parametrize("engine_attr", ["engine", "method"], ids=["engine", "former-method-attr"])
-def test_order_parameter_curve_of_a_kuramoto_run(engine_attr):
-    """The title names the engine, read from ``engine`` or, in files written before, ``method``."""
+def test_order_parameter_curve_of_a_kuramoto_run():
+    """The title names the engine."""
     ds = xr.Dataset({"order_parameter": ("time", np.linspace(0.1, 0.6, 11)), "r_inf": 0.55},
                     coords={"time": np.linspace(0, 10, 11)},
                     attrs={"t_final": 10.0, "average_window": 4.0, "law": "lorentzian", "width": 0.5,
-                           "noise": 0.0, engine_attr: "pde", "coupling": 2.0})
+                           "noise": 0.0, "engine": "pde", "coupling": 2.0})
     fig = mf.plot.order_parameter_curve(ds, theory=0.5)
     (ax,) = fig.axes
     labels = [t.get_text() for t in ax.get_legend().get_texts()]
@@ -221,18 +220,14 @@ def test_phase_diagram_and_bifurcation_figures():
     assert fig.axes[0].get_xlabel() == "coupling K"
 
 
-def test_bifurcation_reads_the_engine_also_from_the_former_method_attr():
-    """PDE points are hollow squares, particles filled circles; files written before the attr was named
-    ``engine`` say ``method``."""
-    engine = _bifurcation_dataset(engine="pde")
-    former = _bifurcation_dataset().assign_attrs(method="pde")
-    del former.attrs["engine"]
-    fig = mf.plot.bifurcation([_bifurcation_dataset(), engine, former])
+def test_bifurcation_marks_the_engine():
+    """PDE points are hollow squares, particles filled circles."""
+    fig = mf.plot.bifurcation([_bifurcation_dataset(), _bifurcation_dataset(engine="pde")])
     drawn = [line for line in fig.axes[0].lines if line.get_marker() in ("o", "s")]
-    assert [(line.get_marker(), line.get_markerfacecolor()) for line in drawn][1:] == [("s", "none")] * 2
+    assert [(line.get_marker(), line.get_markerfacecolor()) for line in drawn][1:] == [("s", "none")]
     assert drawn[0].get_marker() == "o" and drawn[0].get_markerfacecolor() != "none"
     labels = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
-    assert labels.count("pde, lorentzian (width 0.5), σ = 0") == 2
+    assert labels.count("pde, lorentzian (width 0.5), σ = 0") == 1
 
 
 def _bifurcation_dataset(engine: str = "particles") -> xr.Dataset:
@@ -307,21 +302,6 @@ def test_particles_on_higher_spheres_are_refused():
     ds = mf.simulate(mf.SelfAttention(1.0), mf.particles.uniform_sphere(6, 4, seed=0), [0.0, 0.1])
     with pytest.raises(ValueError, match="particle_snapshots draws particles on S¹ or S²; these lie on S\\^3"):
         mf.plot.particle_snapshots(ds)
-
-
-def test_former_names_warn_and_draw_the_same_figures(circle_particles):
-    with pytest.warns(DeprecationWarning, match=r"plot_bifurcation is deprecated: use meanfield.plot.bifurcation"):
-        ax = mf.plot_bifurcation(_bifurcation_dataset())
-    assert ax.get_xlabel() == "coupling K"
-    with pytest.warns(DeprecationWarning, match="use meanfield.plot.phase_diagram_trajectories"):
-        fig = mf.plot_trajectories(betas=(4.0,), times=(1.0,), n=4)
-    assert len(fig.axes) == 1
-    with pytest.warns(DeprecationWarning, match="use meanfield.plot.inner_products"):
-        ax = mf.particles.plot_pairwise_inner_products(circle_particles, times=[0.0])
-    assert len(ax.patches) == 1
-    with pytest.warns(DeprecationWarning, match="use meanfield.plot.phase_diagram"):
-        with pytest.raises(ValueError, match="variable must be"):
-            mf.plot_phase_diagram(xr.Dataset(), variable="other")
 
 
 def test_import_meanfield_leaves_matplotlib_to_meanfield_plot():

@@ -1,6 +1,5 @@
 """The Scheme contract: names, diagnostics with one meaning each, one resolution rule, the step ladder,
-the generic 'cannot evaluate' signal of the Runge–Kutta core, deprecated names (the step floor:
-test_step_floor.py)."""
+the generic 'cannot evaluate' signal of the Runge–Kutta core (the step floor: test_step_floor.py)."""
 
 from __future__ import annotations
 
@@ -20,18 +19,21 @@ from solvers import (
     SphereSpectral,
     UnderResolvedError,
     UnevaluableState,
+    ZonalCellGrid,
     ZonalGaussGrid,
     ZonalSpectral,
     degree_tail,
     evolve,
+    schemes_for,
 )
 from solvers._runge_kutta import N_STAGES, LawsonTables, StepController, adaptive_lawson_step
 
 
-def test_every_registered_scheme_is_named_by_its_key() -> None:
-    for (domain, method), cls in SCHEMES.items():
-        assert (cls.domain, cls.name) == (domain, method)
-        assert cls.__name__ == domain.capitalize() + ("Spectral" if method == "spectral" else "FiniteVolume")
+def test_every_scheme_is_named_by_its_grid_and_method() -> None:
+    grids = {CircleGrid: "Circle", SphereGrid: "Sphere", ZonalGaussGrid: "Zonal", ZonalCellGrid: "Zonal"}
+    assert len(SCHEMES) == 6
+    for cls in SCHEMES:
+        assert cls.__name__ == grids[cls.grid_type] + ("Spectral" if cls.name == "spectral" else "FiniteVolume")
 
 
 # ---------------------------------------------------------------- the three spectral schemes on one footing
@@ -114,8 +116,8 @@ def _velocity_gap(kind: str, resolution: int) -> float:
         spectral_domain = mf.ZonalSphere(5, resolution, nodes="gauss")
         volume_domain = mf.ZonalSphere(5, resolution, nodes="cells")
         d, loc = 5, None
-    spectral = SCHEMES[(kind, "spectral")](spectral_domain.grid, model.velocity_spec(d))
-    volume = SCHEMES[(kind, "finite_volume")](volume_domain.grid, model.velocity_spec(d))
+    spectral = schemes_for(spectral_domain.grid)["spectral"](spectral_domain.grid, model.velocity_spec(d))
+    volume = schemes_for(volume_domain.grid)["finite_volume"](volume_domain.grid, model.velocity_spec(d))
     a = spectral.velocity_field(mf.von_mises(spectral_domain, loc, 2.0).normalized().values[None])
     b = volume.velocity_field(volume.from_grid(mf.von_mises(volume_domain, loc, 2.0).normalized().values[None]))
     if kind == "zonal":  # Gauss nodes vs cell centres: interpolate inside the span of the Gauss nodes
@@ -201,25 +203,3 @@ def test_a_trial_stage_that_cannot_be_evaluated_rejects_the_step() -> None:
     # the normaliser of a velocity specification is one case of it, raised by the schemes
     assert issubclass(NonPositiveNormaliser, UnevaluableState)
     assert NonPositiveNormaliser(-0.5).minimum == -0.5
-
-
-# ---------------------------------------------------------------- former names keep working one release
-def test_deprecated_names() -> None:
-    grid = CircleGrid(32)
-    spec = mf.SelfAttention(1.0).velocity_spec(2)
-    with pytest.warns(DeprecationWarning, match="underresolved_tol= is deprecated, use tail_tol="):
-        assert CircleSpectral(grid, spec, underresolved_tol=1e-3).tail_tol == 1e-3
-    with pytest.warns(DeprecationWarning, match="underresolved_tol= is deprecated"):
-        ds = mf.solve(mf.SelfAttention(1.0), mf.uniform(mf.Circle(16)), [0.0, 0.1], underresolved_tol=1e-3)
-    assert ds.attrs["option_tail_tol"] == 1e-3 and "option_underresolved_tol" not in ds.attrs
-    with pytest.warns(DeprecationWarning, match="ZonalSpectralScheme is deprecated"):
-        assert solvers.ZonalSpectralScheme is ZonalSpectral
-    scheme, y = _sphere(0.01, 1)
-    with pytest.warns(DeprecationWarning, match="tail is deprecated"):
-        np.testing.assert_array_equal(scheme.tail(y), scheme.spectral_tail(y))
-    with pytest.warns(DeprecationWarning, match=r"velocity\(y\) is deprecated"):
-        old = scheme.velocity(y)
-    np.testing.assert_array_equal(old, np.moveaxis(scheme.velocity_field(y)[0], -1, 0))
-    with pytest.warns(DeprecationWarning, match="tail_start is deprecated"):
-        moved = SphereSpectral(scheme.grid, scheme.velocity, tail_start=0.5)
-    assert moved.spectral_tail(_sphere(5e-4, 8)[1])[0] == pytest.approx(5e-4, rel=1e-12)  # 8 > ⌊0.5·15⌋

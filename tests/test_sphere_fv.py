@@ -7,13 +7,13 @@ import pytest
 
 import meanfield as mf
 from solvers import (
-    SCHEMES,
     NegativeDensityError,
     SphereFiniteVolume,
     SphereGrid,
     SphereSpectral,
     UnderResolvedError,
     evolve,
+    schemes_for,
 )
 from solvers._sphere_fv import ReducedGrid
 
@@ -29,7 +29,7 @@ def fv(grid: SphereGrid, model: mf.SelfAttention, **opts) -> SphereFiniteVolume:
 
 
 def test_registered() -> None:
-    assert SCHEMES[("sphere", "finite_volume")] is SphereFiniteVolume
+    assert schemes_for(SphereGrid(4))["finite_volume"] is SphereFiniteVolume
 
 
 def test_reduced_grid_geometry() -> None:

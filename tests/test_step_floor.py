@@ -1,15 +1,13 @@
 """One step floor for every adaptive integrator: h_min = 16 eps max(|t0|, |t_end|) (solvers.step_floor).
 
 A run toward a singularity stops there with the floor's message: evolve (every scheme), the general
-particle integrator, the compiled ensemble and the Kuramoto Möbius flow; the former relative floor
-``min_step`` is deprecated."""
+particle integrator, the compiled ensemble and the Kuramoto Möbius flow."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-import solvers
 from meanfield.particles._ensemble import CIRCLE
 from meanfield.particles._ensemble import integrate as integrate_ensemble
 from meanfield.particles._geometry import geometry_for
@@ -43,7 +41,7 @@ class Riccati(Scheme):
     def rhs(self, y: np.ndarray) -> np.ndarray:
         return y * y
 
-    def initial_step(self, y: np.ndarray) -> float:
+    def initial_step(self, y: np.ndarray, t: float = 0.0) -> float:
         return 1e-3
 
     def mass(self, y: np.ndarray) -> np.ndarray:
@@ -145,16 +143,3 @@ def test_a_step_cut_short_by_an_output_time_does_not_trip_the_floor() -> None:
     run = evolve(Riccati(), np.array([1.0]), [0.0, 0.5, 0.5 + 1e-15, 0.9])
     assert run.success, run.message
     np.testing.assert_allclose(run.y[:, 0], 1 / (1 - run.t), rtol=1e-7)  # y = 1/(1 - t), global error ~ rtol
-
-
-# ---------------------------------------------------------------------------- the former relative floor
-def test_the_former_min_step_is_deprecated_and_honoured() -> None:
-    with pytest.warns(DeprecationWarning, match=r"evolve\(min_step=...\) is deprecated"):
-        run = evolve(Riccati(), np.array([1.0]), [0.0, 2.0], min_step=1e-12)
-    assert not run.success and "fell below the smallest step 2e-12 at t = 1" in run.message  # 1e-12 · span
-    with pytest.warns(DeprecationWarning, match=r"step_floor\(min_step=...\) is deprecated"):
-        assert step_floor(0.0, 3.0, 1e-12) == 3e-12
-    with pytest.warns(DeprecationWarning):  # a former floor below round-off is not honoured below it
-        assert step_floor(0.0, 1.0, 0.0) == step_floor(0.0, 1.0)
-    with pytest.warns(DeprecationWarning, match="solvers.MIN_STEP is deprecated"):
-        assert solvers.MIN_STEP == 1e-12

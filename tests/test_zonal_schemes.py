@@ -8,14 +8,14 @@ from scipy.integrate import simpson
 
 import meanfield as mf
 from solvers import (
-    SCHEMES,
     NegativeDensityError,
     UnderResolvedError,
     ZonalCellGrid,
     ZonalFiniteVolume,
     ZonalGaussGrid,
-    ZonalSpectralScheme,
+    ZonalSpectral,
     evolve,
+    schemes_for,
 )
 from solvers._zonal_grid import gegenbauer_table
 
@@ -27,7 +27,7 @@ def _spectral_rate(model, d, ell, horizon=0.5):
     coeffs = np.zeros(grid.n)
     coeffs[0] = 1 / grid.area
     coeffs[ell] = EPS / grid.area
-    scheme = ZonalSpectralScheme(grid, model.velocity_spec(d), diffusion=model.noise, rtol=1e-12)
+    scheme = ZonalSpectral(grid, model.velocity_spec(d), diffusion=model.noise, rtol=1e-12)
     run = evolve(scheme, grid.synthesis(coeffs)[None], [0.0, horizon], raise_on_error=True)
     return np.log(grid.analysis(run.y[-1, 0])[ell] / coeffs[ell]) / horizon
 
@@ -212,19 +212,19 @@ def test_under_resolution_is_reported():
 
 
 def test_registration_and_bad_grids():
-    assert SCHEMES[("zonal", "spectral")] is ZonalSpectralScheme
-    assert SCHEMES[("zonal", "finite_volume")] is ZonalFiniteVolume
+    assert schemes_for(ZonalGaussGrid(5, 8)) == {"spectral": ZonalSpectral}
+    assert schemes_for(ZonalCellGrid(5, 8)) == {"finite_volume": ZonalFiniteVolume}
     spec = mf.SelfAttention(1.0).velocity_spec(5)
     with pytest.raises(ValueError, match=r"grid must be a ZonalGaussGrid \(ZonalSphere\(d, n, nodes='gauss'\)\)"):
-        ZonalSpectralScheme(ZonalCellGrid(5, 16), spec)
-    with pytest.raises(ValueError, match=r"grid must be a ZonalCellGrid"):
+        ZonalSpectral(ZonalCellGrid(5, 16), spec)
+    with pytest.raises(ValueError, match=r"finite volume needs ZonalSphere\(d, n, nodes='cells'\)"):
         mf.solve(mf.SelfAttention(1.0), mf.uniform(mf.ZonalSphere(5, 16)), [0, 1], method="finite_volume")
     with pytest.raises(ValueError, match="cfl must satisfy"):
         ZonalFiniteVolume(ZonalCellGrid(5, 16), spec, cfl=1.5)
     with pytest.raises(ValueError, match=r"cfl_growth must satisfy 0 < cfl_growth <= 1, got 2.0"):
         ZonalFiniteVolume(ZonalCellGrid(5, 16), spec, cfl_growth=2.0)
     with pytest.raises(ValueError, match="rtol must be finite and > 0"):
-        ZonalSpectralScheme(ZonalGaussGrid(5, 16), spec, rtol=0.0)
+        ZonalSpectral(ZonalGaussGrid(5, 16), spec, rtol=0.0)
 
 
 def test_negative_density_is_refused_by_finite_volume_check():
@@ -276,11 +276,11 @@ def test_zonal_solution_matches_the_full_sphere_solver_in_d3(normalized, beta, k
 
 
 def test_non_positive_normaliser_rejects_a_trial_step_and_is_under_resolution_at_a_state():
-    from solvers._scheme import NonPositiveNormaliser
+    from solvers import NonPositiveNormaliser
 
     zonal = mf.ZonalSphere(5, 48)
     y0 = mf.von_mises(zonal, kappa=2.0).values[None]
-    scheme = ZonalSpectralScheme(zonal.grid, mf.SelfAttention(4.0).velocity_spec(5))
+    scheme = ZonalSpectral(zonal.grid, mf.SelfAttention(4.0).velocity_spec(5))
     transport = scheme._transport
     calls = {"n": 0}
 

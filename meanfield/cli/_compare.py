@@ -36,10 +36,10 @@ def add_compare_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--p", type=float, default=1.0, help="order of W_p, p ≥ 1")
     parser.add_argument("--sampler", choices=["iid", "quantile"], default="iid", help="initial particles")
     parser.add_argument("--dt", type=float, default=5e-3, help="time step of the particle SDE when --noise > 0")
-    add_output_arguments(parser, "compare",
+    add_output_arguments(parser,
                          "NetCDF output; PNG beside it (default: named after the run, "
                          "meanfield_compare_<SA|USA>_beta<β>[_noise<σ>]_<sampler>_W<p>.nc)",
-                         "hide the progress bar over systems", aliases=[("--n", "--particles"), ("--seeds", "--systems")])
+                         "hide the progress bar over systems")
 
 
 def default_output(args: argparse.Namespace) -> Path:

@@ -7,9 +7,7 @@ noise: finite volume without, spectral with) and writes r(t) with r∞ and the
 theory value. With ``--couplings a:b:k`` it sweeps K (and ``--systems``
 systems for particles) through :func:`meanfield.kuramoto_bifurcation` (dask
 LocalCluster by default) and writes r∞(K) against the self-consistency
-theory. Prints a short table. ``--method particles|pde`` is the former
-spelling of ``--engine`` (deprecated: in the other commands ``--method`` names
-the PDE scheme).
+theory. Prints a short table.
 """
 
 from __future__ import annotations
@@ -55,11 +53,10 @@ def add_kuramoto_arguments(parser: argparse.ArgumentParser) -> None:
                         help="PDE quadrature nodes in omega (default: enough to avoid rephasing up to t-final)")
     parser.add_argument("--dt", type=float, default=0.01, help="Euler-Maruyama step (particles with noise)")
     parser.add_argument("--rtol", type=float, default=1e-4, help="tolerance of the adaptive integrators")
-    add_output_arguments(parser, "kuramoto",
+    add_output_arguments(parser,
                          "NetCDF output (default: named after the run, e.g. "
                          "kuramoto_lorentzian0.6_particles_n2000_K4.nc); PNG beside it",
-                         "hide the progress bar over tasks",
-                         aliases=[("--n", "--particles"), ("--seeds", "--systems"), ("--method", "--engine")])
+                         "hide the progress bar over tasks")
 
 
 def kuramoto_command(args: argparse.Namespace) -> int:

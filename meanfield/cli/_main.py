@@ -3,7 +3,7 @@
 Also ``meanfield phase-diagram``, ``meanfield kuramoto`` and ``meanfield plot``; each subcommand's options
 and its work are in its own module (:mod:`meanfield.cli._solve`, ``_compare``, ``_phase_diagram``,
 ``_kuramoto``, ``_plot``), listed once in :data:`COMMANDS`. Every command records its command line in the
-file's ``history``; a former option spelling is told as the command's own warning.
+file's ``history``.
 """
 
 from __future__ import annotations
@@ -12,11 +12,9 @@ import argparse
 import logging
 import shlex
 import sys
-import warnings
 from collections.abc import Callable
 from typing import NamedTuple
 
-from ._aliases import DeprecatedOptionWarning
 from ._compare import add_compare_arguments, compare_command
 from ..studies import SweepError
 from ._phase_diagram import add_phase_diagram_arguments, phase_diagram_command
@@ -83,11 +81,7 @@ def main(argv: list[str] | None = None) -> int:
     logging.getLogger("distributed").setLevel(logging.WARNING)  # a local cluster's start and stop are not news
     parser = build_parser()
     argv = sys.argv[1:] if argv is None else list(argv)
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", DeprecatedOptionWarning)
-        args = parser.parse_args(argv)
-    for warning in caught:  # told as a command's warning, not as a line of argparse
-        logger.warning("%s", warning.message)
+    args = parser.parse_args(argv)
     args.command_line = " ".join(["meanfield", *map(shlex.quote, argv)])
     run = plot_command if args.command == "plot" else COMMANDS[args.command].run
     try:

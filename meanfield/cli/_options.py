@@ -4,18 +4,15 @@
   ``meanfield solve`` and ``meanfield compare``.
 * :func:`add_output_arguments`: what every computing command ends with: ``--output``, ``--no-progress``,
   the sweep options of :mod:`meanfield.cli._sweep_options` (for the commands that run a sweep), the
-  ``command_line`` default that :func:`meanfield.cli.main` fills in for the file's ``history``, and the
-  former spellings of options (:func:`meanfield.cli._aliases.add_deprecated_alias`).
+  ``command_line`` default that :func:`meanfield.cli.main` fills in for the file's ``history``.
 * :func:`check_at_least`: the lower bounds of integer options, refused naming the option.
 """
 
 from __future__ import annotations
 
 import argparse
-from collections.abc import Sequence
 from pathlib import Path
 
-from ._aliases import add_deprecated_alias
 from ._sweep_options import add_sweep_arguments
 
 __all__ = ["add_model_arguments", "add_output_arguments", "check_at_least"]
@@ -28,18 +25,15 @@ def add_model_arguments(parser: argparse.ArgumentParser, beta: float, noise_help
     parser.add_argument("--unnormalized", action="store_true", help="USA instead of SA (no softmax normalisation)")
 
 
-def add_output_arguments(parser: argparse.ArgumentParser, command: str, output_help: str, progress_help: str,
-                         sweep: bool = True, aliases: Sequence[tuple[str, str]] = ()) -> None:
-    """Add ``--output`` and ``--no-progress`` (with these helps), the sweep options when ``sweep``, and the
-    former spelling ``old`` of each option ``new`` in ``aliases`` (pairs ``(old, new)``) to the ``parser`` of
-    ``meanfield <command>``."""
+def add_output_arguments(parser: argparse.ArgumentParser, output_help: str, progress_help: str,
+                         sweep: bool = True) -> None:
+    """Add ``--output`` and ``--no-progress`` (with these helps) and the sweep options when ``sweep``
+    to the ``parser`` of a command."""
     parser.add_argument("--output", type=Path, default=None, help=output_help)
     parser.add_argument("--no-progress", action="store_true", help=progress_help)
     if sweep:
         add_sweep_arguments(parser)
     parser.set_defaults(command_line=None)  # main() sets it, for the file's history
-    for old, new in aliases:
-        add_deprecated_alias(parser, old, new, command)
 
 
 def check_at_least(args: argparse.Namespace, **minimums: int) -> None:

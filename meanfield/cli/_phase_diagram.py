@@ -48,9 +48,9 @@ def add_phase_diagram_arguments(parser: argparse.ArgumentParser) -> None:
                         help="beta values of the Figure-4 panel (d = 2)")
     parser.add_argument("--trajectory-times", type=float, nargs="+", default=[2.5, 18.0, 30.0],
                         help="times of the Figure-4 panel (d = 2)")
-    add_output_arguments(parser, "phase-diagram",
+    add_output_arguments(parser,
                          "NetCDF output (default phase_diagram_d<d>_n<n>[_usa][_ginibre].nc); PNGs beside it",
-                         "hide the progress bar over tasks", aliases=[("--d", "--dimension"), ("--n", "--particles")])
+                         "hide the progress bar over tasks")
 
 
 def phase_diagram_command(args: argparse.Namespace) -> int:

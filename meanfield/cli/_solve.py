@@ -58,11 +58,11 @@ def add_solve_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", type=int, default=0, help="seed of the initial perturbation")
     parser.add_argument("--checkpoint-interval", type=float, default=30.0, help="seconds between checkpoint writes")
     parser.add_argument("--resume", action="store_true", help="continue from the output file if it holds a partial run")
-    add_output_arguments(parser, "solve",
+    add_output_arguments(parser,
                          "NetCDF output and checkpoint (with the scheme_* state variables); PNG beside it "
                          "(default: named after the run, meanfield_solve_<SA|USA>_beta<β>[_noise<σ>]_<domain>"
                          "[_d<d>]_<method>.nc)",
-                         "hide the progress bar", sweep=False, aliases=[("--n", "--grid")])
+                         "hide the progress bar", sweep=False)
 
 
 def default_solve_output(args: argparse.Namespace) -> Path:

@@ -22,9 +22,7 @@
 :func:`number_of_clusters`, :func:`order_parameter`, :func:`attention_matrix`,
 :func:`numerical_rank`, :func:`pairwise_inner_products`; the other names
 (:func:`uniform_sphere`, :func:`von_mises_fisher`, :class:`FeedForward`,
-:func:`particle_energy` — also reached through ``meanfield.energy`` —,
-:func:`plot_pairwise_inner_products`, deprecated: use :func:`meanfield.plot.inner_products`) live in
-:mod:`meanfield.particles`.
+:func:`particle_energy` — also reached through ``meanfield.energy``) live in :mod:`meanfield.particles`.
 """
 
 from __future__ import annotations
@@ -38,7 +36,6 @@ from ._diagnostics import (
     pair_fraction,
     pairwise_inner_products,
 )
-from .._plot_names import plot_pairwise_inner_products
 from ._energy import particle_energy
 from ._sampling import orthogonal_frame, sample, uniform_sphere, von_mises_fisher
 from ._simulate import simulate
@@ -54,7 +51,6 @@ __all__ = [
     "pair_fraction",
     "pairwise_inner_products",
     "particle_energy",
-    "plot_pairwise_inner_products",
     "sample",
     "simulate",
     "uniform_sphere",

@@ -10,13 +10,11 @@ else by its shape (1-D angles on the circle, 2-D (n, d) points on S^{d-1},
 | |x_i| - 1 | ≤ ``sphere_tolerance`` (default ``SPHERE_TOLERANCE``) unless
 ``renormalize=True`` projects them. ``number_of_clusters`` and
 ``pair_fraction`` also take any number of leading axes (systems, time, ...)
-and a :func:`simulate` Dataset. ``kind=`` is the former name of ``domain=``
-(deprecated).
+and a :func:`simulate` Dataset.
 """
 
 from __future__ import annotations
 
-import warnings
 from typing import Any
 
 import numpy as np
@@ -36,17 +34,6 @@ __all__ = [
     "numerical_rank",
     "pairwise_inner_products",
 ]
-
-
-def _domain(domain: str | None, kind: str | None, function: str) -> str | None:
-    """``domain``, or the deprecated alias ``kind`` (with a DeprecationWarning)."""
-    if kind is None:
-        return domain
-    warnings.warn(f"{function}(kind=...) is deprecated: pass domain= (same values)", DeprecationWarning, stacklevel=3)
-    if domain is not None and domain != kind:
-        raise ValueError(f"kind is the deprecated name of domain: pass domain only, got domain={domain!r} and "
-                         f"kind={kind!r}")
-    return kind
 
 
 def _points(positions: Any, domain: str | None, renormalize: bool, sphere_tolerance: float,
@@ -114,8 +101,7 @@ def _shaped(values: np.ndarray, lead: tuple[int, ...], dims: Any, positions: Any
     return values.item() if values.ndim == 0 else values
 
 
-def number_of_clusters(positions: Any, tolerance: float = 1e-3, domain: str | None = None, *,
-                       kind: str | None = None, renormalize: bool = False,
+def number_of_clusters(positions: Any, tolerance: float = 1e-3, domain: str | None = None, *, renormalize: bool = False,
                        sphere_tolerance: float = SPHERE_TOLERANCE) -> Any:
     """Number of clusters: connected components of the graph linking particles at distance ≤ ``tolerance``.
 
@@ -137,8 +123,6 @@ def number_of_clusters(positions: Any, tolerance: float = 1e-3, domain: str | No
     domain, renormalize, sphere_tolerance
         See the module docstring (a 2-D array is one system of points unless
         ``domain="circle"``).
-    kind
-        Deprecated name of ``domain``.
 
     Returns
     -------
@@ -153,14 +137,12 @@ def number_of_clusters(positions: Any, tolerance: float = 1e-3, domain: str | No
     """
     if not (np.isfinite(tolerance) and tolerance > 0):
         raise ValueError(f"tolerance must be finite and > 0, got {tolerance!r}")
-    domain = _domain(domain, kind, "number_of_clusters")
     flat, circle, lead, dims = _configurations(positions, domain, renormalize, sphere_tolerance)
     counts = cluster_counts(flat, circle, float(tolerance))
     return _shaped(counts, lead, dims, positions, "number_of_clusters")
 
 
-def pair_fraction(positions: Any, delta: float = 1e-3, domain: str | None = None, *,
-                  kind: str | None = None, renormalize: bool = False,
+def pair_fraction(positions: Any, delta: float = 1e-3, domain: str | None = None, *, renormalize: bool = False,
                   sphere_tolerance: float = SPHERE_TOLERANCE) -> Any:
     r"""Fraction of ordered pairs i ≠ j of a configuration with <x_i, x_j> ≥ 1 - δ.
 
@@ -180,8 +162,6 @@ def pair_fraction(positions: Any, delta: float = 1e-3, domain: str | None = None
         δ ∈ (0, 2].
     domain, renormalize, sphere_tolerance
         See the module docstring.
-    kind
-        Deprecated name of ``domain``.
 
     Returns
     -------
@@ -196,22 +176,18 @@ def pair_fraction(positions: Any, delta: float = 1e-3, domain: str | None = None
     """
     if not (np.isfinite(delta) and 0 < delta <= 2):
         raise ValueError(f"delta must lie in (0, 2], got {delta!r}")
-    domain = _domain(domain, kind, "pair_fraction")
     flat, circle, lead, dims = _configurations(positions, domain, renormalize, sphere_tolerance)
     fractions = pair_fractions(flat, circle, float(delta))
     return _shaped(fractions, lead, dims, positions, "pair_fraction")
 
 
-def order_parameter(positions: Any, weights: np.ndarray | None = None, domain: str | None = None, *,
-                    kind: str | None = None, renormalize: bool = False,
+def order_parameter(positions: Any, weights: np.ndarray | None = None, domain: str | None = None, *, renormalize: bool = False,
                     sphere_tolerance: float = SPHERE_TOLERANCE) -> Any:
     """|m| = |Σ_i w_i x_i| (on S¹: |Σ_i w_i e^{iθ_i}|); float, or array over systems.
 
     ``weights`` default to a measure's own weights, else 1/n. ``domain``,
-    ``renormalize``, ``sphere_tolerance``: see the module docstring; ``kind``
-    is the deprecated name of ``domain``.
+    ``renormalize``, ``sphere_tolerance``: see the module docstring.
     """
-    domain = _domain(domain, kind, "order_parameter")
     x, w, single = _points(positions, domain, renormalize, sphere_tolerance)
     if weights is not None:
         w = np.broadcast_to(weights, x.shape[:2])
@@ -220,17 +196,15 @@ def order_parameter(positions: Any, weights: np.ndarray | None = None, domain: s
 
 
 def attention_matrix(model: SelfAttention | Attention, positions: Any, domain: str | None = None,
-                     head: int = 0, t: float = 0.0, *, kind: str | None = None, renormalize: bool = False,
+                     head: int = 0, t: float = 0.0, *, renormalize: bool = False,
                      sphere_tolerance: float = SPHERE_TOLERANCE) -> np.ndarray:
     """Attention matrix P_ij = e^{β<Qx_i, Kx_j>} / Σ_l e^{β<Qx_i, Kx_l>} (rows sum to 1).
 
     For :class:`SelfAttention` Q = K = I. For a rescaled :class:`Attention`
     (paper 1) the positions are z and x = e^{tV} z enters P. Shape (n, n) or
     (systems, n, n). Positions are read as in the module docstring, where
-    ``Attention(projection=False)`` fixes the domain R^d ("euclidean");
-    ``kind`` is the deprecated name of ``domain``.
+    ``Attention(projection=False)`` fixes the domain R^d ("euclidean").
     """
-    domain = _domain(domain, kind, "attention_matrix")
     x, _, single = _points(positions, domain, renormalize, sphere_tolerance, model=model)
     d = x.shape[-1]
     if isinstance(model, SelfAttention):
@@ -255,13 +229,12 @@ def numerical_rank(matrix: np.ndarray, tolerance: float = 1e-8) -> int | np.ndar
     return int(r) if np.ndim(r) == 0 else r
 
 
-def pairwise_inner_products(positions: Any, domain: str | None = None, *, kind: str | None = None,
+def pairwise_inner_products(positions: Any, domain: str | None = None, *,
                             renormalize: bool = False, sphere_tolerance: float = SPHERE_TOLERANCE) -> np.ndarray:
     """The inner products <x_i, x_j>, i ≠ j, of one system (paper 2, Figure 1): shape (n(n-1),).
 
-    Positions are read as in the module docstring; ``kind`` is the deprecated name of ``domain``.
+    Positions are read as in the module docstring.
     """
-    domain = _domain(domain, kind, "pairwise_inner_products")
     x, _, single = _points(positions, domain, renormalize, sphere_tolerance)
     if not single:
         raise ValueError(f"pairwise_inner_products takes one system, got {x.shape[0]} systems")

@@ -11,14 +11,13 @@ from __future__ import annotations
 import inspect
 import logging
 import os
-import warnings
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import xarray as xr
 
-from solvers import SCHEMES, Evolution, Scheme, evolve
+from solvers import Evolution, Scheme, evolve, schemes_for
 
 from ..io._checkpoint import (
     Checkpoint,
@@ -47,7 +46,10 @@ __all__ = ["solve", "methods"]
 
 def methods(kind: str) -> list[str]:
     """Names of the schemes available on a domain kind ("circle", "sphere", "zonal")."""
-    return sorted(method for (domain, method) in SCHEMES if domain == kind)
+    from ..domains import Circle, Sphere, ZonalSphere
+
+    grid = {"circle": Circle(8), "sphere": Sphere(4), "zonal": ZonalSphere(3, 8)}[kind].grid
+    return sorted(schemes_for(grid))
 
 
 @locks_checkpoint
@@ -112,7 +114,7 @@ def solve(
         spectral scheme takes ``tail_tol`` (default 1e-6): it stops (or warns,
         ``on_underresolved="warn"``) when the spectral tail
         max_{l > 2L/3} ‖ρ_l‖/‖ρ_0‖ exceeds max(tail_tol, 100 rtol)
-        (:mod:`solvers._spectral`); ``underresolved_tol`` is its deprecated name.
+        (:mod:`solvers._spectral`).
 
     Returns
     -------
@@ -166,8 +168,11 @@ def solve(
     times = as_times(t)
     domain = rho0.domain
     key = (domain.kind, method)
+    SCHEMES = {(domain.kind, name): cls for name, cls in schemes_for(domain.grid).items()}
     if key not in SCHEMES:
-        raise ValueError(f"method must be one of {methods(domain.kind)} on a {domain.kind} domain, got {method!r}")
+        hint = " (finite volume needs ZonalSphere(d, n, nodes='cells'))" if domain.kind == "zonal" else ""
+        raise ValueError(f"method must be one of {sorted(name for _, name in SCHEMES)} on {domain!r}, got "
+                         f"{method!r}{hint}")
     if isinstance(model, Kuramoto):
         if domain.kind != "circle":
             raise ValueError(f"Kuramoto models live on the circle, got a {domain.kind} domain")
@@ -176,7 +181,6 @@ def solve(
     check_flag("progress", progress)
     if not max_step > 0:
         raise ValueError(f"max_step must be positive, got {max_step!r}")
-    options = _renamed_options(SCHEMES[key], options)
     _check_options(SCHEMES[key], method, options)
     if resume and checkpoint is None:
         raise ValueError("resume=True needs a checkpoint path")
@@ -190,6 +194,7 @@ def _solve(model: SelfAttention | Kuramoto, rho0: Density, times: np.ndarray, me
     """:func:`solve` once its arguments are checked and its checkpoint path is locked."""
     domain = rho0.domain
     key = (domain.kind, method)
+    SCHEMES = {(domain.kind, name): cls for name, cls in schemes_for(domain.grid).items()}
     if isinstance(model, Kuramoto):
         velocity = model.velocity_spec(frequency_nodes)
     else:
@@ -248,7 +253,7 @@ def _solve(model: SelfAttention | Kuramoto, rho0: Density, times: np.ndarray, me
         steps[index] = live.n_steps - latest["n_steps"]
         latest["n_steps"] = live.n_steps
         if checkpoint is not None:
-            dt_next = live.dt_next if index > 0 else (first_step or np.nan)
+            dt_next = live.continuation.dt if index > 0 else (first_step or np.nan)
             latest.update(snapshot=scheme.snapshot(y), dt_next=dt_next)
 
     def facts(run: Any) -> dict[str, Any]:
@@ -307,29 +312,13 @@ def _solve(model: SelfAttention | Kuramoto, rho0: Density, times: np.ndarray, me
     return ds
 
 
-def _renamed_options(scheme_cls: type[Scheme], options: dict[str, Any]) -> dict[str, Any]:
-    """``options`` with the scheme's former option names replaced by the current ones (DeprecationWarning)."""
-    renamed = scheme_cls.renamed_options
-    options = dict(options)
-    for old, new in renamed.items():
-        if old in options:
-            if new in options:
-                raise ValueError(f"give {new}= only ({old}= is its deprecated name)")
-            warnings.warn(f"solve: the option {old}= is deprecated, use {new}= (same meaning)", DeprecationWarning,
-                          stacklevel=4)
-            options[new] = options.pop(old)
-    return options
-
-
 def _effective_options(scheme_cls: type[Scheme], options: dict[str, Any]) -> dict[str, Any]:
     """Every option the scheme takes with the value this run uses (given, else the default)."""
     params = inspect.signature(scheme_cls.__init__).parameters
-    renamed = scheme_cls.renamed_options
     effective = {
         name: p.default
         for name, p in params.items()
         if name not in ("self", "grid", "velocity", "diffusion")
-        and name not in renamed
         and p.default is not inspect.Parameter.empty
         and p.kind is not inspect.Parameter.VAR_KEYWORD
     }
@@ -344,8 +333,7 @@ def _check_options(scheme_cls: type[Scheme], method: str, options: dict[str, Any
     params = inspect.signature(scheme_cls.__init__).parameters
     if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()):
         return
-    renamed = scheme_cls.renamed_options
-    accepted = [name for name in params if name not in ("self", "grid", "velocity", "diffusion", *renamed)]
+    accepted = [name for name in params if name not in ("self", "grid", "velocity", "diffusion")]
     unknown = sorted(set(options) - set(accepted))
     if unknown:
         raise ValueError(f"method {method!r} does not take the option(s) {unknown}; it accepts {accepted}")

@@ -11,7 +11,7 @@ from matplotlib.figure import Figure
 
 from ..studies._kuramoto import frequency_law
 from ..studies._kuramoto_theory import kuramoto_critical_coupling, kuramoto_theory
-from ._checks import axes_of, kuramoto_engine
+from ._checks import axes_of
 
 __all__ = ["bifurcation"]
 
@@ -20,7 +20,7 @@ _MARKERS = {"particles": "o", "pde": "s"}
 
 def _label(ds: xr.Dataset) -> str:
     law = f"{ds.attrs['law']} (width {ds.attrs['width']:g})"
-    return f"{kuramoto_engine(ds.attrs)}, {law}, σ = {ds.attrs['noise']:g}"
+    return f"{ds.attrs['engine']}, {law}, σ = {ds.attrs['noise']:g}"
 
 
 def bifurcation(datasets: xr.Dataset | list[xr.Dataset], *, ax: Axes | None = None) -> Figure:
@@ -69,7 +69,7 @@ def bifurcation(datasets: xr.Dataset | list[xr.Dataset], *, ax: Axes | None = No
                               label=f"theory, {key[0]} (width {key[1]:g}), σ = {key[3]:g}")
             ax.axvline(kuramoto_critical_coupling(law, key[3]), color=line.get_color(), ls=":", lw=1)
             drawn[key] = line.get_color()
-        engine = kuramoto_engine(d.attrs)
+        engine = d.attrs["engine"]
         ax.errorbar(d["coupling"].values, d["r_mean"].values, yerr=d["r_error"].values,
                     fmt=_MARKERS.get(engine, "^"), ms=5, capsize=2, color=drawn[key],
                     mfc="none" if engine == "pde" else drawn[key], label=_label(d))

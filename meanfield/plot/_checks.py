@@ -7,7 +7,7 @@ to a density figure (or a file without ``energy``) says so in one line.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -15,7 +15,7 @@ import xarray as xr
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
-__all__ = ["TIME_LABEL", "axes_of", "check_variables", "density_domain", "kuramoto_engine", "new_figure",
+__all__ = ["TIME_LABEL", "axes_of", "check_variables", "density_domain", "new_figure",
            "particle_angles_or_points", "put_title", "run_title", "system_positions", "time_indices"]
 
 TIME_LABEL = "time t (dimensionless)"
@@ -142,19 +142,13 @@ def run_title(ds: xr.Dataset, grid: str = "") -> str:
     attrs = ds.attrs
     if "law" in attrs:
         title = (f"Kuramoto K = {_g(attrs.get('coupling', ''))}, {attrs['law']} "
-                 f"({_g(attrs.get('width', ''))}), σ = {_g(attrs.get('noise', ''))}, {kuramoto_engine(attrs)}")
+                 f"({_g(attrs.get('width', ''))}), σ = {_g(attrs.get('noise', ''))}, {attrs.get('engine', '')}")
     else:
         title = (f"{attrs.get('model', '')} β={attrs.get('beta', '')} σ={attrs.get('noise', '')} "
                  f"{attrs.get('method', '')} {grid}").rstrip()
     if not attrs.get("success", 1):
         title += f"\nstopped early: {attrs.get('message', '')}"
     return title
-
-
-def kuramoto_engine(attrs: Mapping[str, Any]) -> str:
-    """The engine ("particles" or "pde") of a Kuramoto study result: attr ``engine``, or ``method`` in files
-    written before it was named so; "" when neither is there."""
-    return str(attrs.get("engine", attrs.get("method", "")))
 
 
 def _g(value: Any) -> str:

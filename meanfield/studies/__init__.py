@@ -8,10 +8,8 @@ from __future__ import annotations
 from ._sweep import SweepError, sweep
 from ._equiangular import equiangular_curve, equiangular_gamma
 from ._phase_diagram import ginibre_matrices, phase_diagram, phase_diagram_tokens
-from .._plot_names import plot_phase_diagram, plot_trajectories
 from ._kuramoto import frequency_law, kuramoto_bifurcation, kuramoto_run
 from ._kuramoto_theory import kuramoto_critical_coupling, kuramoto_theory
-from .._plot_names import plot_bifurcation
 from ._cluster_dynamics import cluster_dynamics
 from ._metastability import energy_staircase, equispaced_instability_rate, two_cluster_jump
 from ._good_triples import TripleCheck, check_good_triple, check_mixed_triple, random_good_triple, random_mixed_triple
@@ -23,10 +21,8 @@ from ._continuation import continuation
 from ._noisy_transition import critical_beta, critical_noise, landau_coefficient
 
 __all__: list[str] = ["SweepError", "sweep"]
-__all__ += ["equiangular_curve", "equiangular_gamma", "ginibre_matrices", "phase_diagram", "phase_diagram_tokens",
-            "plot_phase_diagram", "plot_trajectories"]
-__all__ += ["frequency_law", "kuramoto_bifurcation", "kuramoto_critical_coupling", "kuramoto_run", "kuramoto_theory",
-            "plot_bifurcation"]
+__all__ += ["equiangular_curve", "equiangular_gamma", "ginibre_matrices", "phase_diagram", "phase_diagram_tokens"]
+__all__ += ["frequency_law", "kuramoto_bifurcation", "kuramoto_critical_coupling", "kuramoto_run", "kuramoto_theory"]
 __all__ += ["MostUnstableMode", "most_unstable_mode", "unstable_mode_run"]
 __all__ += ["equiangular_concentration"]
 __all__ += ["TripleCheck", "check_good_triple", "check_mixed_triple", "group_levels", "hyperplanes",

@@ -36,7 +36,6 @@ t ≈ 23/s even with 128 nodes (particles have no such limit). When no such numb
 from __future__ import annotations
 
 import logging
-import warnings
 from collections.abc import Sequence
 from typing import Any
 
@@ -119,7 +118,7 @@ def kuramoto_run(
     width: float = 1.0,
     centre: float = 0.0,
     noise: float = 0.0,
-    engine: str | None = None,
+    engine: str = "particles",
     n: int = 2000,
     t_final: float = 60.0,
     average_window: float = 20.0,
@@ -127,7 +126,6 @@ def kuramoto_run(
     grid: int = 128,
     dt: float = 0.01,
     rtol: float = 1e-4,
-    method: str | None = None,
 ) -> xr.Dataset:
     r"""One Kuramoto run: r(t) on t = 0, 0.5, …, t_final and r∞ = its mean over the final window.
 
@@ -156,8 +154,6 @@ def kuramoto_run(
         Euler–Maruyama step of particles with noise.
     rtol : float
         Tolerance of the adaptive integrators (particles without noise: on Z).
-    method : {"particles", "pde"}, optional
-        Former name of ``engine``, deprecated (DeprecationWarning); ``method`` names the PDE scheme elsewhere.
 
     Returns
     -------
@@ -169,14 +165,12 @@ def kuramoto_run(
 
     Raises
     ------
-    TypeError
-        Both ``engine`` and its former name ``method`` given.
     ValueError
         An unknown engine or law, a bad window, or no ``seed`` for particles.
     """
     import meanfield as mf
 
-    engine = _engine(engine, method, "kuramoto_run")
+    engine = _engine(engine)
     _check_window(t_final, average_window)
     model = mf.Kuramoto(coupling=coupling, frequencies=frequency_law(law, width, centre), noise=noise)
     times = np.linspace(0.0, t_final, int(round(2 * t_final)) + 1)
@@ -236,7 +230,7 @@ def kuramoto_bifurcation(
     *,
     width: float | None = None,
     noise: float = 0.0,
-    engine: str | None = None,
+    engine: str = "particles",
     n: int = 2000,
     t_final: float = 60.0,
     average_window: float = 20.0,
@@ -250,7 +244,6 @@ def kuramoto_bifurcation(
     store: Any = None,
     resume: bool = False,
     progress: bool = False,
-    method: str | None = None,
 ) -> xr.Dataset:
     r"""r∞(K) of the Kuramoto model over couplings K, by particles or the PDE, with its theory.
 
@@ -275,8 +268,6 @@ def kuramoto_bifurcation(
     scheduler, n_workers, store, resume, progress
         Passed to :func:`meanfield.studies.sweep` (None: a local dask cluster;
         "serial": a plain loop).
-    method : {"particles", "pde"}, optional
-        Former name of ``engine``, deprecated (DeprecationWarning).
 
     Returns
     -------
@@ -290,8 +281,7 @@ def kuramoto_bifurcation(
     Raises
     ------
     ValueError, TypeError
-        Empty or negative couplings, an unknown law or engine, a bad width, noise or window; both ``engine``
-        and its former name ``method`` given (TypeError).
+        Empty or negative couplings, an unknown law or engine, a bad width, noise or window.
 
     Examples
     --------
@@ -307,7 +297,7 @@ def kuramoto_bifurcation(
     law, scale, centre = _law_of(frequencies, width)
     law_object = frequency_law(law, scale, centre)
     noise = check_nonnegative("noise", noise)
-    engine = _engine(engine, method, "kuramoto_bifurcation")
+    engine = _engine(engine)
     n, grid = check_positive_int("n", n, 2), check_positive_int("grid", grid, 8)
     rtol, dt = check_positive("rtol", rtol), check_positive("dt", dt)
     if frequency_nodes is not None:
@@ -336,16 +326,8 @@ def kuramoto_bifurcation(
     return ds
 
 
-def _engine(engine: str | None, method: str | None, function: str) -> str:
-    """``engine`` (default "particles"), or its former name ``method`` with a DeprecationWarning."""
-    if method is not None:
-        if engine is not None:
-            raise TypeError(f"{function}() got both engine={engine!r} and method={method!r}; method is the "
-                            "former name of engine: pass engine only")
-        warnings.warn(f"{function}(method=...) is deprecated: pass engine= (same values)", DeprecationWarning,
-                      stacklevel=3)
-        engine = method
-    engine = "particles" if engine is None else engine
+def _engine(engine: str) -> str:
+    """``engine``, checked to be one of :data:`ENGINES`."""
     if engine not in ENGINES:
         raise ValueError(f"engine must be one of {ENGINES}, got {engine!r}")
     return engine

@@ -1,0 +1,373 @@
+"""The time-stepping contract and the one loop that drives it through output times.
+
+A :class:`Stepper` advances a state ``y`` of an ODE y' = F(t, y) by one step at a time:
+a continuity-equation scheme of :mod:`solvers` (:class:`solvers.Scheme`), or any
+integrator that fulfils the contract (the particle integrators of ``meanfield``).
+:func:`evolve` drives a stepper through a list of output times.
+
+Rules for implementers (in the manner of ``scipy.integrate.OdeSolver``):
+
+* ``initial_step(y, t)`` proposes a first step from the state ``y`` at time ``t``;
+* ``_step_impl(t, y, dt)`` attempts one step of size ``dt`` and returns a
+  :class:`StepResult`; an adaptive stepper may reject the step and propose a
+  smaller ``dt_next``; a CFL-controlled stepper proposes its stable step;
+* ``check(y)`` inspects an accepted state and raises :class:`SchemeError`
+  subclasses (under-resolution, negative density, non-finite values);
+* ``snapshot(y)`` / ``restore(snapshot)`` save and rebuild everything the next
+  step from the loop state ``y`` depends on (see :class:`Continuation`), so that
+  a run continued from a snapshot repeats the uninterrupted run bit for bit;
+* ``nfev`` counts right-hand-side evaluations.
+
+How the steps meet the output times is the stepper's declaration:
+
+* landing (default): every step that would pass an output time is cut short
+  to end on it;
+* ``dense_output = True``: steps are cut short only at the final time, and
+  ``interpolate(t)`` gives the state at an output time t inside the last
+  accepted step (a continuous extension of the method);
+* ``fixed_step = h`` (a float): each output interval [t_{i-1}, t_i] is split
+  into ⌈(t_i - t_{i-1})/h⌉ equal steps, taken at the times t_{i-1} + s·h_i;
+  a fixed step that is not accepted is an error.
+
+Step size of adaptive steppers (one rule for all). The stepper proposes
+``dt_next`` after each attempt. A proposal below :func:`solvers.step_floor`
+(16 ε max(|t0|, |t_end|), the round-off of the run's times) stops the run with a
+:class:`StepSizeError`: the first step, the step after a rejection, and the step
+after an accepted step that was not cut short. A step of proposed size ``dt``
+covers the time ``remaining`` to the next stop when ``dt`` ≥ remaining·(1 − 10⁻¹²)
+(:func:`solvers.covers`); it is then taken as exactly ``remaining``, and after
+it the proposal may shrink (to ``dt_next``) but not grow: a step cut short says
+little about the step size the error allows.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, NamedTuple
+
+import numpy as np
+
+from ._errors import SchemeError, StepSizeError
+from ._runge_kutta import covers, step_floor
+
+logger = logging.getLogger(__name__)
+
+__all__ = ["Continuation", "Evolution", "Stepper", "StepResult", "evolve", "fixed_steps"]
+
+
+@dataclass(frozen=True)
+class StepResult:
+    """Outcome of one attempted step.
+
+    Attributes
+    ----------
+    accepted : bool
+        Whether ``y`` is the state at ``t + dt``.
+    y : ndarray or None
+        The new state when accepted.
+    dt_next : float
+        Step size proposed for the next attempt (retry or next step).
+    error : float
+        Stepper-specific error measure of the attempt (0 when not estimated).
+    """
+
+    accepted: bool
+    y: Any
+    dt_next: float
+    error: float = 0.0
+
+
+class Stepper:
+    """Base class of everything :func:`evolve` drives; see the module docstring for the contract."""
+
+    name: ClassVar[str] = ""
+    """Name of the method, starting its error messages."""
+    dense_output: ClassVar[bool] = False
+    """Steps pass output times, which :meth:`interpolate` evaluates (module docstring)."""
+    fixed_step: float | None = None
+    """Each output interval is split into equal steps of at most this size (None: adaptive)."""
+
+    def __init__(self) -> None:
+        self.nfev = 0
+
+    def initial_step(self, y: Any, t: float = 0.0) -> float:
+        """A first step size suited to the state ``y`` at time ``t``."""
+        raise NotImplementedError(f"{type(self).__name__} does not provide initial_step")
+
+    def _step_impl(self, t: float, y: Any, dt: float) -> StepResult:
+        """Attempt one step of size ``dt`` from ``(t, y)``."""
+        raise NotImplementedError(f"{type(self).__name__} does not provide _step_impl")
+
+    def step(self, t: float, y: Any, dt: float) -> StepResult:
+        """Attempt one step; a non-positive or non-finite ``dt`` is an error."""
+        if not (np.isfinite(dt) and dt > 0):
+            raise StepSizeError(f"{self.name}: step size dt={dt!r} must be positive and finite")
+        return self._step_impl(t, y, dt)
+
+    def interpolate(self, t: float) -> Any:
+        """The state at time ``t`` inside the last accepted step (``dense_output`` steppers)."""
+        raise NotImplementedError(f"{type(self).__name__} has no dense output")
+
+    def check(self, y: Any) -> None:
+        """Raise a :class:`SchemeError` when ``y`` cannot be trusted (here: never)."""
+
+    def snapshot(self, y: Any) -> dict[str, np.ndarray]:
+        """Arrays from which :meth:`restore` rebuilds the loop state ``y`` exactly (here: ``y``)."""
+        return {"state": np.array(y)}
+
+    def restore(self, snapshot: dict[str, np.ndarray]) -> Any:
+        """The loop state saved by :meth:`snapshot`, ready for the next step."""
+        return np.array(snapshot["state"])
+
+
+class Continuation(NamedTuple):
+    """Where a run continues from after its latest output (:attr:`Evolution.continuation`).
+
+    For a landing or fixed-step stepper it is the output itself: time and state
+    of the output, the step size the next step would try, and the counts so far.
+    For a ``dense_output`` stepper it is the start of the step that reached the
+    output (that step is taken again on resuming): its time, state, the step
+    size proposed there before any cut, and the counts before its accepted
+    attempt. ``evolve(..., start=(t, y), first_step=dt)`` with the stepper
+    restored from ``stepper.snapshot(y)`` goes on exactly as the run would have.
+    """
+
+    t: float
+    y: Any
+    dt: float
+    n_steps: int
+    n_rejected: int
+    nfev: int
+
+
+@dataclass
+class Evolution:
+    """Result of :func:`evolve`.
+
+    Attributes
+    ----------
+    t : ndarray, shape (T,)
+        Output times reached (a prefix of the requested ones when the run stopped early).
+    y : ndarray, shape (T, *state_shape)
+        States at ``t``.
+    n_steps, n_rejected, nfev : int
+        Accepted steps, rejected attempts, right-hand-side evaluations.
+    dt_min, dt_max : float
+        Smallest and largest accepted step.
+    success : bool
+        True when every requested time was reached.
+    message : str
+        Why the run stopped.
+    steps_per_output : ndarray of int
+        Accepted steps that ended in each output interval (0 for the initial output).
+    continuation : Continuation or None
+        Where the run continues from after its latest output; kept up to date during
+        the run, before the observers are called, so that an observer given the live
+        record (``evolve(..., record=)``) can save it with ``stepper.snapshot``.
+    """
+
+    t: np.ndarray
+    y: np.ndarray
+    n_steps: int = 0
+    n_rejected: int = 0
+    nfev: int = 0
+    dt_min: float = np.inf
+    dt_max: float = 0.0
+    success: bool = True
+    message: str = "reached the final time"
+    steps_per_output: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=int))
+    continuation: Continuation | None = None
+
+
+Observer = Callable[[int, float, Any], Any]
+"""Called as ``observer(index, t, y)`` at each output time (progress, checkpoints)."""
+
+
+def fixed_steps(t_eval: np.ndarray, dt: float) -> tuple[np.ndarray, np.ndarray]:
+    """Number of equal steps per output interval (each ≤ ``dt``) and their sizes."""
+    lengths = np.diff(np.asarray(t_eval, dtype=float))
+    n_sub = np.maximum(1, np.ceil(lengths / dt * (1 - 1e-12)).astype(int))
+    return n_sub, lengths / n_sub
+
+
+def evolve(
+    stepper: Stepper,
+    y0: Any,
+    t_eval: Sequence[float] | np.ndarray,
+    *,
+    first_step: float | None = None,
+    max_step: float = np.inf,
+    max_steps: int = 10_000_000,
+    observers: Sequence[Observer] = (),
+    raise_on_error: bool = False,
+    record: Evolution | None = None,
+    start: tuple[float, Any] | None = None,
+) -> Evolution:
+    """Advance ``y0`` from ``t_eval[0]`` through every time of ``t_eval``.
+
+    Steps meet the output times as the stepper declares (module docstring). A
+    :class:`SchemeError` raised by the stepper stops the run; the states reached
+    so far are returned with ``success=False`` and the error's message (or the
+    error is re-raised when ``raise_on_error``). An initial state that fails
+    :meth:`Stepper.check` is the only output (shown to the observers too).
+
+    Parameters
+    ----------
+    stepper : Stepper
+    y0 : ndarray
+        State at ``t_eval[0]``, the first output.
+    t_eval : array_like, shape (T,)
+        Strictly increasing output times.
+    first_step, max_step : float
+        Step-size controls of adaptive steppers (the floor: module docstring).
+    max_steps : int
+        Bound on accepted plus rejected steps; a fixed-step run stops before the
+        output interval that would exceed it.
+    observers : sequence of callables
+        ``observer(index, t, y)`` is called at every output time, including the initial one.
+    raise_on_error : bool
+        Re-raise stepper errors instead of returning a partial result.
+    record : Evolution, optional
+        Filled in (counters, ``continuation``) as the run goes, before the observers
+        are called at each output, and returned; its counters start from zero.
+    start : (t, y), optional
+        The loop's own starting point when it differs from the first output: the
+        :attr:`Continuation` of a ``dense_output`` stepper, t ≤ ``t_eval[0]``
+        (the first step is then taken from there, with ``first_step``).
+    """
+    t_eval = np.asarray(t_eval, dtype=float)
+    if t_eval.ndim != 1 or t_eval.size < 1:
+        raise ValueError(f"t_eval must be a non-empty 1-D array of times, got shape {t_eval.shape}")
+    if not np.all(np.isfinite(t_eval)):
+        raise ValueError("t_eval must contain finite times")
+    if t_eval.size > 1 and not np.all(np.diff(t_eval) > 0):
+        raise ValueError("t_eval must be strictly increasing")
+    y = _loop_state(y0)
+    out_y = np.empty((t_eval.size, *np.shape(y)), dtype=np.result_type(y))
+    out_y[0] = y
+    result = record if record is not None else Evolution(t=t_eval, y=out_y)
+    result.t, result.y = t_eval, out_y
+    result.steps_per_output = np.zeros(t_eval.size, dtype=int)
+    loop = _Loop(stepper, result, out_y, observers, max_step, max_steps)
+    try:
+        try:
+            stepper.check(y)
+        finally:  # the first output is shown to the observers even when it fails its check
+            loop.emit(0, t_eval[0], y, Continuation(float(t_eval[0]), y, np.nan, 0, 0, 0))
+        if stepper.fixed_step is not None:
+            loop.run_fixed(t_eval, y)
+        else:
+            t, y_loop = (float(t_eval[0]), y) if start is None else (float(start[0]), _loop_state(start[1]))
+            dt = first_step if first_step is not None else stepper.initial_step(y_loop, t)
+            loop.run_adaptive(t_eval, t, y_loop, min(dt, max_step))
+    except SchemeError as err:
+        if raise_on_error:
+            raise
+        logger.warning("%s", err)
+        result.success = False
+        result.message = str(err)
+    result.t = t_eval[: loop.reached]
+    result.y = out_y[: loop.reached]
+    result.nfev = stepper.nfev
+    result.steps_per_output = result.steps_per_output[: loop.reached]
+    return result
+
+
+def _loop_state(y: Any) -> Any:
+    """``y`` as the loop's own state: a read-only float array (possibly a stepper's cached one) is taken as it
+    is, anything else copied."""
+    if isinstance(y, np.ndarray) and not y.flags.writeable:
+        return y
+    return np.array(y, copy=True)
+
+
+class _Loop:
+    """The stepping of :func:`evolve`: one adaptive loop (landing or dense) and one fixed-step loop."""
+
+    def __init__(self, stepper: Stepper, result: Evolution, out_y: np.ndarray, observers: Sequence[Observer],
+                 max_step: float, max_steps: int) -> None:
+        self.stepper, self.result, self.out_y = stepper, result, out_y
+        self.observers, self.max_step, self.max_steps = observers, max_step, max_steps
+        self.reached = 0
+        self.attempts = 0
+
+    def emit(self, index: int, t: float, y: Any, continuation: Continuation) -> None:
+        """Output ``index``: stored, counted, recorded with where to continue, shown to the observers."""
+        self.out_y[index] = y
+        self.reached = index + 1
+        self.result.nfev = self.stepper.nfev
+        self.result.continuation = continuation
+        for observer in self.observers:
+            observer(index, t, y)
+
+    def accepted(self, index: int, h: float) -> None:
+        result = self.result
+        result.n_steps += 1
+        result.steps_per_output[index] += 1
+        result.dt_min = min(result.dt_min, h)
+        result.dt_max = max(result.dt_max, h)
+
+    def counts(self) -> tuple[int, int, int]:
+        return self.result.n_steps, self.result.n_rejected, self.stepper.nfev
+
+    def run_fixed(self, t_eval: np.ndarray, y: Any) -> None:
+        stepper = self.stepper
+        n_subs, sizes = fixed_steps(t_eval, float(stepper.fixed_step))
+        for i in range(1, t_eval.size):
+            t0, n_sub, h = float(t_eval[i - 1]), int(n_subs[i - 1]), float(sizes[i - 1])
+            if self.attempts + n_sub > self.max_steps:
+                raise StepSizeError(f"{stepper.name}: exceeded max_steps = {self.max_steps} at t = {t0:.6g}")
+            for s in range(n_sub):
+                self.attempts += 1
+                res = stepper.step(t0 + s * h, y, h)
+                if not res.accepted:
+                    raise StepSizeError(f"{stepper.name}: the fixed step {h:.6g} was not accepted at "
+                                        f"t = {t0 + s * h:.6g}")
+                y = res.y
+                stepper.check(y)
+                self.accepted(i, h)
+            self.emit(i, float(t_eval[i]), y, Continuation(float(t_eval[i]), y, h, *self.counts()))
+
+    def run_adaptive(self, t_eval: np.ndarray, t: float, y: Any, dt: float) -> None:
+        stepper, result = self.stepper, self.result
+        dense = stepper.dense_output
+        h_min = step_floor(t_eval[0], t_eval[-1])
+        self.floor(dt, h_min, t)
+        continuation = Continuation(t, y, dt, *self.counts())
+        for i in range(1, t_eval.size):
+            target = float(t_eval[i])
+            stop = float(t_eval[-1]) if dense else target
+            while t < target:
+                if self.attempts >= self.max_steps:
+                    raise StepSizeError(f"{stepper.name}: exceeded max_steps = {self.max_steps} at t = {t:.6g}")
+                remaining = stop - t
+                last = covers(dt, remaining)
+                h = remaining if last else dt
+                before = Continuation(t, y, dt, *self.counts())
+                self.attempts += 1
+                res = stepper.step(t, y, h)
+                if not res.accepted:
+                    result.n_rejected += 1
+                    dt = min(res.dt_next, self.max_step)
+                    self.floor(dt, h_min, t)
+                    continue
+                y = res.y
+                stepper.check(y)
+                t = stop if last else t + h
+                self.accepted(i, h)
+                continuation = before
+                if not last or res.dt_next < dt:
+                    dt = min(res.dt_next, self.max_step)
+                if not last:
+                    self.floor(dt, h_min, t)
+            if not dense:
+                continuation = Continuation(target, y, dt, *self.counts())
+            self.emit(i, target, y if t == target else stepper.interpolate(target), continuation)
+
+    def floor(self, dt: float, h_min: float, t: float) -> None:
+        """Raise :class:`StepSizeError` when the proposed step ``dt`` at ``t`` is below the floor ``h_min``."""
+        if dt < h_min:
+            raise StepSizeError(f"{self.stepper.name}: step size {dt:.3g} fell below the smallest step "
+                                f"{h_min:.3g} at t = {t:.6g}")
