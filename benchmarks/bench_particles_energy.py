@@ -17,9 +17,9 @@ import time
 
 import numpy as np
 
-from meanfield.particles._compiled_statistics import kernel_sums
-from meanfield.particles._energy import fourier_kernel_sums
-from meanfield.particles._velocity import NufftSelfAttention
+from meanfield.models._compiled_kernels import kernel_sums
+from meanfield.models._self_attention_sums import fourier_kernel_sums
+from meanfield.models._self_attention_sums import NufftSelfAttention
 
 SIZES = (1000, 4000, 16000, 100_000, 1_000_000)
 BETA, ACCURACY = 4.0, 1e-10

@@ -23,7 +23,7 @@ import time
 import numpy as np
 
 import meanfield as mf
-from meanfield.particles._velocity import DirectSelfAttention
+from meanfield.models._self_attention_sums import DirectSelfAttention
 
 T_END = 10.0
 
@@ -50,7 +50,7 @@ def run(n: int, d: int, target: float, budget: float) -> dict:
         if err <= target:
             out.update(ours=elapsed, ours_err=err, rtol=rtol, nfev=ds.attrs["nfev"])
             break
-    velocity = DirectSelfAttention(1.0, True, np.full((1, n), 1.0 / n), "sphere")
+    velocity = DirectSelfAttention(1.0, True, np.full((1, n), 1.0 / n), False)
     errs, costs = [], []
     for dt in (0.04, 0.02):
         start = time.perf_counter()

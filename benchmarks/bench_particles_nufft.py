@@ -16,7 +16,7 @@ import time
 
 import numpy as np
 
-from meanfield.particles._velocity import DirectSelfAttention, NufftSelfAttention
+from meanfield.models._self_attention_sums import DirectSelfAttention, NufftSelfAttention
 
 SIZES = (64, 128, 250, 500, 1000, 2000, 4000, 8000, 16000, 100_000, 1_000_000)
 
@@ -57,7 +57,7 @@ def main(argv: list[str] | None = None) -> None:
         t10 = _time(lambda: fast10(0.0, theta))
         err = "-"
         if n <= args.direct_max:
-            direct = DirectSelfAttention(beta, True, w, "circle")
+            direct = DirectSelfAttention(beta, True, w, True)
             td = _time(lambda: direct(0.0, theta), min_time=0.2)
             c_direct = td / n**2
             ref = direct(0.0, theta)

@@ -2,8 +2,9 @@
 dynamics on the circle and on spheres, a particle engine, energies and
 Wasserstein distances.
 
-The public API is re-exported here; the implementation lives in sub-packages: domains, measures,
-models, particles, pde, transport, io, studies, plot and cli.
+The public API is re-exported here; the implementation lives in sub-packages, a one-way stack (each
+imports only those before it): io and transport (infrastructure and the transport algorithms), domains,
+measures, models, runs (the run driver), particles and pde, compare, studies, plot and cli.
 Figures and animations are in the sub-package :mod:`meanfield.plot` (``mf.plot.density_map(ds)``), loaded
 on first use so that importing meanfield does not import matplotlib.
 """
@@ -12,22 +13,30 @@ from __future__ import annotations
 
 from .io import CheckpointError, CheckpointInUseError
 from .domains import Circle, sphere_area, Sphere, ZonalSphere
-from .models import energy, Kuramoto, SelfAttention
-from .measures import Density, EmpiricalMeasure, density, uniform, von_mises, wrapped_cauchy, perturbed_uniform
+from .measures import (
+    Density,
+    EmpiricalMeasure,
+    WassersteinResult,
+    density,
+    perturbed_uniform,
+    sample,
+    uniform,
+    von_mises,
+    wasserstein,
+    wrapped_cauchy,
+)
+from .models import Attention, Kuramoto, SelfAttention, energy
 from .particles import (
-    Attention,
     attention_matrix,
     number_of_clusters,
     numerical_rank,
     order_parameter,
     orthogonal_frame,
     pairwise_inner_products,
-    sample,
     simulate,
 )
 from .pde import methods, solve
 from ._version import __version__
-from .transport import WassersteinResult, wasserstein
 from ._compare import compare
 from .studies import SweepError, sweep
 from .studies import equiangular_curve, equiangular_gamma, phase_diagram
@@ -39,7 +48,7 @@ from .studies import MostUnstableMode, most_unstable_mode, unstable_mode_run
 from .studies import equiangular_concentration
 from .studies import continuation, critical_beta, critical_noise, landau_coefficient
 from .studies import stationary_density, stationary_state
-from ._meanfield_study import meanfield_study
+from .studies import meanfield_study
 
 __all__ = [
     "meanfield_study",

@@ -7,13 +7,13 @@ from typing import Any
 import numpy as np
 import xarray as xr
 
-from .domains._domain import Circle
+from .domains._domain import domain_of
 from .measures._measure import Density, EmpiricalMeasure
+from .measures._wasserstein import wasserstein
 from ._version import __version__
 from ._validate import check_order, check_positive_int
-from .transport._wasserstein import wasserstein
 
-__all__ = ["compare", "pde_domain"]
+__all__ = ["compare"]
 
 _TIME_RTOL = 1e-9
 _NEGATIVE_TOL = 1e-8
@@ -30,15 +30,16 @@ def compare(
     *,
     n_modes: int = 3,
     density: str = "cells",
+    method: str | None = None,
     max_exact_atoms: int = 3000,
 ) -> xr.Dataset:
     """Compare a PDE solution with a particle simulation at their common output times.
 
     For every output time t_k and every system s of the particle result:
 
-    * ``wasserstein``: W_p(ρ(t_k), μ_n^s(t_k)) in radians (see :func:`wasserstein`;
-      on S¹ the density is taken as uniform cells by default, elsewhere as
-      atoms at the grid nodes with masses ρ_j w_j);
+    * ``wasserstein``: W_p(ρ(t_k), μ_n^s(t_k)) in radians by the named ``method``
+      (see :func:`wasserstein`; on S¹ the density is taken as uniform cells by
+      default, elsewhere as atoms at the grid nodes with masses ρ_j w_j);
     * ``energy_gap``: E[μ_n^s] - E[ρ] (the ``energy`` variables of both results);
     * ``order_parameter_gap``: |∫ x dμ_n^s| - |∫ x dρ|;
     * ``moment_gap`` (mode): on S¹ |m̂_k[μ_n^s] - m̂_k[ρ]|, m̂_k[μ] = ∫ e^{ikθ} dμ,
@@ -65,15 +66,19 @@ def compare(
     density : {"cells", "atoms"}
         How a circle density enters W_p (see :func:`wasserstein`); spheres
         always use atoms.
+    method : {"exact", "sliced", "polar"} or None
+        The distance (:func:`wasserstein`); None: the first method of the domain,
+        "exact" on S¹ and S², "polar" on a ZonalSphere. Recorded in attr
+        ``wasserstein_method``, what computed it in ``wasserstein_algorithm``.
     max_exact_atoms : int
-        Passed to :func:`wasserstein` on spheres.
+        Passed to :func:`wasserstein`: "exact" on S^{d-1} is refused beyond it.
 
     Returns
     -------
     xarray.Dataset
         Dims ``system``, ``time`` (and ``mode``); attrs: p, the Wasserstein
-        method and its accuracy, the domain, n_particles, n_systems, the
-        methods of both runs.
+        method, its algorithm and accuracy, the domain, n_particles, n_systems,
+        the methods of both runs.
 
     Raises
     ------
@@ -86,18 +91,19 @@ def compare(
     n_modes = check_positive_int("n_modes", n_modes)
     _check_inputs(pde, particles)
     _check_same_model(pde, particles)
-    domain = pde_domain(pde)
+    domain = domain_of(pde)
     _check_times(pde, particles)
-    kind = domain.kind
+    geometry = domain.geometry
     part_kind = str(particles.attrs.get("domain", "sphere" if "component" in particles["positions"].dims else "circle"))
-    if (kind == "circle") != (part_kind == "circle"):
-        raise ValueError(f"pde and particles must live on the same domain, got pde on {kind!r} and particles on {part_kind!r}")
+    if part_kind != geometry.name:
+        raise ValueError(f"pde and particles must live on the same domain, got pde on {domain.kind!r} and "
+                         f"particles on {part_kind!r} (the density's particles live on the {geometry.name!r} domain)")
     positions = particles["positions"]
     batch = "system" in positions.dims
     order = ("system", "time", "particle") + (("component",) if "component" in positions.dims else ())
     x = positions.transpose(*order).values if batch else positions.transpose(*order[1:]).values[None]
     n_sys, n_time, n = x.shape[:3]
-    if kind != "circle" and x.shape[-1] != domain.dimension:
+    if geometry.atom_ndim == 2 and x.shape[-1] != domain.dimension:
         raise ValueError(
             f"pde and particles must live on the same sphere, got a density on S^{domain.dimension - 1} "
             f"and particles in R^{x.shape[-1]}"
@@ -111,22 +117,27 @@ def compare(
 
     if density not in ("cells", "atoms"):
         raise ValueError(f"density must be 'cells' or 'atoms', got {density!r}")
-    as_ = density if kind == "circle" else "atoms"
+    as_ = density if geometry.atom_ndim == 1 else "atoms"
     distances = np.empty((n_sys, n_time))
-    methods: set[str] = set()
+    algorithms: set[str] = set()
     accuracy = 0.0
     exact = True
     negative_mass = np.zeros(n_time)
-    moment_gap = np.empty((n_sys, n_time, n_modes if kind == "circle" else 2))
-    for k in range(n_time):  # one exact transport problem per output time, batched over systems
+    for k in range(n_time):  # one transport problem per output time, batched over systems
         rho, negative_mass[k] = _density_at(domain, densities[k], float(pde.time.values[k]))
-        measure = EmpiricalMeasure(x[:, k], w, domain="circle" if kind == "circle" else "sphere")
-        info = wasserstein(rho, measure, p, return_info=True, max_exact_atoms=max_exact_atoms, density=as_)
+        measure = EmpiricalMeasure(x[:, k], w, domain=geometry.name)
+        info = wasserstein(rho, measure, p, method=method, return_info=True, max_exact_atoms=max_exact_atoms,
+                           density=as_)
         distances[:, k] = info.value
-        methods.add(info.method)
+        method = info.method
+        algorithms.add(info.algorithm)
         accuracy = max(accuracy, info.accuracy)
         exact = exact and info.exact
-        moment_gap[:, k] = _moment_gaps(rho, x[:, k], w, n_modes)
+        masses = (rho.values * domain.weights).ravel()
+        gaps = geometry.moment_gaps(x[:, k], w, domain.moments(masses, n_modes))
+        if k == 0:
+            moment_gap = np.empty((n_sys, n_time, gaps.shape[-1]))
+        moment_gap[:, k] = gaps
     n_mode = moment_gap.shape[-1]
 
     per_system: dict[str, tuple[tuple[str, ...], np.ndarray, dict[str, str]]] = {
@@ -163,11 +174,12 @@ def compare(
     }
     attrs = {
         "p": float(p),
-        "wasserstein_method": ",".join(sorted(methods)),
+        "wasserstein_method": str(method),
+        "wasserstein_algorithm": ",".join(sorted(algorithms)),
         "wasserstein_exact": int(exact),
         "wasserstein_accuracy": float(accuracy),
         "density_as": "uniform cells around the nodes" if as_ == "cells" else "atoms at the nodes, masses rho_j w_j",
-        "domain": kind,
+        "domain": domain.kind,
         "dimension": int(domain.dimension),
         "n_particles": int(n),
         "n_systems": int(n_sys),
@@ -176,36 +188,6 @@ def compare(
         "meanfield_version": __version__,
     }
     return xr.Dataset(data, coords=coords, attrs=attrs)
-
-
-def pde_domain(pde: xr.Dataset) -> Any:
-    """The domain of a PDE result, rebuilt from its grid coordinates (checked against them)."""
-    dims = tuple(d for d in pde["density"].dims if d != "time")
-    if dims == ("theta",):
-        theta = pde["theta"].values
-        domain = Circle(int(theta.size))
-        if not np.allclose(theta, domain.theta, rtol=0, atol=1e-12):
-            raise ValueError("pde: theta must be the uniform grid 2πj/n of a Circle")
-        return domain
-    if set(dims) == {"lat", "lon"}:
-        from .domains._sphere import Sphere
-
-        domain = Sphere(int(pde.sizes["lat"]) - 1)
-        if not (np.allclose(pde["lat"].values, domain.lat, atol=1e-12) and np.allclose(pde["lon"].values, domain.lon, atol=1e-12)):
-            raise ValueError("pde: lat/lon must be the Gauss–Legendre grid of a Sphere")
-        return domain
-    if dims == ("polar",):
-        from .domains._zonal import ZonalSphere
-
-        d = int(pde.attrs.get("dimension", 0))
-        if d < 3:
-            raise ValueError(f"pde: a zonal result needs attrs['dimension'] >= 3, got {pde.attrs.get('dimension')!r}")
-        for nodes in ("gauss", "cells"):
-            domain = ZonalSphere(d, int(pde.sizes["polar"]), nodes=nodes)
-            if np.allclose(pde["polar"].values, domain.polar, atol=1e-12):
-                return domain
-        raise ValueError("pde: polar must be the Gauss or cell grid of a ZonalSphere")
-    raise ValueError(f"pde: density must have dims (time, theta), (time, lat, lon) or (time, polar), got {pde['density'].dims}")
 
 
 def _check_inputs(pde: Any, particles: Any) -> None:
@@ -251,33 +233,6 @@ def _density_at(domain: Any, values: np.ndarray, time: float) -> tuple[Density, 
     negative = float(np.sum(np.minimum(values, 0.0) * domain.weights))
     rho = Density(domain, np.maximum(values, 0.0))
     return rho.normalized(), -negative
-
-
-def _moment_gaps(rho: Density, x: np.ndarray, w: np.ndarray, n_modes: int) -> np.ndarray:
-    """Moment gaps per system, shape (systems, modes)."""
-    domain = rho.domain
-    mass = (rho.values * domain.weights).ravel()
-    if domain.kind == "circle":
-        k = np.arange(1, n_modes + 1)
-        pde_modes = np.exp(1j * np.outer(k, domain.theta)) @ mass
-        part_modes = np.einsum("sn,ksn->sk", w, np.exp(1j * k[:, None, None] * x[None]))
-        return np.abs(part_modes - pde_modes[None])
-    d = domain.dimension
-    points = domain.points.reshape(-1, d)
-    if domain.kind == "zonal":
-        # a node stands for its whole parallel: average over rotations about e_d
-        mean = np.zeros(d)
-        mean[-1] = mass @ points[:, -1]
-        axial = mass @ points[:, -1] ** 2
-        second = np.diag(np.r_[np.full(d - 1, (1.0 - axial) / (d - 1)), axial])
-    else:
-        mean = mass @ points
-        second = np.einsum("j,ja,jb->ab", mass, points, points)
-    part_mean = np.einsum("sn,sna->sa", w, x)
-    part_second = np.einsum("sn,sna,snb->sab", w, x, x)
-    return np.stack(
-        [np.linalg.norm(part_mean - mean, axis=-1), np.linalg.norm(part_second - second, axis=(-2, -1))], axis=-1
-    )
 
 
 def _gap(pde: xr.Dataset, particles: xr.Dataset, name: str, batch: bool, n_sys: int, n_time: int) -> np.ndarray:

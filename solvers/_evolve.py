@@ -251,15 +251,16 @@ def evolve(
     result.t, result.y = t_eval, out_y
     result.steps_per_output = np.zeros(t_eval.size, dtype=int)
     loop = _Loop(stepper, result, out_y, observers, max_step, max_steps)
+    t, y_loop = (float(t_eval[0]), y) if start is None else (float(start[0]), _loop_state(start[1]))
+    planned = stepper.fixed_step if stepper.fixed_step is not None else first_step
     try:
         try:
             stepper.check(y)
         finally:  # the first output is shown to the observers even when it fails its check
-            loop.emit(0, t_eval[0], y, Continuation(float(t_eval[0]), y, np.nan, 0, 0, 0))
+            loop.emit(0, t_eval[0], y, Continuation(t, y_loop, np.nan if planned is None else planned, 0, 0, 0))
         if stepper.fixed_step is not None:
             loop.run_fixed(t_eval, y)
         else:
-            t, y_loop = (float(t_eval[0]), y) if start is None else (float(start[0]), _loop_state(start[1]))
             dt = first_step if first_step is not None else stepper.initial_step(y_loop, t)
             loop.run_adaptive(t_eval, t, y_loop, min(dt, max_step))
     except SchemeError as err:

@@ -133,6 +133,7 @@ class FiniteVolumeScheme(Scheme):
 
     name = "finite_volume"
     order = 2
+    explicit_steps = True
 
     _growth_rates: np.ndarray | None
     _denominator_zero: complex | None

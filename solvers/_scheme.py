@@ -82,6 +82,13 @@ class Scheme(Stepper, ABC):
     """Method name: "spectral" or "finite_volume"."""
     order: ClassVar[int] = 0
     """Formal order of accuracy in space (time order is stated per scheme)."""
+    checks_resolution: ClassVar[bool] = False
+    """Whether :meth:`check` stops the run when the grid no longer resolves the density (the spectral
+    schemes do, every step); a scheme that does not stays stable while the density concentrates below
+    its cells, so a caller has to watch :meth:`spectral_tail`."""
+    explicit_steps: ClassVar[bool] = False
+    """Whether every step is bounded by the scheme's explicit stability limit (CFL, and with diffusion
+    σ > 0 the diffusive limit ~h²/σ), so that the number of steps of a run can be estimated up front."""
 
     @abstractmethod
     def rhs(self, y: np.ndarray) -> np.ndarray:

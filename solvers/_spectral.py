@@ -134,6 +134,7 @@ class SpectralScheme(Scheme):
 
     name: ClassVar[str] = "spectral"
     order: ClassVar[int] = 0  # spectral (exponential) accuracy in space; time order 5
+    checks_resolution: ClassVar[bool] = True
 
     def _setup(self, rates: np.ndarray | None, stage_shape: tuple[int, ...], dtype: type, *, rtol: float,
                atol: float, tail_tol: float, on_underresolved: str) -> None:

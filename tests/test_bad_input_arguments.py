@@ -31,7 +31,7 @@ def test_simulate_counts_and_rules():
     with pytest.raises(ValueError, match=r"frequencies must be 'quantile', 'iid' or an array, got 'random'"):
         mf.simulate(mf.Kuramoto(), X, [0.0, 0.1], frequencies="random")
     with pytest.raises(ValueError, match=r"got domain 'euclidean'; use Attention\(projection=False\)"):
-        mf.simulate(mf.SelfAttention(1.0), X, [0.0, 0.1], domain="euclidean")
+        mf.simulate(mf.SelfAttention(1.0), np.ones((10, 2)), [0.0, 0.1], domain="euclidean")
 
 
 def test_compare_modes():

@@ -97,7 +97,7 @@ def test_compare_refuses_runs_of_different_models():
 
 def test_kuramoto_particles_off_the_circle_are_refused_by_the_one_reader():
     points = np.tile([0.0, 0.0, 1.0], (5, 1))
-    with pytest.raises(ValueError, match="Kuramoto particles are angles on the circle, got measure on the 'sphere'"):
+    with pytest.raises(ValueError, match="Kuramoto particles are angles on the circle, got positions on the 'sphere' domain"):
         mf.energy(mf.Kuramoto(), points, domain="sphere")
-    with pytest.raises(ValueError, match="Kuramoto particles are angles on the circle, got measure on the 'sphere'"):
+    with pytest.raises(ValueError, match="Kuramoto particles are angles on the circle, got positions on the 'sphere' domain"):
         mf.Kuramoto().velocity(points, domain="sphere")

@@ -14,9 +14,7 @@ import scipy.stats
 import xarray as xr
 
 import meanfield as mf
-import meanfield.io._dataset
-import meanfield.pde._solve
-import meanfield.particles._simulate
+import meanfield.runs._driver
 from conftest import CheckpointStop
 from meanfield.io._checkpoint import CheckpointError, CheckpointInUseError, load_checkpoint, open_checkpoint
 from meanfield.cli import main
@@ -33,10 +31,10 @@ def rho0():
 def no_evolve(monkeypatch):
     """Make any computation fail loudly, so a refusal is known to come before it."""
 
-    def evolve(*args, **kwargs):
+    def run(*args, **kwargs):
         raise AssertionError("the run started")
 
-    monkeypatch.setattr(meanfield.pde._solve, "evolve", evolve)
+    monkeypatch.setattr(meanfield.runs._driver.EvolveIntegrator, "run", run)
 
 
 def _circle_particles(n: int = 16) -> np.ndarray:
@@ -70,11 +68,7 @@ def test_solve_refuses_a_read_only_directory(rho0, tmp_path, no_evolve):
         mf.solve(mf.SelfAttention(beta=2.0), rho0, T, checkpoint=locked / "run.nc")
 
 
-def test_simulate_refuses_a_device_or_directory_before_running(tmp_path, monkeypatch):
-    def integrate(*args, **kwargs):
-        raise AssertionError("the run started")
-
-    monkeypatch.setattr(meanfield.particles._simulate, "integrate", integrate)
+def test_simulate_refuses_a_device_or_directory_before_running(tmp_path, no_evolve):
     for path in ("/dev/null", tmp_path):
         with pytest.raises(ValueError, match=f"checkpoint '{path}' exists and is not a regular file"):
             mf.simulate(mf.Kuramoto(coupling=1.0), _circle_particles(), T, method="rk4", dt=0.1, path="direct",
@@ -101,7 +95,7 @@ def test_cli_refuses_unwritable_output_before_running(tmp_path, capsys, no_evolv
     [
         ({"options": {"rtol": 1e-9}}, "option_rtol"),
         ({"options": {"atol": 1e-11}}, "option_atol"),
-        ({"rho0": lambda th: 1 + 0.3 * np.cos(3 * th)}, "rho0_sha256"),
+        ({"rho0": lambda th: 1 + 0.3 * np.cos(3 * th)}, "rho0"),
         ({"max_step": 0.01}, "max_step"),
     ],
     ids=["rtol", "atol", "rho0", "max_step"],
@@ -109,13 +103,14 @@ def test_cli_refuses_unwritable_output_before_running(tmp_path, capsys, no_evolv
 def test_resume_refuses_a_different_parameter_or_initial_density_by_name(rho0, tmp_path, change, name):
     path = tmp_path / "run.nc"
     model = mf.SelfAttention(beta=2.0)
-    mf.solve(model, rho0, T[:3], checkpoint=path)
+    mf.solve(model, rho0, T[:3], "spectral", checkpoint=path)
     start = mf.density(rho0.domain, change["rho0"]) if "rho0" in change else rho0
     kwargs = dict(change.get("options", {}))
     if "max_step" in change:
         kwargs["max_step"] = change["max_step"]
-    with pytest.raises(CheckpointError, match=f"checkpoint '{path}' was made with {name}=.*pass resume=False"):
-        mf.solve(model, start, T, checkpoint=path, resume=True, **kwargs)
+    made = f"from a different {name} " if name == "rho0" else f"with {name}="
+    with pytest.raises(CheckpointError, match=f"checkpoint '{path}' was made {made}.*pass resume=False"):
+        mf.solve(model, start, T, "spectral", checkpoint=path, resume=True, **kwargs)
 
 
 @pytest.mark.parametrize(
@@ -271,31 +266,29 @@ def test_a_failed_periodic_write_is_logged_and_retried(rho0, tmp_path, monkeypat
 
 
 # ---------------------------------------------------------------------------- diagnostics computed once
-def test_checkpoints_do_not_recompute_energies_of_earlier_outputs(rho0, tmp_path, monkeypatch):
+def test_checkpoints_do_not_recompute_energies_of_earlier_outputs(rho0, tmp_path):
     evaluated = []
-    original = meanfield.io._dataset.density_energy
 
-    def counting(model, domain, marginal):
-        evaluated.append(marginal.shape[0])
-        return original(model, domain, marginal)
+    class Counting(mf.SelfAttention):
+        def density_energy(self, domain, values):
+            evaluated.append(values.shape[0])
+            return super().density_energy(domain, values)
 
-    monkeypatch.setattr(meanfield.io._dataset, "density_energy", counting)
     t = np.linspace(0.0, 1.0, 11)
-    mf.solve(mf.SelfAttention(beta=2.0), rho0, t, checkpoint=tmp_path / "run.nc", checkpoint_interval=0.0)
+    mf.solve(Counting(beta=2.0), rho0, t, checkpoint=tmp_path / "run.nc", checkpoint_interval=0.0)
     assert sum(evaluated) == t.size  # one energy per output; rewriting all at every write gave 11·12/2 + 11
 
 
-def test_particle_checkpoints_do_not_recompute_energies_of_earlier_outputs(tmp_path, monkeypatch):
+def test_particle_checkpoints_do_not_recompute_energies_of_earlier_outputs(tmp_path):
     evaluated = []
-    original = meanfield.particles._simulate.energy_of_states
 
-    def counting(model, states, weights, kind, accuracy=None):
-        evaluated.append(states.shape[0])
-        return original(model, states, weights, kind, accuracy)
+    class Counting(mf.Kuramoto):
+        def particle_energy(self, states, weights, geometry, accuracy=None):
+            evaluated.append(states.shape[0])
+            return super().particle_energy(states, weights, geometry, accuracy)
 
-    monkeypatch.setattr(meanfield.particles._simulate, "energy_of_states", counting)
     t = np.linspace(0.0, 1.0, 11)
-    mf.simulate(mf.Kuramoto(coupling=1.0), _circle_particles(), t, method="rk4", dt=0.05, path="direct",
+    mf.simulate(Counting(coupling=1.0), _circle_particles(), t, method="rk4", dt=0.05, path="direct",
                 checkpoint=tmp_path / "run.nc", checkpoint_interval=0.0)
     assert sum(evaluated) == t.size
 
@@ -325,16 +318,27 @@ def test_cli_refuses_a_second_writer(tmp_path, capsys, no_evolve):
     assert f"is in use by process {os.getpid()} on" in capsys.readouterr().err
 
 
-def test_resumed_particle_run_counts_the_steps_of_both_segments(tmp_path):
+@pytest.mark.parametrize("path_", ["direct", "ensemble"])
+def test_a_finished_particle_run_extended_continues_the_straight_run(tmp_path, path_):
+    """A run's last write holds its continuation. For dopri5 that is the start of its last step, before the
+    step was cut to land on the final time: extended to later times the run takes that step again uncut, as
+    the straight run does, so every later output and the counts equal the straight run's; the saved outputs
+    inside the cut step stay the first run's (within the tolerance of the straight run's). The compiled
+    ensemble continues every system from its landed final state (its later outputs agree to the tolerance)."""
     path = tmp_path / "run.nc"
     model = mf.SelfAttention(beta=1.0)
     x0 = np.random.default_rng(1).uniform(0.0, 2 * np.pi, 40)
     t = np.linspace(0.0, 2.0, 11)
-    first = mf.simulate(model, x0, t[:5], path="direct", checkpoint=path)
-    second = mf.simulate(model, first.positions.values[-1], t[4:], path="direct")  # the resumed segment alone
-    resumed = mf.simulate(model, x0, t, path="direct", checkpoint=path, resume=True)
-    for name in ("n_steps", "n_rejected", "nfev"):
-        assert resumed.attrs[name] == first.attrs[name] + second.attrs[name], name
+    first = mf.simulate(model, x0, t[:5], path=path_, checkpoint=path)
+    resumed = mf.simulate(model, x0, t, path=path_, checkpoint=path, resume=True)
+    straight = mf.simulate(model, x0, t, path=path_)
+    np.testing.assert_array_equal(resumed.positions.values[:5], first.positions.values)
+    # rtol = 1e-8 over t ≤ 2 with rates ≲ 1: measured 4e-9 (the cut step) and 4e-9 (the ensemble's later outputs)
+    np.testing.assert_allclose(resumed.positions.values, straight.positions.values, rtol=0, atol=1e-7)
+    if path_ == "direct":
+        np.testing.assert_array_equal(resumed.positions.values[5:], straight.positions.values[5:])
+        for name in ("n_steps", "n_rejected", "nfev"):
+            assert resumed.attrs[name] == straight.attrs[name], name
     assert resumed.attrs["n_steps"] > first.attrs["n_steps"] > 0
 
 

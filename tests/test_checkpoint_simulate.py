@@ -16,7 +16,7 @@ import pytest
 import scipy.stats
 
 import meanfield as mf
-import meanfield.particles._simulate
+import meanfield.runs._driver
 from meanfield.io._checkpoint import load_checkpoint
 
 T = np.linspace(0.0, 5.0, 11)
@@ -29,7 +29,7 @@ class Interrupted(Exception):
 
 
 def _interrupt_after(monkeypatch, n_outputs):
-    original = meanfield.particles._simulate.Checkpoint
+    original = meanfield.runs._driver.Checkpoint
 
     class Interrupting(original):
         def write(self, n_reached):
@@ -38,7 +38,7 @@ def _interrupt_after(monkeypatch, n_outputs):
                 raise Interrupted
             return written
 
-    monkeypatch.setattr(meanfield.particles._simulate, "Checkpoint", Interrupting)
+    monkeypatch.setattr(meanfield.runs._driver, "Checkpoint", Interrupting)
     return original
 
 
@@ -46,7 +46,7 @@ def _run_interrupted(monkeypatch, checkpoint, model, x0, n_outputs, **options):
     original = _interrupt_after(monkeypatch, n_outputs)
     with pytest.raises(Interrupted):
         mf.simulate(model, x0, T, checkpoint=checkpoint, checkpoint_interval=0.0, **options)
-    monkeypatch.setattr(meanfield.particles._simulate, "Checkpoint", original)
+    monkeypatch.setattr(meanfield.runs._driver, "Checkpoint", original)
 
 
 def _sphere_points(systems, n, d, seed):
@@ -113,7 +113,7 @@ def test_run_interrupted_twice_equals_the_uninterrupted_one(tmp_path, monkeypatc
     original = _interrupt_after(monkeypatch, K + 1)
     with pytest.raises(Interrupted):
         mf.simulate(model, x0, T, checkpoint=checkpoint, checkpoint_interval=0.0, resume=True, **options)
-    monkeypatch.setattr(meanfield.particles._simulate, "Checkpoint", original)
+    monkeypatch.setattr(meanfield.runs._driver, "Checkpoint", original)
     resumed = mf.simulate(model, x0, T, checkpoint=checkpoint, resume=True, **options)
     np.testing.assert_array_equal(resumed.positions.values, whole.positions.values)
     np.testing.assert_array_equal(resumed.energy.values, whole.energy.values)

@@ -21,7 +21,7 @@ def test_spectral_and_finite_volume_agree_to_second_order(model, moment_tol, ene
     # ~1e-9, so the difference is the FV error, which must fall by ≈ 4 per
     # halving of h (second order): accept a factor ≥ 3 (order ≥ 1.58).
     t = [0.0, 1.5, 3.0]
-    reference = mf.solve(model, perturbed_uniform(mf.Circle(256), 0.2, seed=7), t, rtol=1e-10, atol=1e-13)
+    reference = mf.solve(model, perturbed_uniform(mf.Circle(256), 0.2, seed=7), t, method="spectral", rtol=1e-10, atol=1e-13)
     runs = {
         n: mf.solve(model, perturbed_uniform(mf.Circle(n), 0.2, seed=7), t, method="finite_volume", max_step=0.01)
         for n in (64, 128)
@@ -43,9 +43,9 @@ def test_solutions_are_continuous_as_beta_goes_to_zero(normalized):
     # change the ratio by about 1 %).
     rho0 = perturbed_uniform(mf.Circle(64), 0.3, seed=2)
     t = [0.0, 1.0]
-    at_zero = mf.solve(mf.SelfAttention(0.0, normalized), rho0, t, rtol=1e-11, atol=1e-14).density.values[-1]
+    at_zero = mf.solve(mf.SelfAttention(0.0, normalized), rho0, t, method="spectral", rtol=1e-11, atol=1e-14).density.values[-1]
     gaps = [
-        np.max(np.abs(mf.solve(mf.SelfAttention(beta, normalized), rho0, t, rtol=1e-11, atol=1e-14).density.values[-1]
+        np.max(np.abs(mf.solve(mf.SelfAttention(beta, normalized), rho0, t, method="spectral", rtol=1e-11, atol=1e-14).density.values[-1]
                       - at_zero))
         for beta in (1e-2, 1e-3)
     ]

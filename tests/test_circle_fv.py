@@ -7,7 +7,7 @@ import pytest
 import scipy.stats
 
 import meanfield as mf
-from meanfield.models._energy import energy, energy_multipliers
+from meanfield.models import energy
 
 from solvers import (
     CallableVelocity,
@@ -24,7 +24,7 @@ from solvers import (
 
 def energy_kernel(model, d):
     """Unscaled Funk–Hecke multipliers e^{s} G̃_l of the energy kernel."""
-    scaled, log_scale = energy_multipliers(model, d)
+    scaled, log_scale = model.energy_kernel(d)
     return lambda ell: np.exp(log_scale) * scaled(ell)
 
 

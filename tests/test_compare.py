@@ -40,13 +40,13 @@ def test_point_masses_give_geodesic_distance_and_moment_gaps():
     # as cells the density is the uniform measure: W1 to 8 equispaced atoms is π/16 for every rotation
     cells = mf.compare(pde, particles, p=1)
     np.testing.assert_allclose(cells.wasserstein.values, np.pi / 16, atol=1e-14)
-    assert cells.attrs["wasserstein_method"] == "circle-cdf-cells"
+    assert (cells.attrs["wasserstein_method"], cells.attrs["wasserstein_algorithm"]) == ("exact", "circle-cdf-cells")
     np.testing.assert_allclose(out.wasserstein_std.values, 0.0, atol=1e-14)
     np.testing.assert_allclose(out.energy_gap_mean.values, 0.5)
     np.testing.assert_allclose(out.order_parameter_gap_mean.values, 0.25)
     # Fourier modes k = 1..3 of 8 equally spaced atoms vanish for both measures
     np.testing.assert_allclose(out.moment_gap.values, 0.0, atol=1e-14)
-    assert out.attrs["wasserstein_method"] == "circle-cdf" and out.attrs["n_systems"] == 2
+    assert out.attrs["wasserstein_algorithm"] == "circle-cdf" and out.attrs["n_systems"] == 2
     assert out.wasserstein.dims == ("system", "time") and out.moment_gap.dims == ("system", "time", "mode")
 
 
@@ -71,7 +71,7 @@ def test_real_solve_and_simulate_agree_to_sampling_error():
     rho = mf.von_mises(circle, 0.0, 1.0)
     model = mf.SelfAttention(2.0)
     t = np.linspace(0.0, 1.0, 3)
-    pde = mf.solve(model, rho, t)
+    pde = mf.solve(model, rho, t, method="spectral")
     x0 = mf.sample(rho, 400, method="quantile").points
     particles = mf.simulate(model, x0, t, domain="circle")
     out = mf.compare(pde, particles)
@@ -127,11 +127,11 @@ def test_sphere_pde_and_particles_agree_to_sampling_error():
     t = np.array([0.0, 1.0])
     x0 = np.stack([mf.sample(rho, 600, seed=k).points for k in range(2)])
     particles = mf.simulate(model, x0, t)
-    out = mf.compare(mf.solve(model, rho, t), particles)
-    assert out.attrs["wasserstein_method"] == "emd" and out.attrs["wasserstein_exact"] == 1
+    out = mf.compare(mf.solve(model, rho, t, method="spectral"), particles)
+    assert out.attrs["wasserstein_algorithm"] == "emd" and out.attrs["wasserstein_exact"] == 1
     w0, w1 = out.wasserstein_mean.values
     assert 0 < w1 < 1.15 * w0
-    other = mf.solve(mf.SelfAttention(2.0), rho, t)
+    other = mf.solve(mf.SelfAttention(2.0), rho, t, method="spectral")
     with pytest.raises(ValueError, match=r"runs of the same model, got different beta: pde 2.0, particles 4.0"):
         mf.compare(other, particles)
     # the β = 2 density relabelled as β = 4 only to measure its distance to the particles

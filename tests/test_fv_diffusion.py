@@ -321,12 +321,10 @@ def test_circle_dissipation_is_the_exact_rate_of_the_free_energy_on_rough_states
     # On S¹ the face velocity is the difference quotient of ξ = -Φ + σ log ρ (Φ = 𝖦_β ⋆ ρ at the cell
     # centres, USA), so Σ_j h ξ_j dρ_j/dt = -D_h exactly: the scheme's dissipation is the rate of
     # 𝓕_h = -E_h + σ Σ h ρ log ρ to round-off, on any state.
-    from meanfield.models._energy import energy_multipliers
-
     model = mf.SelfAttention(3.0, normalized=False, noise=0.2)
     n = 64
     domain = mf.Circle(n)
-    scaled, log_scale = energy_multipliers(model, 2)
+    scaled, log_scale = model.energy_kernel(2)
     scheme = CircleFiniteVolume(CircleGrid(n), model.velocity_spec(2), diffusion=model.noise)
     for _ in range(5):
         rho = rng.uniform(0.0, 1.0, n) ** 3 + 1e-3

@@ -11,7 +11,7 @@ import pytest
 import scipy.stats
 
 import meanfield as mf
-from meanfield.pde._resolution import FINITE_VOLUME_TAIL_TOL, circle_tail, zonal_tail
+from meanfield.pde import FINITE_VOLUME_TAIL_TOL
 
 
 @contextlib.contextmanager
@@ -28,20 +28,20 @@ def _circle_rho0(n):
 
 def test_circle_tail_of_a_trigonometric_polynomial_is_zero_and_of_a_one_cell_spike_is_one():
     smooth = mf.density(mf.Circle(64), lambda th: 1 + 0.3 * np.cos(2 * th)).values
-    assert circle_tail(smooth[None]) < 1e-14  # modes 0 and 2 only: the tail is rounding (measured 8.7e-17)
+    assert mf.Circle(64).spectral_tail(smooth[None]) < 1e-14  # modes 0 and 2 only: the tail is rounding (measured 8.7e-17)
     spike = np.zeros((2, 64))
     spike[:, 5] = 1.0
-    assert circle_tail(spike) == pytest.approx(1.0, rel=1e-12)  # |ρ̂_k| = |ρ̂_0| for every k
+    assert mf.Circle(64).spectral_tail(spike) == pytest.approx(1.0, rel=1e-12)  # |ρ̂_k| = |ρ̂_0| for every k
 
 
 def test_zonal_tail_of_a_constant_is_zero_and_of_a_polar_cell_is_large():
     zonal = mf.ZonalSphere(10, 64, nodes="cells")
-    assert zonal_tail(zonal, np.ones((1, 64))) < 1e-13  # ρ_l = 0 for l ≥ 1 (measured 1.1e-15)
+    assert zonal.spectral_tail(np.ones((1, 64))) < 1e-13  # ρ_l = 0 for l ≥ 1 (measured 1.1e-15)
     # the piecewise-constant vMF(κ = 1) is resolved (measured 1.3e-9)
-    assert zonal_tail(zonal, mf.von_mises(zonal, kappa=1.0).values[None]) < 1e-6
+    assert zonal.spectral_tail(mf.von_mises(zonal, kappa=1.0).values[None]) < 1e-6
     polar = np.zeros((1, 64))
     polar[0, 0] = 1.0
-    assert zonal_tail(zonal, polar) > 1.0  # |ρ_l|/|ρ_0| ≈ q_l(1) ~ l^{(d-2)/2} (measured 8.5e4)
+    assert zonal.spectral_tail(polar) > 1.0  # |ρ_l|/|ρ_0| ≈ q_l(1) ~ l^{(d-2)/2} (measured 8.5e4)
 
 
 def test_concentrating_self_attention_on_a_coarse_circle_is_flagged():
@@ -72,7 +72,7 @@ def test_kuramoto_takes_the_largest_tail_over_frequency_nodes():
         ds = mf.solve(model, rho0, np.linspace(0.0, 4.0, 5), method="finite_volume", frequency_nodes=8)
     assert ds.attrs["resolved"] == 0 and ds.attrs["resolution_tail"] > 0.99
     # the tail is the largest over the per-frequency densities of the output
-    assert ds.attrs["resolution_tail"] == max(circle_tail(v) for v in ds.density_by_frequency.values)
+    assert ds.attrs["resolution_tail"] == max(mf.Circle(32).spectral_tail(v) for v in ds.density_by_frequency.values)
 
 
 def test_noisy_kuramoto_is_not_flagged():

@@ -8,7 +8,7 @@ import xarray as xr
 from scipy.integrate import quad
 
 import meanfield as mf
-from meanfield.particles._velocity import DirectSelfAttention
+from meanfield.models._self_attention_sums import DirectSelfAttention
 from meanfield.studies._cluster_dynamics import cluster_velocity, merge_clusters
 
 DELTA = 1e-3
@@ -52,7 +52,7 @@ def test_cluster_velocity_is_the_particle_engines():
     m = rng.uniform(0.1, 1, 7)
     m /= m.sum()
     for normalized in (True, False):
-        engine = DirectSelfAttention(5.0, normalized, m[None], "circle")(0.0, theta[None])[0]
+        engine = DirectSelfAttention(5.0, normalized, m[None], True)(0.0, theta[None])[0]
         ours = cluster_velocity(theta, m, 5.0, normalized)
         # the two sum the same terms in different orders: round-off of the largest term (e^β for USA)
         np.testing.assert_allclose(ours, engine, rtol=0, atol=1e-13 * np.exp(5.0 if not normalized else 0.0))

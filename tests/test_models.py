@@ -8,7 +8,7 @@ import scipy.stats
 from scipy.special import iv, spherical_in
 
 import meanfield as mf
-from meanfield.models._kernels import scaled_funk_hecke
+from meanfield.domains._funk_hecke import scaled_funk_hecke
 
 
 @pytest.mark.parametrize("beta", [0.5, 4.0, 9.0])

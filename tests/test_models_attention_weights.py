@@ -21,9 +21,10 @@ from meanfield.models._attention_weights import (
     interaction_energy,
     velocity_factor,
 )
-from meanfield.particles import _ensemble
-from meanfield.particles._vector_math import exp_nonpositive
-from meanfield.particles._velocity import DirectSelfAttention, attention_sums
+from meanfield.domains._geometry import ANGLES, POINTS
+from meanfield.models._compiled_kernels import attention_velocity_kernel
+from meanfield._vector_math import exp_nonpositive
+from meanfield.models._self_attention_sums import DirectSelfAttention, attention_sums
 from meanfield.studies._cluster_dynamics import cluster_velocity
 
 
@@ -60,17 +61,17 @@ def test_blas_sums_equal_the_weights_of_the_compiled_formula(rng, beta):
 
 @pytest.mark.parametrize("normalized", [True, False])
 @pytest.mark.parametrize("beta", [0.0, 2.0, 9.0])
-@pytest.mark.parametrize("kind, d", [(_ensemble.CIRCLE, 1), (_ensemble.SPHERE, 3), (_ensemble.SPHERE, 20)])
+@pytest.mark.parametrize("kind, d", [(ANGLES, 1), (POINTS, 3), (POINTS, 20)])
 def test_compiled_velocity_equals_the_numpy_velocity(rng, normalized, beta, kind, d):
     n = 33
-    circle = kind == _ensemble.CIRCLE
+    circle = kind == ANGLES
     x = rng.uniform(0, 2 * np.pi, (1, n)) if circle else _unit_vectors(rng, (1, n, d))
     compiled_x = np.ascontiguousarray(x[0][:, None] if circle else x[0])
     w = np.full(n, 1 / n)
     factor = velocity_factor(beta, normalized)
     out = np.empty_like(compiled_x)
-    _ensemble._velocity(kind, compiled_x, w, beta, normalized, factor, out, np.empty((n + d + 2, n)))
-    expected = DirectSelfAttention(beta, normalized, w[None], "circle" if circle else "sphere")(0.0, x)[0]
+    attention_velocity_kernel(kind, compiled_x, w, beta, normalized, factor, out, np.empty((n + d + 2, n)))
+    expected = DirectSelfAttention(beta, normalized, w[None], circle)(0.0, x)[0]
     # the same sums in another order (and 1/D times the components instead of a division): |X| ≤ s,
     # round-off ≲ n eps · s = 7e-15 s, measured ≤ 3.2e-16 s (d = 20 exercises the pairwise Gram branch)
     assert np.max(np.abs(out.reshape(expected.shape) - expected)) < 1e-14 * factor
@@ -83,7 +84,7 @@ def test_cluster_velocity_is_the_particle_velocity_of_weighted_diracs(rng, norma
     masses = rng.uniform(0.2, 1.0, 7)
     masses /= masses.sum()
     reduced = cluster_velocity(theta, masses, beta, normalized)
-    engine = DirectSelfAttention(beta, normalized, masses[None], "circle")(0.0, theta[None])[0]
+    engine = DirectSelfAttention(beta, normalized, masses[None], True)(0.0, theta[None])[0]
     # angle differences vs the product form c_a s_b - s_a c_b: |θ̇| ≤ s, round-off ≲ k eps · s = 1.6e-15 s
     # (measured ≤ 2.2e-16 s)
     assert np.max(np.abs(reduced - engine)) < 2e-15 * velocity_factor(beta, normalized)

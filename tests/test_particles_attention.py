@@ -81,7 +81,7 @@ def test_feed_forward_velocity_matches_formula():
     Q, K, V = rng.standard_normal((3, d, d))
     x = mf.particles.uniform_sphere(4, d, seed=4)
     model = mf.Attention(1.5, Q=Q, K=K, V=V, ffn=(W, A, b))
-    v = model.velocity(d)(0.0, x[None])[0]
+    v = model.velocity(x)
     s = 1.5 * (x @ Q.T) @ (x @ K.T).T
     p = np.exp(s) / np.exp(s).sum(axis=1, keepdims=True)
     raw = p @ (x @ V.T) + np.maximum(x @ A.T + b, 0) @ W.T
@@ -120,15 +120,15 @@ def test_mismatched_weights_are_rejected():
 
 
 def test_gram_blocks_cover_all_rows_with_at_least_64_rows():
-    from meanfield.particles._velocity import MIN_BLOCK_ROWS, _blocks, attention_sums
+    from meanfield.models._self_attention_sums import MIN_BLOCK_ROWS, attention_sums, blocks
 
     # n = 10⁵ > 65536: block_elements // n = 0 rows would loop per particle; 64 rows per block instead
-    blocks = list(_blocks(2, 100_000, 100_000, 1 << 16))
-    rows = [r.stop - r.start for _, r in blocks]
-    assert MIN_BLOCK_ROWS == 64 and len(blocks) == 2 * -(-100_000 // 64)  # 1563 blocks per system
+    spans = list(blocks(2, 100_000, 100_000, 1 << 16))
+    rows = [r.stop - r.start for _, r in spans]
+    assert MIN_BLOCK_ROWS == 64 and len(spans) == 2 * -(-100_000 // 64)  # 1563 blocks per system
     assert rows.count(64) == 2 * (100_000 // 64) and rows.count(100_000 % 64) == 2
     covered = np.zeros((2, 100_000), dtype=int)
-    for s, r in blocks:
+    for s, r in spans:
         covered[s, r] += 1
     assert np.all(covered == 1)
     # the blocked sums do not depend on the block size (same products, reassociated: round-off)

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import meanfield as mf
-from meanfield.particles import particle_energy
+from meanfield.models import particle_energy
 
 
 def test_number_of_clusters_with_tolerance():

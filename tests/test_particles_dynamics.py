@@ -98,7 +98,7 @@ def test_weights_merge_coincident_particles():
 @pytest.mark.parametrize("normalized", [True, False])
 def test_energy_dissipation_identity(normalized):
     """USA: dE/dt = Σ_i w_i |X_i|² (Lemma 3.7); SA: dE/dt = Σ_i w_i Z_i |X_i|² (3.6), Z_i = Σ_j w_j e^{β<x_i,x_j>}."""
-    from meanfield.particles._velocity import DirectSelfAttention, attention_sums
+    from meanfield.models._self_attention_sums import DirectSelfAttention, attention_sums
 
     beta, n = 2.0, 12
     x0 = mf.particles.uniform_sphere(n, 3, seed=12)
@@ -108,7 +108,7 @@ def test_energy_dissipation_identity(normalized):
     rate = (e[3] - e[1]) / (2 * h)
     x = ds["positions"].values[2][None]
     w = np.full((1, n), 1 / n)
-    v = DirectSelfAttention(beta, normalized, w, "sphere")(1.0, x)
+    v = DirectSelfAttention(beta, normalized, w, False)(1.0, x)
     weight = w * (np.exp(beta) * attention_sums(x, w, beta)[1] if normalized else 1.0)
     expected = np.sum(weight * np.sum(v * v, axis=-1))
     # central difference: O(h²) ≈ 1e-6 relative

@@ -9,7 +9,7 @@ from scipy.cluster.hierarchy import fcluster, linkage
 
 import meanfield as mf
 from meanfield.particles import number_of_clusters, pair_fraction
-from meanfield.particles._velocity import attention_sums
+from meanfield.models._self_attention_sums import attention_sums
 
 
 def _angle_gap(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -171,13 +171,13 @@ def test_energy_pair_sums_equal_the_blas_sums(rng):
     w = np.full((7, 15), 1 / 15)
     expected = np.exp(5.0) / 10.0 * np.einsum("sn,sn->s", w, attention_sums(x, w, 5.0)[1])
     # the same sum in another order: relative round-off ≲ n · eps (measured 4e-16)
-    np.testing.assert_allclose(mf.particles.particle_energy(model, x), expected, rtol=1e-13)
+    np.testing.assert_allclose(mf.models.particle_energy(model, x), expected, rtol=1e-13)
 
 
 def test_vectorisable_exponential_matches_numpy():
     import numba
 
-    from meanfield.particles._vector_math import exp_nonpositive
+    from meanfield._vector_math import exp_nonpositive
 
     @numba.njit
     def many(x):
@@ -195,7 +195,7 @@ def test_vectorisable_exponential_matches_numpy():
 def test_vectorisable_sine_and_cosine_match_numpy():
     import numba
 
-    from meanfield.particles._vector_math import sincos
+    from meanfield._vector_math import sincos
 
     @numba.njit
     def many(x):

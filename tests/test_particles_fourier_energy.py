@@ -6,8 +6,11 @@ import numpy as np
 import pytest
 
 import meanfield as mf
-from meanfield.particles import _energy
-from meanfield.particles._energy import energy_of_states, fourier_kernel_sums
+from meanfield.domains import CircleGeometry
+from meanfield.models import _self_attention
+from meanfield.models._self_attention_sums import fourier_kernel_sums
+
+CIRCLE = CircleGeometry()
 
 
 @pytest.mark.parametrize("accuracy", [1e-4, 1e-8, 1e-12])
@@ -19,8 +22,8 @@ def test_fourier_energy_matches_direct_sum(beta, normalized, accuracy):
     w = rng.random(theta.shape)
     w /= w.sum(axis=1, keepdims=True)
     model = mf.SelfAttention(beta, normalized=normalized)
-    direct = energy_of_states(model, theta, w, "circle")
-    fast = energy_of_states(model, theta, w, "circle", accuracy)
+    direct = model.particle_energy(theta, w, CIRCLE)
+    fast = model.particle_energy(theta, w, CIRCLE, accuracy)
     # the bound is relative to the energy; measured errors are 1e-3..1e-1 of accuracy (1e-15 at 1e-12)
     assert np.all(np.abs(fast - direct) <= accuracy * direct)
 
@@ -38,7 +41,7 @@ def test_simulate_nufft_energies_avoid_the_pair_sum(monkeypatch):
     theta = np.random.default_rng(2).uniform(0, 2 * np.pi, 3000)
     model = mf.SelfAttention(4.0)
     with monkeypatch.context() as patch:
-        patch.setattr(_energy, "kernel_sums", refuse)
+        patch.setattr(_self_attention, "kernel_sums", refuse)
         ds = mf.simulate(model, theta, [0.0, 0.5, 1.0], path="nufft", accuracy=1e-9, progress=False)
-    direct = energy_of_states(model, ds["positions"].values, np.full((3, 3000), 1 / 3000), "circle")
+    direct = model.particle_energy(ds["positions"].values, np.full((3, 3000), 1 / 3000), CIRCLE)
     np.testing.assert_allclose(ds["energy"].values, direct, rtol=1e-9)

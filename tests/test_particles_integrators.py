@@ -116,13 +116,13 @@ def test_fixed_step_beyond_the_stability_bound_is_an_error():
 def test_jacobian_rate_at_a_cluster_is_the_collapse_rate(normalized, beta):
     # at x_i = x̄ + O(ε) the chart Jacobian is s (1 w^T - I) ⊗ I on tangent vectors, s = 1 (SA) or e^β (USA):
     # spectral radius s up to O(β ε) = O(1e-5) (power iteration converges in one step: one repeated eigenvalue)
-    from meanfield.particles._geometry import geometry_for
-    from meanfield.particles._integrators import jacobian_rate
-    from meanfield.particles._velocity import DirectSelfAttention
+    from meanfield.domains import SphereGeometry
+    from meanfield.particles._chart_steppers import jacobian_rate
+    from meanfield.models._self_attention_sums import DirectSelfAttention
 
     x = mf.particles.von_mises_fisher(8, np.array([0.0, 0.0, 1.0]), 1e10, seed=2)[None]
-    velocity = DirectSelfAttention(beta, normalized, np.full((1, 8), 1 / 8), "sphere")
-    rate = jacobian_rate(geometry_for("sphere"), velocity, 0.0, x)
+    velocity = DirectSelfAttention(beta, normalized, np.full((1, 8), 1 / 8), False)
+    rate = jacobian_rate(SphereGeometry(3), velocity, 0.0, x)
     np.testing.assert_allclose(rate, 1.0 if normalized else np.exp(beta), rtol=1e-4)
 
 
@@ -130,5 +130,5 @@ def test_fixed_step_runs_honour_max_steps():
     x = np.linspace(0, 3, 5)
     ds = mf.simulate(mf.SelfAttention(1.0), x, [0, 1, 2, 3], method="rk4", dt=0.25, max_steps=9)
     # 4 steps per output interval: the third interval would take steps 9..12
-    assert ds.attrs["success"] == 0 and ds.attrs["message"] == "exceeded max_steps = 9 at t = 2"
+    assert ds.attrs["success"] == 0 and ds.attrs["message"] == "rk4: exceeded max_steps = 9 at t = 2"
     assert ds.sizes["time"] == 3 and ds.attrs["n_steps"] == 8

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import meanfield as mf
-from meanfield.particles._velocity import DirectSelfAttention, NufftSelfAttention, fourier_truncation
+from meanfield.models._self_attention_sums import DirectSelfAttention, NufftSelfAttention, fourier_truncation
 
 
 @pytest.mark.parametrize("accuracy", [1e-6, 1e-10])
@@ -16,7 +16,7 @@ def test_nufft_velocity_matches_direct_sum(beta, normalized, accuracy):
     rng = np.random.default_rng(0)
     theta = np.concatenate([rng.uniform(0, 2 * np.pi, (2, 700)), rng.vonmises(1.0, 4.0, (2, 700))], axis=1)
     w = np.full(theta.shape, 1 / theta.shape[1])
-    direct = DirectSelfAttention(beta, normalized, w, "circle")(0.0, theta)
+    direct = DirectSelfAttention(beta, normalized, w, True)(0.0, theta)
     fast = NufftSelfAttention(beta, normalized, w, accuracy)(0.0, theta)
     # accuracy is relative to the size of the velocity field (measured ratios 0.03–0.4)
     assert np.abs(fast - direct).max() <= accuracy * np.abs(direct).max()

@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import meanfield as mf
-from meanfield.transport._wasserstein import wasserstein
+from meanfield.measures import wasserstein
 
 FEW = settings(max_examples=15, deadline=None, derandomize=True)
 TWO_PI = 2 * np.pi

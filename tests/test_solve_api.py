@@ -64,11 +64,13 @@ def test_kuramoto_with_frequency_law_records_species(rho0):
         ({"t": [0.0]}, ValueError, "at least two times"),
         ({"t": [0.0, 1.0, 0.5]}, ValueError, "strictly increasing"),
         ({"t": [0.0, np.inf]}, ValueError, "finite times"),
-        ({"method": "euler"}, ValueError, r"method must be one of \['finite_volume', 'spectral'\]"),
-        ({"model": "SA"}, TypeError, "model must be SelfAttention or Kuramoto"),
+        ({"method": "euler"}, ValueError, r"method must be 'auto' or one of \['finite_volume', 'spectral'\] on "
+                                          r"Circle\(n=64\), got 'euler'"),
+        ({"model": "SA"}, TypeError, "model must be a meanfield model"),
         ({"rho0": np.ones(64)}, TypeError, "rho0 must be a Density"),
         ({"resume": True}, ValueError, "resume=True needs a checkpoint path"),
-        ({"method": "finite_volume", "rtol": 1e-6}, ValueError, r"method 'finite_volume' does not take the option\(s\) \['rtol'\]; it accepts \[.*'cfl'"),
+        ({"method": "finite_volume", "rtol": 1e-6}, ValueError,
+         r"method 'finite_volume' \(CircleFiniteVolume\) does not take the option\(s\) \['rtol'\]; it accepts \[.*'cfl'"),
         ({"diffusion": 0.1}, ValueError, "diffusion is the model's noise"),
     ],
 )

@@ -283,15 +283,13 @@ def test_rejects_bad_arguments() -> None:
 
 def test_energy_increases_through_clustering() -> None:
     """σ = 0, USA: dE/dt = ∫|X|² dμ ≥ 0 (Lemma 3.7); the upwind scheme keeps E monotone at every output."""
-    from meanfield.models._energy import energy_multipliers
-
     s = mf.Sphere(15)
     model = mf.SelfAttention(4.0, normalized=False)
     sc = fv(s.grid, model, n_lat=16)
     rho = mf.density(s, lambda lat, lon: 1 + 0.5 * np.cos(lat) * np.cos(2 * lon) + 0.3 * np.sin(lat) ** 3)
     run = evolve(sc, sc.from_grid(rho.values[None]), np.linspace(0.0, 1.5, 31))
     assert run.success
-    scaled, log_scale = energy_multipliers(model, 3)
+    scaled, log_scale = model.energy_kernel(3)
     mult = np.exp(log_scale) * scaled(sc.velocity_grid.degrees)
     energy = [0.5 * np.sum(sc.velocity_grid.parseval_weights * mult * np.abs(sc.coefficients(y[0])[0]) ** 2) for y in run.y]
     assert np.all(np.diff(energy) > 0)

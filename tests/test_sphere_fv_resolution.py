@@ -9,7 +9,7 @@ import pytest
 
 import meanfield as mf
 from meanfield.measures._perturbed_uniform import perturbed_uniform
-from meanfield.pde._resolution import FINITE_VOLUME_TAIL_TOL, sphere_tail
+from meanfield.pde import FINITE_VOLUME_TAIL_TOL
 
 
 def _solve(lmax, noise, t_final):
@@ -51,7 +51,7 @@ def test_resolved_runs_are_not_flagged(noise, t_final):
 def test_tail_of_a_band_limited_density_is_zero_and_of_a_spike_is_order_one():
     s = mf.Sphere(15)
     smooth = mf.density(s, lambda th, ph: 1 + 0.5 * np.cos(th) * np.sin(th) * np.cos(ph)).values
-    assert sphere_tail(s.grid, smooth[None]) < 1e-13
+    assert s.spectral_tail(smooth[None]) < 1e-13
     spike = np.zeros(s.grid.shape)
     spike[0, 0] = 1.0
-    assert sphere_tail(s.grid, spike[None]) > 1.0
+    assert s.spectral_tail(spike[None]) > 1.0

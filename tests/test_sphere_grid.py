@@ -7,7 +7,7 @@ import pytest
 from scipy.special import spherical_in
 
 import meanfield as mf
-from meanfield.models._kernels import scaled_funk_hecke
+from meanfield.domains._funk_hecke import scaled_funk_hecke
 from solvers import SphereGrid
 from solvers._sphere_grid import padded_lmax
 
@@ -141,7 +141,7 @@ def test_von_mises_fisher_moments_and_energy() -> None:
 
 def test_von_mises_large_kappa_is_finite() -> None:
     s = mf.Sphere(8)
-    rho = s.von_mises([0.0, 0.0, 1.0], 800.0)  # node values (mf.von_mises refuses lmax = 8 for κ = 800)
+    rho = mf.Density(s, *s.von_mises_values([0.0, 0.0, 1.0], 800.0))  # node values (mf.von_mises refuses lmax = 8 for κ = 800)
     # ρ = κ e^{κ(cos ϑ - 1)}/(2π(1 - e^{-2κ})): no overflow although e^{κ} = e^{800} is not a float
     expected = 800 / (2 * np.pi) * np.exp(800 * (np.cos(s.grid.colatitude[0]) - 1))
     assert np.all(np.isfinite(rho.values)) and rho.values.max() == pytest.approx(expected, rel=1e-12)
@@ -158,7 +158,7 @@ def test_von_mises_rejects_bad_loc(loc, match) -> None:
 
 def test_von_mises_rejects_negative_kappa() -> None:
     with pytest.raises(ValueError, match="kappa must be finite and >= 0"):
-        mf.Sphere(4).von_mises([0, 0, 1], -1.0)
+        mf.Density(mf.Sphere(4), *mf.Sphere(4).von_mises_values([0, 0, 1], -1.0))
 
 
 def test_density_from_callable_of_lat_lon() -> None:

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import meanfield as mf
-from meanfield.models._kernels import scaled_funk_hecke
+from meanfield.domains._funk_hecke import scaled_funk_hecke
 from solvers import (
     CallableVelocity,
     ConvolutionVelocity,

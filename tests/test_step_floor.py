@@ -8,11 +8,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from meanfield.particles._ensemble import CIRCLE
-from meanfield.particles._ensemble import integrate as integrate_ensemble
-from meanfield.particles._geometry import geometry_for
-from meanfield.particles._integrators import integrate
-from meanfield.particles._kuramoto_flow import integrate_moebius
+from meanfield.domains import CircleGeometry, EuclideanGeometry
+from meanfield.particles._chart_steppers import ChartDormandPrince
+from meanfield.particles._ensemble import CIRCLE, EnsembleIntegrator
+from meanfield.particles._moebius import MoebiusStepper
 from solvers import Scheme, StepController, StepResult, evolve, step_floor, weighted_rms
 from solvers._runge_kutta import C, N_STAGES, LawsonTables, adaptive_lawson_step
 
@@ -107,20 +106,19 @@ def test_the_particle_integrator_stops_at_the_blow_up_with_the_floor_message() -
         times.append(t)
         return x * x
 
-    out = integrate(geometry_for("euclidean"), square, np.ones((1, 1, 1)), np.array([0.0, 2.0]), "dopri5",
-                    rtol=RTOL, atol=ATOL)
+    out = evolve(ChartDormandPrince(EuclideanGeometry(1), square, RTOL, ATOL), np.ones((1, 1, 1)), [0.0, 2.0])
     floor = step_floor(0.0, 2.0)
-    assert not out.success and len(out.states) == 1
+    assert not out.success and out.t.size == 1
     assert f"fell below the smallest step {floor:.3g} at t = 1" in out.message
     assert abs(max(times) - 1.0) < RTOL  # as evolve's: measured 8.3e-10
-    assert out.n_rejected == 0 and floor <= min(out.step_sizes) < 2 * floor
+    assert out.n_rejected == 0 and floor <= out.dt_min < 2 * floor
 
 
 def test_a_velocity_that_cannot_be_evaluated_stops_the_particle_integrator_at_the_wall() -> None:
     def wall(t: float, x: np.ndarray) -> np.ndarray:  # finite up to t = 0.5, NaN after: every step across is rejected
         return np.where(t < 0.5, -np.sin(x), np.nan)
 
-    out = integrate(geometry_for("circle"), wall, np.array([[0.1, 0.4, 2.0]]), np.array([0.0, 1.0]), "dopri5")
+    out = evolve(ChartDormandPrince(CircleGeometry(), wall, 1e-8, 1e-10), np.array([[0.1, 0.4, 2.0]]), [0.0, 1.0])
     assert not out.success and f"fell below the smallest step {16 * EPS:.3g} at t = 0.5" in out.message
 
 
@@ -128,12 +126,12 @@ def test_a_velocity_that_cannot_be_evaluated_stops_the_particle_integrator_at_th
 def test_the_compiled_ensemble_and_the_moebius_flow_stop_at_the_floor() -> None:
     x0, weights = np.array([[0.1, 0.4, 2.0]]), np.full((1, 3), 1 / 3)
     # each rejection shrinks h by at least the controller's 0.2: from h ~ 0.1 to 3.6e-15 in at most ~20 (measured 13)
-    out = integrate_ensemble(CIRCLE, x0, weights, 1.0, True, np.array([0.0, 1.0]), rtol=1e-300, atol=0.0,
-                             max_steps=10**6)
+    ensemble = EnsembleIntegrator(CIRCLE, weights, 1.0, True, rtol=1e-300, atol=0.0, max_steps=10**6, live=False)
+    out = ensemble.run(x0, np.array([0.0, 1.0]), [], None)
     assert not out.success and "step size fell below the smallest step (system 0 at t = 0)" in out.message
     assert out.n_steps == 0 and 0 < out.n_rejected < 40
-    out = integrate_moebius(1.0, np.array([0.0, -0.5j]), np.array([[0.3, -0.2, 0.1]]), weights, x0,
-                            np.array([0.0, 1.0]), rtol=0.0, atol=1e-300)
+    stepper = MoebiusStepper(-0.5j, np.array([[0.3, -0.2, 0.1]]), weights, 0.0, rtol=0.0, atol=1e-300)
+    out = evolve(stepper, stepper.state(0.0, x0), [0.0, 1.0])
     assert not out.success and f"fell below the smallest step {16 * EPS:.3g}" in out.message
     assert 0 < out.n_rejected < 40  # measured 21
 

@@ -10,8 +10,8 @@ import ot
 import pytest
 
 import meanfield as mf
-from meanfield.transport._wasserstein import wasserstein
-from meanfield.particles._sampling import sample
+from meanfield.measures import wasserstein
+from meanfield.measures import sample
 
 TWO_PI = 2 * np.pi
 
@@ -124,9 +124,9 @@ def test_batches_against_single_calls(rng):
 def test_return_info_states_method_and_accuracy(rng):
     x, y = rng.uniform(0, TWO_PI, (2, 50))
     info = wasserstein(x, y, 1, return_info=True)
-    assert (info.method, info.exact, info.accuracy) == ("circle-cdf", True, 0.0)
+    assert (info.method, info.algorithm, info.exact, info.accuracy) == ("exact", "circle-cdf", True, 0.0)
     info = wasserstein(x, y, 2, return_info=True)
-    assert info.method == "circle-quantile" and info.exact and info.accuracy <= 1e-12
+    assert info.algorithm == "circle-quantile" and info.exact and info.accuracy <= 1e-12
     assert info.value == pytest.approx(emd_circle(x, np.full(50, 0.02), y, np.full(50, 0.02), 2), abs=1e-10)
 
 
@@ -162,23 +162,31 @@ def test_sphere_exact_matches_emd(rng):
     cost = np.arccos(np.clip(x @ y.T, -1, 1))
     for p in (1, 2):
         info = wasserstein(x, y, p, return_info=True)
-        assert info.method == "emd" and info.exact
+        assert (info.method, info.algorithm) == ("exact", "emd") and info.exact
         assert info.value == pytest.approx(ot.emd2(np.full(40, 1 / 40), np.full(30, 1 / 30), cost**p) ** (1 / p), abs=1e-12)
     # point masses: the great-circle distance
     e1, e2 = np.array([[1.0, 0, 0]]), np.array([[0, np.sqrt(0.5), np.sqrt(0.5)]])
     assert wasserstein(e1, e2, 2) == pytest.approx(np.pi / 2, abs=1e-12)
 
 
-def test_sphere_sliced_for_large_sets_states_its_method(rng):
+def test_exact_beyond_its_size_is_refused_naming_the_sliced_method_which_states_itself(rng):
     x = rng.normal(size=(200, 3))
     x /= np.linalg.norm(x, axis=1, keepdims=True)
-    info = wasserstein(x, x, 1, return_info=True, max_exact_atoms=100)
-    assert info.method == "sliced-spherical" and not info.exact
+    with pytest.raises(ValueError, match=r"exact W_p on S\^2 of 200 x 200 atoms exceeds max_exact_atoms\^2 = 100\^2.*"
+                                         r"pass method='sliced'"):
+        wasserstein(x, x, 1, max_exact_atoms=100)
+    info = wasserstein(x, x, 1, method="sliced", return_info=True)
+    assert (info.method, info.algorithm) == ("sliced", "sliced-spherical") and not info.exact
     assert info.value == pytest.approx(0.0, abs=1e-12)
     y = x.copy()
     y[:, 2] = np.abs(y[:, 2])  # fold the southern hemisphere north
-    info = wasserstein(x, y, 1, return_info=True, max_exact_atoms=100)
+    info = wasserstein(x, y, 1, method="sliced", return_info=True)
     assert info.value > 5 * info.accuracy > 0
+    # the size never chooses the method: the same measures give W_p exactly under a larger limit
+    assert wasserstein(x, y, 1, return_info=True, max_exact_atoms=200).algorithm == "emd"
+    with pytest.raises(ValueError, match=r"method must be one of \['exact', 'sliced'\] for measures on the sphere "
+                                         r"domain, got 'polar'"):
+        wasserstein(x, y, 1, method="polar")
 
 
 def test_quantile_sampler_initial_error_decays_like_one_over_n():
@@ -254,7 +262,7 @@ def test_cells_against_fine_subdivision(rng):
     weights = np.repeat(rho.values * circle.weights / r, r)
     reference = wasserstein(mf.EmpiricalMeasure(sub, weights / weights.sum()), x, 1, domain="circle")
     info = wasserstein(rho, x, 1, density="cells", return_info=True, domain="circle")
-    assert info.method == "circle-cdf-cells" and info.exact
+    assert info.algorithm == "circle-cdf-cells" and info.exact
     np.testing.assert_allclose(info.value, reference, atol=h / (4 * r))
     # p = 2 with 16 sub-atoms per cell: the stated accuracy bounds the error
     info2 = wasserstein(rho, x, 2, density="cells", return_info=True, domain="circle")
@@ -288,7 +296,7 @@ def test_sphere_and_zonal_densities(rng):
     info = wasserstein(mf.uniform(zonal), north, 1, return_info=True)
     polar = zonal.polar
     mass = mf.uniform(zonal).values * zonal.weights
-    assert info.method == "zonal-polar" and not info.exact
+    assert (info.method, info.algorithm) == ("polar", "zonal-polar") and not info.exact
     assert info.value == pytest.approx(np.sum(mass * polar) / mass.sum(), abs=1e-13)
 
 
@@ -306,7 +314,7 @@ def test_unit_vectors_in_the_plane_against_the_circle_are_angles(rng):
         assert wasserstein(u, theta + 0.2, p) == pytest.approx(wasserstein(theta, theta + 0.2, p), abs=1e-13)
     assert wasserstein(rho, u, 1, density="cells") == pytest.approx(wasserstein(rho, theta, 1, density="cells"), abs=1e-13)
     info = wasserstein(rho, u, 2, return_info=True)
-    assert info.method == "circle-quantile" and info.n_atoms == (64, 30)
+    assert info.algorithm == "circle-quantile" and info.n_atoms == (64, 30)
     batch = np.stack([u, u[::-1]])  # (systems, n, 2)
     np.testing.assert_allclose(wasserstein(rho, batch, 1), wasserstein(rho, theta, 1), rtol=0, atol=1e-13)
 
@@ -388,9 +396,9 @@ def test_sliced_spherical_value_against_pot_and_direct_projections(p, rng):
     y /= np.linalg.norm(y, axis=1, keepdims=True)
     wy = rng.random(50) + 0.1
     wy /= wy.sum()
-    info = wasserstein(x, mf.EmpiricalMeasure(y, wy, domain="sphere"), p, return_info=True, max_exact_atoms=10,
+    info = wasserstein(x, mf.EmpiricalMeasure(y, wy, domain="sphere"), p, method="sliced", return_info=True,
                        n_projections=64, seed=3)
-    assert info.method == "sliced-spherical" and not info.exact
+    assert info.algorithm == "sliced-spherical" and not info.exact
     pot, log = ot.sliced_wasserstein_sphere(x, y, np.full(60, 1 / 60), wy, n_projections=64, p=p, seed=3, log=True)
     assert info.value == pytest.approx(TWO_PI * pot, abs=1e-12)
     # direct: project with POT's frames, exact circle W_p of every projection (our circle solver, batched)

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from meanfield.transport._wasserstein import wasserstein
+from meanfield.measures import wasserstein
 
 pytestmark = pytest.mark.slow
 

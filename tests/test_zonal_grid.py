@@ -7,8 +7,8 @@ import pytest
 from scipy.special import comb, ive, roots_jacobi
 
 import meanfield as mf
-from meanfield.models._kernels import scaled_funk_hecke
-from meanfield.domains._zonal import polar_angles, polar_wasserstein
+from meanfield.domains._funk_hecke import scaled_funk_hecke
+from meanfield.measures import polar_angles, polar_wasserstein
 from solvers import ZonalCellGrid, ZonalGaussGrid
 from solvers._zonal_grid import gegenbauer_table
 
@@ -56,7 +56,7 @@ def test_funk_hecke_convolution_matches_direct_integral(d):
     """
     beta = 3.0
     zonal = mf.ZonalSphere(d, 64)
-    rho = zonal.von_mises(None, 2.0).values
+    rho = mf.Density(zonal, *zonal.von_mises_values(None, 2.0)).values
     cos, sin = np.cos(zonal.polar), np.sin(zonal.polar)
     nu = 0.5 * (d - 3)
     z = beta * np.outer(sin, sin)
@@ -89,7 +89,7 @@ def test_von_mises_fisher_is_normalised(d, kappa):
     # cell areas, so their mass is 1 to round-off as well.
     rho = mf.von_mises(mf.ZonalSphere(d, 160), None, kappa)
     assert rho.mass == pytest.approx(1.0, abs=1e-12)
-    cells = mf.ZonalSphere(d, 400, nodes="cells").von_mises("north", kappa)
+    cells = mf.von_mises(mf.ZonalSphere(d, 400, nodes="cells"), "north", kappa)
     assert cells.mass == pytest.approx(1.0, abs=1e-12)
     assert rho.law["name"] == "von_mises" and rho.law["loc"][-1] == 1.0
 
@@ -100,7 +100,7 @@ def test_von_mises_fisher_in_three_dimensions_and_its_cdf():
     theta = np.linspace(0, np.pi, 101)
     exact = -np.expm1(kappa * (np.cos(theta) - 1)) / -np.expm1(-2 * kappa)
     zonal = mf.ZonalSphere(3, 48)
-    rho = zonal.von_mises(None, kappa)
+    rho = mf.Density(zonal, *zonal.von_mises_values(None, kappa))
     exact_values = kappa * np.exp(kappa * np.cos(zonal.polar)) / (4 * np.pi * np.sinh(kappa))
     np.testing.assert_allclose(rho.values, exact_values, rtol=1e-13)
     np.testing.assert_allclose(zonal.polar_cdf(rho.values, theta), exact, atol=1e-13)
@@ -108,7 +108,7 @@ def test_von_mises_fisher_in_three_dimensions_and_its_cdf():
     errors = []
     for n in (50, 100):
         cells = mf.ZonalSphere(3, n, nodes="cells")
-        errors.append(np.max(np.abs(cells.polar_cdf(cells.von_mises(None, kappa).values, theta) - exact)))
+        errors.append(np.max(np.abs(cells.polar_cdf(mf.Density(cells, *cells.von_mises_values(None, kappa)).values, theta) - exact)))
     assert errors[1] < 1e-3 and np.log2(errors[0] / errors[1]) > 1.8
 
 
@@ -125,14 +125,14 @@ def test_points_weights_coords():
     cells = mf.ZonalSphere(7, 20, nodes="cells")
     assert cells.weights.sum() == pytest.approx(mf.sphere_area(7), rel=1e-13)
     # mean of vMF: m = A_d(κ) e_d with A_d(κ) = I_{d/2}(κ)/I_{d/2-1}(κ)
-    rho = mf.ZonalSphere(7, 40).von_mises(None, 3.0)
+    rho = mf.von_mises(mf.ZonalSphere(7, 40), None, 3.0)
     mean = (rho.values * rho.domain.weights) @ rho.domain.moment_points
     np.testing.assert_allclose(mean, np.r_[np.zeros(6), ive(3.5, 3.0) / ive(2.5, 3.0)], atol=1e-14)
 
 
 def test_cell_convolution_is_the_quadratic_form_of_the_coefficients():
     cells = mf.ZonalSphere(10, 40, nodes="cells")
-    rho = cells.von_mises(None, 4.0).values
+    rho = mf.Density(cells, *cells.von_mises_values(None, 4.0)).values
 
     def mult(ell):
         return scaled_funk_hecke(ell, 2.0, 10)
@@ -145,7 +145,7 @@ def test_cell_convolution_is_the_quadratic_form_of_the_coefficients():
 
 def test_polar_marginal_and_particles(rng):
     zonal = mf.ZonalSphere(16, 64)
-    rho = zonal.von_mises(None, 6.0)
+    rho = mf.Density(zonal, *zonal.von_mises_values(None, 6.0))
     # the polar marginal integrates to 1 (Gauss quadrature in t, weights / |S^{d-2}| sin^{d-2})
     marginal = zonal.polar_marginal(rho.values)
     jacobian = mf.sphere_area(15) * np.sin(zonal.polar) ** 14
@@ -177,11 +177,11 @@ def test_bad_input():
         mf.ZonalSphere(3, 16.0)
     zonal = mf.ZonalSphere(4, 16)
     with pytest.raises(ValueError, match=r"loc must be the axis e_d"):
-        zonal.von_mises(np.array([1.0, 0, 0, 0]), 1.0)
+        mf.Density(zonal, *zonal.von_mises_values(np.array([1.0, 0, 0, 0]), 1.0))
     with pytest.raises(ValueError, match=r"loc must be the axis e_d"):
         mf.von_mises(zonal, "south", 1.0)
     with pytest.raises(ValueError, match="kappa must be finite and >= 0"):
-        zonal.von_mises(None, -1.0)
+        mf.Density(zonal, *zonal.von_mises_values(None, -1.0))
     with pytest.raises(ValueError, match="points must have shape"):
         polar_angles(np.ones((5, 3)) / np.sqrt(3), d=4)
     with pytest.raises(ValueError, match="values must end with the grid's shape"):

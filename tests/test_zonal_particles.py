@@ -46,7 +46,7 @@ def _polar_distances(zonal, pde, model, rho0, n_particles, n_systems, seed):
 def test_zonal_pde_matches_particles_in_polar_wasserstein(d, beta, kappa, n_degrees, sizes):
     model = mf.SelfAttention(beta)
     zonal = mf.ZonalSphere(d, n_degrees)
-    rho0 = zonal.von_mises(None, kappa)
+    rho0 = mf.Density(zonal, *zonal.von_mises_values(None, kappa))
     pde = mf.solve(model, rho0, TIMES)
     assert pde.attrs["success"] == 1, pde.attrs["message"]
     (n_small, sys_small), (n_large, sys_large) = sizes

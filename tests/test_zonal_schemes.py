@@ -134,7 +134,7 @@ def test_spectral_convergence_in_n():
     def run(n):
         zonal = mf.ZonalSphere(d, n)
         # tail_tol=1: the coarse grids are under-resolved on purpose
-        ds = mf.solve(model, zonal.von_mises(None, 4.0), horizon, rtol=1e-12, tail_tol=1.0)
+        ds = mf.solve(model, mf.Density(zonal, *zonal.von_mises_values(None, 4.0)), horizon, method="spectral", rtol=1e-12, tail_tol=1.0)
         return zonal.coefficients(ds.density.values[-1])
 
     ref = run(64)
@@ -154,7 +154,7 @@ def test_finite_volume_second_order_on_smooth_solution(d):
     model = mf.SelfAttention(1.0, normalized=False, noise=0.05)
     horizon = [0.0, 0.5]
     spec = mf.ZonalSphere(d, 64)
-    ref = mf.solve(model, mf.density(spec, _smooth_initial), horizon, rtol=1e-12)
+    ref = mf.solve(model, mf.density(spec, _smooth_initial), horizon, method="spectral", rtol=1e-12)
     ref_coeffs = spec.coefficients(ref.density.values[-1])
     errors = []
     for n in (40, 80, 160):
@@ -179,7 +179,7 @@ def test_energy_identity_usa(d):
     n = 96
     zonal = mf.ZonalSphere(d, n)
     times = np.linspace(0.0, 1.0, 41)
-    ds = mf.solve(model, mf.density(zonal, _smooth_initial), times, rtol=1e-12)
+    ds = mf.solve(model, mf.density(zonal, _smooth_initial), times, method="spectral", rtol=1e-12)
     assert ds.attrs["success"] == 1, ds.attrs["message"]
     energies = np.array([mf.energy(model, mf.Density(zonal, v)) for v in ds.density.values])
     np.testing.assert_allclose(energies, ds.energy.values, rtol=1e-13)
@@ -200,13 +200,13 @@ def test_under_resolution_is_reported():
     # a vMF with κ = 200 needs ~60 degrees on S²; 16 nodes are refused at the start (the initial output is kept)
     zonal = mf.ZonalSphere(3, 16)
     with pytest.raises(UnderResolvedError, match="increase n"):
-        mf.solve(mf.SelfAttention(1.0), zonal.von_mises(None, 200.0), [0.0, 0.1], raise_on_error=True)
-    ds = mf.solve(mf.SelfAttention(1.0), zonal.von_mises(None, 200.0), [0.0, 0.1])
+        mf.solve(mf.SelfAttention(1.0), mf.Density(zonal, *zonal.von_mises_values(None, 200.0)), [0.0, 0.1], raise_on_error=True)
+    ds = mf.solve(mf.SelfAttention(1.0), mf.Density(zonal, *zonal.von_mises_values(None, 200.0)), [0.0, 0.1])
     assert ds.attrs["success"] == 0 and "increase n" in ds.attrs["message"] and ds.sizes["time"] == 1
     # SA from a vMF law concentrates into a cluster: 96 degrees resolve it up to t = 1,
     # not up to t = 3 (200 degrees do); the run stops with the reason instead of oscillating
     zonal = mf.ZonalSphere(3, 96)
-    ds = mf.solve(mf.SelfAttention(2.0), zonal.von_mises(None, 2.0), [0.0, 1.0, 3.0])
+    ds = mf.solve(mf.SelfAttention(2.0), mf.Density(zonal, *zonal.von_mises_values(None, 2.0)), [0.0, 1.0, 3.0])
     assert ds.attrs["success"] == 0 and "spectral tail" in ds.attrs["message"]
     assert ds.sizes["time"] == 2
 
@@ -241,7 +241,7 @@ def test_finite_volume_energy_gain_converges_to_the_spectral_one(d):
     # energy of the cell averages approaches it at second order.
     model = mf.SelfAttention(1.0, normalized=False)
     times = [0.0, 1.0]
-    spec = mf.solve(model, mf.density(mf.ZonalSphere(d, 96), _smooth_initial), times, rtol=1e-12)
+    spec = mf.solve(model, mf.density(mf.ZonalSphere(d, 96), _smooth_initial), times, method="spectral", rtol=1e-12)
     gained = float(spec.energy.values[-1] - spec.energy.values[0])
     errors = []
     for n in (50, 100, 200):
@@ -263,9 +263,9 @@ def test_zonal_solution_matches_the_full_sphere_solver_in_d3(normalized, beta, k
     model = mf.SelfAttention(beta, normalized=normalized, noise=0.02)
     sphere = mf.Sphere(47)
     times = [0.0, 0.5, 1.0]
-    full = mf.solve(model, mf.von_mises(sphere, np.array([0.0, 0.0, 1.0]), kappa), times, rtol=1e-10)
+    full = mf.solve(model, mf.von_mises(sphere, np.array([0.0, 0.0, 1.0]), kappa), times, method="spectral", rtol=1e-10)
     zonal = mf.ZonalSphere(3, 64)
-    reduced = mf.solve(model, zonal.von_mises(None, kappa), times, rtol=1e-10)
+    reduced = mf.solve(model, mf.Density(zonal, *zonal.von_mises_values(None, kappa)), times, method="spectral", rtol=1e-10)
     assert full.attrs["success"] == 1 and reduced.attrs["success"] == 1
     series = gegenbauer_table(64, 3, np.sin(sphere.lat))  # cos(polar) = sin(lat)
     for k in range(len(times)):

@@ -31,7 +31,7 @@ import xarray as xr
 from matplotlib.figure import Figure
 
 import meanfield as mf
-from meanfield.domains import polar_angles
+from meanfield.measures import polar_angles
 
 MIN_RATIO = 1.4
 """W₁(n)/W₁(4n) must exceed this (n^{-1/2} law: 2; the scatter of a mean over 4–32 systems allows ~1.5)."""
@@ -47,7 +47,7 @@ CASES = [
 def run_case(d: int, beta: float, kappa: float, n_degrees: int, sizes) -> dict:
     model = mf.SelfAttention(beta)
     zonal = mf.ZonalSphere(d, n_degrees)
-    rho0 = zonal.von_mises(None, kappa)
+    rho0 = mf.Density(zonal, *zonal.von_mises_values(None, kappa))
     pde = mf.solve(model, rho0, TIMES)
     if not pde.attrs["success"]:
         raise RuntimeError(f"PDE run failed: {pde.attrs['message']}")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ._main import main, build_parser, default_solve_output
+from ._main import build_parser, default_solve_output, main
 
 __all__ = [
     "main",

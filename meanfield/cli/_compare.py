@@ -17,6 +17,13 @@ from pathlib import Path
 
 import numpy as np
 
+import meanfield as mf
+
+from ..studies import meanfield_study
+from .._validate import as_times
+from ..io._conventions import described_run
+from ..io._files import check_result_paths
+from ..plot import meanfield_limit
 from ._options import add_model_arguments, add_output_arguments, check_at_least
 from ._sweep_options import sweep_options
 
@@ -51,13 +58,7 @@ def default_output(args: argparse.Namespace) -> Path:
 
 def compare_command(args: argparse.Namespace) -> int:
     """Run the study described by ``args``; print the fitted exponents and the files written."""
-    import meanfield as mf
 
-    from ..io._conventions import described_run
-    from ..io._files import check_result_paths
-    from .._meanfield_study import meanfield_study
-    from ..plot import meanfield_limit
-    from .._validate import as_times
 
     check_at_least(args, systems=1, grid=4, particles=1)
     if not args.dt > 0:

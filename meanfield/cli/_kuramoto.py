@@ -15,7 +15,13 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+import meanfield as mf
+
+from ..io._conventions import described_run
+from ..io._files import check_result_paths, write_atomically
+from ..studies import frequency_law, kuramoto_run
 from ._options import add_output_arguments, check_at_least
+from ._sweep_options import VALUES_HELP, parse_values, sweep_options
 
 __all__ = ["add_kuramoto_arguments", "kuramoto_command", "default_output"]
 
@@ -30,8 +36,6 @@ def default_output(args: argparse.Namespace) -> Path:
 
 def add_kuramoto_arguments(parser: argparse.ArgumentParser) -> None:
     """Add the options of ``meanfield kuramoto`` to ``parser``."""
-    from ._sweep_options import VALUES_HELP
-
     parser.add_argument("--coupling", type=float, default=4.0, help="coupling K of a single run")
     parser.add_argument("--couplings", default=None, help=f"sweep K for a bifurcation diagram: {VALUES_HELP}, e.g. 0:4:17 or 1,2,4")
     parser.add_argument("--law", choices=["lorentzian", "gaussian"], default="lorentzian",
@@ -61,12 +65,7 @@ def add_kuramoto_arguments(parser: argparse.ArgumentParser) -> None:
 
 def kuramoto_command(args: argparse.Namespace) -> int:
     """Run what ``args`` describe; write NetCDF and PNG; print a summary."""
-    import meanfield as mf
 
-    from ..io._conventions import described_run
-    from ..io._files import check_result_paths, write_atomically
-    from ..studies import frequency_law, kuramoto_run
-    from ._sweep_options import parse_values, sweep_options
 
     couplings = parse_values(args.couplings, "--couplings") if args.couplings is not None else None
     law = frequency_law(args.law, args.width)

@@ -15,10 +15,10 @@ import sys
 from collections.abc import Callable
 from typing import NamedTuple
 
-from ._compare import add_compare_arguments, compare_command
 from ..studies import SweepError
-from ._phase_diagram import add_phase_diagram_arguments, phase_diagram_command
+from ._compare import add_compare_arguments, compare_command
 from ._kuramoto import add_kuramoto_arguments, kuramoto_command
+from ._phase_diagram import add_phase_diagram_arguments, phase_diagram_command
 from ._plot import add_plot_parser, plot_command
 from ._solve import add_solve_arguments, default_solve_output, solve_command
 

@@ -16,7 +16,13 @@ from pathlib import Path
 
 import numpy as np
 
+import meanfield as mf
+
+from ..io._conventions import described_run
+from ..io._files import check_output_path, check_result_paths, write_atomically
+from ..studies._phase_diagram import crossing_time
 from ._options import add_output_arguments, check_at_least
+from ._sweep_options import VALUES_HELP, parse_values, sweep_options
 
 __all__ = ["add_phase_diagram_arguments", "phase_diagram_command", "default_output"]
 
@@ -28,8 +34,6 @@ def default_output(d: int, n: int, unnormalized: bool, ginibre: bool) -> Path:
 
 def add_phase_diagram_arguments(parser: argparse.ArgumentParser) -> None:
     """Add the options of ``meanfield phase-diagram`` to ``parser``."""
-    from ._sweep_options import VALUES_HELP
-
     parser.add_argument("--dimension", type=int, default=2, help="d: tokens on S^{d-1}")
     parser.add_argument("--particles", type=int, default=32, help="tokens n per system")
     parser.add_argument("--systems", type=int, default=2048, help="independent systems per beta")
@@ -55,12 +59,7 @@ def add_phase_diagram_arguments(parser: argparse.ArgumentParser) -> None:
 
 def phase_diagram_command(args: argparse.Namespace) -> int:
     """Run the diagram described by ``args``; write NetCDF and PNGs; print a summary."""
-    import meanfield as mf
 
-    from ..io._conventions import described_run
-    from ..io._files import check_output_path, check_result_paths, write_atomically
-    from ._sweep_options import parse_values, sweep_options
-    from ..studies._phase_diagram import crossing_time
 
     betas = parse_values(args.betas, "--betas")
     check_at_least(args, dimension=2, particles=2, n_times=2)

@@ -15,6 +15,10 @@ from typing import Any
 
 import xarray as xr
 
+from .. import plot
+from ..io._files import check_output_path
+from ..plot._animation import check_animation_path
+
 __all__ = ["KINDS", "add_plot_arguments", "add_plot_parser", "plot_command"]
 
 KINDS = ("auto", "density", "sphere", "marginal", "energy", "order-parameter", "particles", "paths",
@@ -55,10 +59,6 @@ def add_plot_arguments(parser: argparse.ArgumentParser) -> None:
 
 def plot_command(args: argparse.Namespace) -> int:
     """Draw what ``args`` ask of the file; write it; print where."""
-    from .. import plot
-    from ..io._files import check_output_path
-    from ..plot._animation import check_animation_path
-
     ds = _open(args.file)
     output = args.output
     kind = args.kind

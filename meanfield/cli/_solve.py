@@ -26,9 +26,18 @@ from typing import Any
 
 import numpy as np
 
-from ..io._checkpoint import CheckpointError, load_checkpoint, snapshot_of, snapshot_variables
+import meanfield as mf
+
+from ..io._checkpoint import (
+    CheckpointError,
+    load_checkpoint,
+    snapshot_of,
+    snapshot_variables,
+)
 from ..io._conventions import described_run
 from ..io._files import check_result_paths, write_netcdf
+from ..measures._perturbed_uniform import perturbed_uniform
+from ..plot import density_map, sphere_maps
 from ._options import add_model_arguments, add_output_arguments, check_at_least
 
 __all__ = ["add_solve_arguments", "default_solve_output", "solve_command"]
@@ -76,10 +85,7 @@ def default_solve_output(args: argparse.Namespace) -> Path:
 
 def solve_command(args: argparse.Namespace) -> int:
     """Run what ``args`` describe; write NetCDF and PNG; print a summary. 1 when the run stopped early."""
-    import meanfield as mf
 
-    from ..measures._perturbed_uniform import perturbed_uniform
-    from ..plot import density_map, sphere_maps
 
     if not (np.isfinite(args.t_final) and args.t_final > 0):
         raise ValueError(f"--t-final must be a finite time > 0, got {args.t_final}")
@@ -128,16 +134,16 @@ def solve_command(args: argparse.Namespace) -> int:
 
 
 def _with_scheme_state(ds: Any, output: Path) -> Any:
-    """``ds`` with the scheme state that ``solve`` saved with it in its last checkpoint at ``output``
-    (``scheme_*`` variables, ``checkpoint_dt_next``); ``ds`` alone, with a warning, when that save failed."""
+    """``ds`` with the scheme state that ``solve`` saved with it in its last write at ``output``
+    (``scheme_*`` variables); ``ds`` alone, with a warning, when that save failed."""
     try:
         saved = load_checkpoint(output)
     except CheckpointError:
         saved = None
-    if saved is None or not np.array_equal(saved.time.values, ds.time.values) \
-            or saved.attrs.get("n_steps") != ds.attrs["n_steps"] or "checkpoint_dt_next" not in saved.attrs:
+    state = {} if saved is None else snapshot_of(saved)
+    if (saved is None or not np.array_equal(saved.time.values, ds.time.values)
+            or saved.attrs.get("n_steps") != ds.attrs["n_steps"] or "t" not in state):
         logger.warning("%s is written without the scheme state (the last checkpoint write failed): --resume "
                        "would restart from its node values, not exactly", output)
         return ds
-    state = snapshot_variables(snapshot_of(saved))
-    return ds.assign(state).assign_attrs(checkpoint_dt_next=float(saved.attrs["checkpoint_dt_next"]))
+    return ds.assign(snapshot_variables(state))

@@ -11,18 +11,31 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
+import xarray as xr
 
-from solvers import SphereGrid
+from solvers import Scheme, SphereGrid, degree_tail, schemes_for
 
-from ..models._kernels import von_mises_fisher_values
+from ..io._conventions import COORD_ATTRS, geographic_coords
 from .._validate import check_nonnegative, check_positive_int
+from ._funk_hecke import von_mises_fisher_values
+from ._geometry import SphereGeometry
+from ._sampling import law_sample
 
-__all__ = ["Sphere"]
+__all__ = ["Sphere", "exponential_wave"]
 
 _UNIT_TOL = 1e-8
+
+
+def exponential_wave(domain: Any, modes: int, rng: np.random.Generator) -> np.ndarray:
+    """f(x) = Σ_{j=1}^{K} a_j e^{2<x, v_j>} at the nodes with v_j uniform unit vectors and a_j standard
+    normal, its mean (by the domain's quadrature) removed: a smooth random perturbation on S^{d-1}."""
+    directions = rng.standard_normal((modes, domain.points.shape[-1]))
+    directions /= np.linalg.norm(directions, axis=-1, keepdims=True)
+    wave = np.exp(2.0 * domain.points @ directions.T) @ rng.standard_normal(modes)
+    return wave - np.sum(wave * domain.weights) / domain.area
 
 
 @dataclass(frozen=True)
@@ -44,7 +57,7 @@ class Sphere:
     """
 
     lmax: int
-    kind = "sphere"
+    kind: ClassVar[str] = "sphere"
 
     def __post_init__(self) -> None:
         check_positive_int("lmax", self.lmax, minimum=2)
@@ -53,6 +66,11 @@ class Sphere:
     def grid(self) -> SphereGrid:
         """The :class:`solvers.SphereGrid` of this domain."""
         return SphereGrid(int(self.lmax))
+
+    @property
+    def geometry(self) -> SphereGeometry:
+        """The space particles of this domain move in: unit vectors of R³."""
+        return SphereGeometry(3)
 
     @property
     def dimension(self) -> int:
@@ -78,6 +96,11 @@ class Sphere:
     def points(self) -> np.ndarray:
         """Unit vectors (cos λ cos φ, cos λ sin φ, sin λ) of the nodes, shape (nlat, nlon, 3)."""
         return self.grid.points
+
+    @property
+    def moment_points(self) -> np.ndarray:
+        """Node vectors whose quadrature gives ∫ x ρ dσ: the points themselves."""
+        return self.points
 
     @property
     def weights(self) -> np.ndarray:
@@ -108,26 +131,107 @@ class Sphere:
         coeffs = coeffs * np.asarray(multipliers(self.grid.degrees))
         return self.grid.synthesis(coeffs)
 
-    def von_mises(self, loc: Any, kappa: float) -> Any:
-        """Von Mises–Fisher density ρ(x) = κ e^{κ<loc, x>} / (4π sinh κ) (κ = 0: 1/4π).
+    def node_values(self, f: Callable[..., np.ndarray]) -> np.ndarray:
+        """``f(lat, lon)`` on the (nlat, nlon) mesh of the nodes."""
+        return f(*np.meshgrid(self.lat, self.lon, indexing="ij"))
+
+    def von_mises_values(self, loc: Any, kappa: float) -> tuple[np.ndarray, dict[str, Any]]:
+        """Node values of the von Mises–Fisher density ρ(x) = κ e^{κ<loc, x>} / (4π sinh κ) (κ = 0: 1/4π)
+        and its law.
 
         Evaluated as e^{κ(<loc, x> - 1)} · 2κ / (4π (1 - e^{-2κ})) so that κ
         up to several hundred neither overflows nor loses accuracy.
 
         Parameters
         ----------
-        loc : array_like, shape (3,)
-            Mean direction, a unit vector (|loc| = 1 within 1e-8).
+        loc : array_like, shape (3,), or None
+            Mean direction, a unit vector (|loc| = 1 within 1e-8); None: e_3.
         kappa : float
             Concentration κ ≥ 0.
         """
-        from ..measures._measure import Density
-
-        mu = np.asarray(loc, dtype=float)
+        kappa = check_nonnegative("kappa", kappa)
+        mu = np.asarray([0.0, 0.0, 1.0] if loc is None else loc, dtype=float)
         if mu.shape != (3,) or not np.all(np.isfinite(mu)):
             raise ValueError(f"loc must be a finite unit vector of shape (3,) on S², got {loc!r}")
         if abs(np.linalg.norm(mu) - 1) > _UNIT_TOL:
             raise ValueError(f"loc must be a unit vector (|loc| = 1 within {_UNIT_TOL}), got |loc| = {np.linalg.norm(mu)!r}")
-        kappa_f = check_nonnegative("kappa", kappa)
-        values = von_mises_fisher_values(self.points @ mu, kappa_f, 3)
-        return Density(self, values, {"name": "von_mises", "loc": mu, "kappa": kappa_f})
+        values = von_mises_fisher_values(self.points @ mu, kappa, 3)
+        return values, {"name": "von_mises", "loc": mu, "kappa": kappa}
+
+    def von_mises_remedy(self, kappa: float, tolerance: float) -> str:
+        """How to resolve a von Mises density too concentrated for this grid."""
+        return "use a finer grid (a larger lmax)"
+
+    def perturbation(self, modes: int, rng: np.random.Generator, spectrum: str) -> np.ndarray:
+        """Node values of a random perturbation (:func:`meanfield.perturbed_uniform`): "smooth":
+        :func:`exponential_wave`; "flat": f = Σ_{l=1}^{K} Σ_m a_lm Y_lm with Gaussian a_lm (an isotropic
+        field) scaled to unit degree norm (:meth:`solvers.SphereGrid.degree_norms`) for every l ≤ K."""
+        if spectrum != "flat":
+            return exponential_wave(self, modes, rng)
+        grid = self.grid
+        if modes > grid.lmax:
+            raise ValueError(f"modes must be <= lmax = {grid.lmax} for spectrum='flat' on this sphere, got {modes}")
+        degrees, orders = grid.degrees, grid.orders
+        # isotropic Gaussian field: a_l0 ~ N(0, 1), Re a_lm, Im a_lm ~ N(0, 1/2) for m > 0
+        coeffs = np.where(orders > 0, (rng.standard_normal(grid.nalm) + 1j * rng.standard_normal(grid.nalm))
+                          / np.sqrt(2), rng.standard_normal(grid.nalm))
+        coeffs[(degrees == 0) | (degrees > modes)] = 0.0
+        norms = grid.degree_norms(coeffs)
+        coeffs /= np.where(norms > 0, norms, 1.0)[degrees]
+        return grid.synthesis(coeffs)
+
+    def sample(self, values: np.ndarray, law: dict, n: int, rng: np.random.Generator, quantile: bool) -> np.ndarray:
+        """n iid points (n, 3) of the law the density was made from ("uniform", "von_mises")."""
+        if quantile:
+            raise ValueError("method='quantile' is available on the circle only, got a density on a Sphere")
+        return law_sample(law, n, 3, rng, "a Sphere")
+
+    # ------------------------------------------------------------------ transport and moments
+    def transport_atoms(self, masses: np.ndarray, cells: bool) -> tuple[SphereGeometry, np.ndarray, np.ndarray]:
+        """The measure Σ_j m_j δ_{x_j} of node masses m_j = ρ_j w_j: (geometry, points (1, N, 3), masses (1, N))."""
+        return self.geometry, np.asarray(self.points, dtype=float).reshape(1, -1, 3), masses.reshape(1, -1)
+
+    def moments(self, masses: np.ndarray, n_modes: int) -> list[np.ndarray]:
+        """The mean Σ_j m_j x_j and the second moment Σ_j m_j x_j x_jᵀ (for :meth:`SphereGeometry.moment_gaps`)."""
+        points = self.points.reshape(-1, 3)
+        masses = masses.ravel()
+        return [masses @ points, np.einsum("j,ja,jb->ab", masses, points, points)]
+
+    # ------------------------------------------------------------------ PDE
+    @property
+    def schemes(self) -> dict[str, type[Scheme]]:
+        """The schemes of :mod:`solvers` on this grid, by method name."""
+        return schemes_for(self.grid)
+
+    def method_hint(self) -> str:
+        """What to change to reach a method this grid has not (none: both are here)."""
+        return ""
+
+    def spectral_tail(self, values: np.ndarray) -> float:
+        """τ = max_{l > ⌊2 lmax/3⌋} ‖ρ_l‖ / ‖ρ_0‖ of node values (species, nlat, nlon), the largest over species,
+        with ‖ρ_l‖² = |ρ_l0|² + 2 Σ_{m>0} |ρ_lm|² (:meth:`solvers.SphereGrid.degree_norms`)."""
+        alm = np.atleast_2d(self.grid.analysis(np.asarray(values, dtype=float)))
+        return float(np.max(degree_tail(np.atleast_2d([self.grid.degree_norms(row) for row in alm]))))
+
+    def resolution_words(self) -> tuple[str, str, str]:
+        """(the grid, the tail expression, a grid twice as fine) for messages."""
+        lmax = self.grid.lmax
+        return f"on S² with lmax={lmax}", f"max_(l > {2 * lmax // 3}) |rho_l|/|rho_0|", f"lmax={2 * lmax + 1}"
+
+    # ------------------------------------------------------------------ results
+    def dataset_coords(self) -> dict[str, tuple[str, np.ndarray, dict[str, str]]]:
+        """``lat``, ``lon`` in radians and ``latitude``, ``longitude`` in degrees (CF), with their units."""
+        return {"lat": ("lat", self.lat, COORD_ATTRS["lat"]), "lon": ("lon", self.lon, COORD_ATTRS["lon"]),
+                **geographic_coords(self.coords)}
+
+    @classmethod
+    def from_dataset(cls, ds: xr.Dataset) -> Sphere | None:
+        """The Sphere of a result whose ``density`` is over (time, lat, lon), checked against its nodes; None
+        for a result on another grid."""
+        if set(ds["density"].dims) - {"time"} != {"lat", "lon"}:
+            return None
+        domain = cls(int(ds.sizes["lat"]) - 1)
+        if not (np.allclose(ds["lat"].values, domain.lat, atol=1e-12)
+                and np.allclose(ds["lon"].values, domain.lon, atol=1e-12)):
+            raise ValueError("lat/lon must be the Gauss–Legendre grid of a Sphere")
+        return domain

@@ -16,18 +16,22 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
+import xarray as xr
 from scipy.special import betainc, betaln
 
-from solvers import ZonalCellGrid, ZonalGaussGrid, gegenbauer_table
+from solvers import Scheme, ZonalCellGrid, ZonalGaussGrid, degree_tail, gegenbauer_table, schemes_for, sphere_area
 
-from ._domain import sphere_area
-from ..models._kernels import von_mises_fisher_values
+from ..io._conventions import COORD_ATTRS
 from .._validate import check_nonnegative, check_positive_int
+from ._funk_hecke import von_mises_fisher_values
+from ._geometry import PolarGeometry, SphereGeometry
+from ._sampling import law_sample
+from ._sphere import exponential_wave
 
-__all__ = ["ZonalSphere", "polar_angles", "polar_wasserstein"]
+__all__ = ["ZonalSphere"]
 
 _UNIT_TOL = 1e-8
 _NODES = ("gauss", "cells")
@@ -68,7 +72,7 @@ class ZonalSphere:
     d: int
     n: int
     nodes: str = "gauss"
-    kind = "zonal"
+    kind: ClassVar[str] = "zonal"
 
     def __post_init__(self) -> None:
         check_positive_int("d", self.d, minimum=3)
@@ -82,6 +86,11 @@ class ZonalSphere:
         if self.nodes == "gauss":
             return ZonalGaussGrid(int(self.d), int(self.n))
         return ZonalCellGrid(int(self.d), int(self.n))
+
+    @property
+    def geometry(self) -> SphereGeometry:
+        """The space particles of this domain move in: unit vectors of R^d."""
+        return SphereGeometry(int(self.d))
 
     @property
     def dimension(self) -> int:
@@ -159,8 +168,12 @@ class ZonalSphere:
             return self.grid.synthesis(coeffs)
         return (coeffs @ self._cell_moments) * (self.area / self.grid.volumes)
 
-    def von_mises(self, loc: Any = None, kappa: float = 1.0) -> Any:
-        """Von Mises–Fisher density with mean direction e_d:
+    def node_values(self, f: Callable[..., np.ndarray]) -> np.ndarray:
+        """``f(polar)`` at the nodes (cell centres for cells)."""
+        return f(self.polar)
+
+    def von_mises_values(self, loc: Any, kappa: float) -> tuple[np.ndarray, dict[str, Any]]:
+        """Node values of the von Mises–Fisher density with mean direction e_d, and its law:
 
             ρ(x) = C_d(κ) e^{κ <e_d, x>},   C_d(κ) = κ^{d/2-1} / ((2π)^{d/2} I_{d/2-1}(κ)),
 
@@ -177,8 +190,7 @@ class ZonalSphere:
         kappa : float
             Concentration κ ≥ 0.
         """
-        from ..measures._measure import Density
-
+        kappa = check_nonnegative("kappa", kappa)
         axis = np.zeros(self.d)
         axis[-1] = 1.0
         if loc is not None and not (isinstance(loc, str) and loc == "north"):
@@ -189,13 +201,90 @@ class ZonalSphere:
                     f"loc must be the axis e_d = (0, …, 0, 1) of shape ({self.d},), 'north' or None on a "
                     f"ZonalSphere (zonal measures are axisymmetric about e_d), got {loc!r}"
                 )
-        kappa_f = check_nonnegative("kappa", kappa)
 
         def vmf(theta: np.ndarray) -> np.ndarray:
-            return von_mises_fisher_values(np.cos(theta), kappa_f, self.d)
+            return von_mises_fisher_values(np.cos(theta), kappa, self.d)
 
         values = vmf(self.polar) if self.nodes == "gauss" else self.grid.cell_averages(vmf)
-        return Density(self, values, {"name": "von_mises", "loc": axis, "kappa": kappa_f})
+        return values, {"name": "von_mises", "loc": axis, "kappa": kappa}
+
+    def von_mises_remedy(self, kappa: float, tolerance: float) -> str:
+        """How to resolve a von Mises density too concentrated for this grid."""
+        return "use a finer grid (more nodes)"
+
+    def perturbation(self, modes: int, rng: np.random.Generator, spectrum: str) -> np.ndarray:
+        """Node values of a random perturbation (:func:`meanfield.perturbed_uniform`): "smooth" only,
+        :func:`meanfield.domains._sphere.exponential_wave` at the nodes."""
+        if spectrum == "flat":
+            raise ValueError("spectrum='flat' is available on a circle or a sphere, got a zonal domain")
+        return exponential_wave(self, modes, rng)
+
+    def sample(self, values: np.ndarray, law: dict, n: int, rng: np.random.Generator, quantile: bool) -> np.ndarray:
+        """n iid points (n, d) of the law the density was made from ("uniform", "von_mises")."""
+        if quantile:
+            raise ValueError("method='quantile' is available on the circle only, got a density on a ZonalSphere")
+        return law_sample(law, n, int(self.d), rng, "a ZonalSphere")
+
+    # ------------------------------------------------------------------ transport and moments
+    def transport_atoms(self, masses: np.ndarray, cells: bool) -> tuple[PolarGeometry, np.ndarray, np.ndarray]:
+        """The polar-angle marginal Σ_j m_j δ_{ϑ_j} of node masses m_j = ρ_j w_j: (geometry, polar angles
+        (1, n), masses (1, n)); particles are compared through their polar angles (method "polar")."""
+        return PolarGeometry(int(self.d)), np.asarray(self.polar, dtype=float)[None], masses[None]
+
+    def moments(self, masses: np.ndarray, n_modes: int) -> list[np.ndarray]:
+        """The mean and second moment of the zonal measure: a node stands for its whole parallel, so the
+        moments are averaged over rotations about e_d: mean (0, …, 0, <cos ϑ>), second moment
+        diag((1 - <cos² ϑ>)/(d - 1), …, <cos² ϑ>)."""
+        d = int(self.d)
+        masses = masses.ravel()
+        cosines = self.points[:, -1]
+        mean = np.zeros(d)
+        mean[-1] = masses @ cosines
+        axial = masses @ cosines**2
+        return [mean, np.diag(np.r_[np.full(d - 1, (1.0 - axial) / (d - 1)), axial])]
+
+    # ------------------------------------------------------------------ PDE
+    @property
+    def schemes(self) -> dict[str, type[Scheme]]:
+        """The schemes of :mod:`solvers` on this grid, by method name: spectral on Gauss nodes, finite
+        volume on cells."""
+        return schemes_for(self.grid)
+
+    def method_hint(self) -> str:
+        """The grid of the method this one has not."""
+        return ("finite volume needs ZonalSphere(d, n, nodes='cells')" if self.nodes == "gauss" else
+                "the spectral scheme needs ZonalSphere(d, n, nodes='gauss')")
+
+    def spectral_tail(self, values: np.ndarray) -> float:
+        """τ = max_{l > ⌊2(n-1)/3⌋} |ρ_l| / |ρ_0| of node values (species, n), the largest over species, with
+        ρ_l the Gegenbauer coefficients (:meth:`coefficients`)."""
+        return float(np.max(degree_tail(np.abs(self.coefficients(np.atleast_2d(values))))))
+
+    def resolution_words(self) -> tuple[str, str, str]:
+        """(the grid, the tail expression, a grid twice as fine) for messages."""
+        n = int(self.n)
+        return (f"on the zonal S^{int(self.d) - 1} with n={n} cells", f"max_(l > {2 * (n - 1) // 3}) |rho_l|/|rho_0|",
+                f"n={2 * n}")
+
+    # ------------------------------------------------------------------ results
+    def dataset_coords(self) -> dict[str, tuple[str, np.ndarray, dict[str, str]]]:
+        """The polar angle of the nodes, with its units."""
+        return {"polar": ("polar", self.polar, COORD_ATTRS["polar"])}
+
+    @classmethod
+    def from_dataset(cls, ds: xr.Dataset) -> ZonalSphere | None:
+        """The ZonalSphere of a result whose ``density`` is over (time, polar) (its attr ``dimension`` gives
+        d; the nodes are Gauss's or cells, whichever the coordinate is); None for a result on another grid."""
+        if tuple(d for d in ds["density"].dims if d != "time") != ("polar",):
+            return None
+        d = int(ds.attrs.get("dimension", 0))
+        if d < 3:
+            raise ValueError(f"a zonal result needs attrs['dimension'] >= 3, got {ds.attrs.get('dimension')!r}")
+        for nodes in ("gauss", "cells"):
+            domain = cls(d, int(ds.sizes["polar"]), nodes=nodes)
+            if np.allclose(ds["polar"].values, domain.polar, atol=1e-12):
+                return domain
+        raise ValueError("polar must be the Gauss or cell grid of a ZonalSphere")
 
     def polar_marginal(self, values: np.ndarray) -> np.ndarray:
         """p(ϑ_j) = |S^{d-2}| sin^{d-2}ϑ_j ρ(ϑ_j): the density of the polar angle w.r.t. dϑ."""
@@ -241,76 +330,3 @@ class ZonalSphere:
             face_cap = betainc(a, a, np.sin(0.5 * grid.faces[cell]) ** 2)
             out = cum[cell] + values[cell] * self.area * (cap - face_cap)
         return out.reshape(angles.shape)
-
-    def polar_wasserstein(self, values: np.ndarray, particles: Any, resolution: int = 4096) -> float:
-        """W₁ (in radians) between the polar-angle marginals of a zonal density and of particles:
-
-            W₁ = ∫_0^π |F(ϑ) - F_n(ϑ)| dϑ,
-
-        F the CDF of the density's marginal (:meth:`polar_cdf`; ``values`` of
-        mass 1), F_n the empirical CDF of ϑ_i = arccos <x_i, e_d>. Integrated by
-        Simpson's rule on the intervals between ``resolution`` uniform angles
-        and the particle angles (F_n is constant on each).
-
-        Parameters
-        ----------
-        values : ndarray, shape (n,)
-            Node values (or cell averages) of the density.
-        particles : EmpiricalMeasure or array, shape (N, d)
-        resolution : int
-            Number of uniform intervals of [0, π].
-        """
-        values = np.asarray(values, dtype=float)
-        if values.shape != self.shape:
-            raise ValueError(f"values must have the grid's shape {self.shape}, got {values.shape}")
-        check_positive_int("resolution", resolution)
-        angles, weights = polar_angles(particles, self.d)
-        order = np.argsort(angles)
-        angles, weights = angles[order], weights[order]
-        breaks = np.unique(np.concatenate([np.linspace(0.0, np.pi, int(resolution) + 1), angles]))
-        left, right = breaks[:-1], breaks[1:]
-        step = np.concatenate([[0.0], np.cumsum(weights)])
-        emp = step[np.searchsorted(angles, left, side="right")]
-        cdf = [self.polar_cdf(values, x) for x in (left, 0.5 * (left + right), right)]
-        gaps = (np.abs(cdf[0] - emp) + 4 * np.abs(cdf[1] - emp) + np.abs(cdf[2] - emp)) / 6
-        return float(np.sum(gaps * (right - left)))
-
-
-def polar_angles(points: Any, d: int | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """Polar angles ϑ_i = arccos <x_i, e_d> of particles on S^{d-1} and their weights.
-
-    Parameters
-    ----------
-    points : EmpiricalMeasure or array_like, shape (n, d)
-    d : int, optional
-        Required ambient dimension.
-
-    Returns
-    -------
-    angles, weights : ndarray, shape (n,)
-    """
-    from ..measures._measure import EmpiricalMeasure
-
-    if isinstance(points, EmpiricalMeasure):
-        x, w = np.asarray(points.points), np.asarray(points.weights)
-    else:
-        x = np.asarray(points, dtype=float)
-        w = None
-    if x.ndim != 2 or x.shape[-1] < 3 or (d is not None and x.shape[-1] != d):
-        wanted = "d >= 3" if d is None else f"d = {d}"
-        raise ValueError(f"points must have shape (n, d) with {wanted}, got {x.shape}")
-    if w is None:
-        w = np.full(x.shape[0], 1.0 / x.shape[0])
-    return np.arccos(np.clip(x[:, -1], -1.0, 1.0)), w
-
-
-def polar_wasserstein(rho: Any, particles: Any, resolution: int = 4096) -> float:
-    """W₁ (in radians) between the polar-angle marginals of a zonal density and of particles.
-
-    ``rho`` is a :class:`Density` on a :class:`ZonalSphere`; see
-    :meth:`ZonalSphere.polar_wasserstein` (which also takes raw node values).
-    """
-    domain = getattr(rho, "domain", None)
-    if not isinstance(domain, ZonalSphere):
-        raise TypeError(f"rho must be a Density on a ZonalSphere, got {type(rho).__name__}")
-    return domain.polar_wasserstein(rho.values, particles, resolution)

@@ -132,16 +132,24 @@ def load_checkpoint(path: str | os.PathLike) -> xr.Dataset | None:
 
 def check_same_run(saved: dict[str, Any], attrs: dict[str, Any], path: str | os.PathLike,
                    ignore: Iterable[str] = ()) -> None:
-    """Refuse, by name, any parameter in which ``attrs`` (this run) and ``saved`` (the checkpoint's) differ.
+    """Refuse, by name, the first parameter in which ``attrs`` (this run) and ``saved`` (the checkpoint's) differ.
 
-    Every key of either mapping is compared as text, except those in ``ignore``
-    (run facts and settings a resumed run may change) and descriptive ones
-    (parameter descriptions, ``history``: :func:`meanfield.io._conventions.is_descriptive`).
+    Every key of either mapping is compared as text, in the order of ``attrs`` (the model's parameters
+    first) and then the checkpoint's own keys, except those in ``ignore`` (run facts and settings a
+    resumed run may change) and descriptive ones (parameter descriptions, ``history``:
+    :func:`meanfield.io._conventions.is_descriptive`). A fingerprint of the initial state (a key ending
+    in ``_sha1`` or ``_sha256``, e.g. ``x0_sha1``) is named as what it is the fingerprint of.
     """
     skip = set(ignore)
-    for name in sorted(key for key in (set(attrs) | set(saved)) - skip if not is_descriptive(key)):
+    names = [*attrs, *(key for key in saved if key not in attrs)]
+    for name in (key for key in names if key not in skip and not is_descriptive(key)):
         ours, theirs = attrs.get(name, "<absent>"), saved.get(name, "<absent>")
         if _as_text(ours) != _as_text(theirs):
+            what, _, digest = name.rpartition("_")
+            if digest in ("sha1", "sha256"):
+                raise CheckpointError(
+                    f"checkpoint {str(path)!r} was made from a different {what} ({digest.upper()[:3]}-"
+                    f"{digest[3:]} of its values {theirs}, this run has {ours}); remove it or pass resume=False")
             raise CheckpointError(
                 f"checkpoint {str(path)!r} was made with {name}={theirs}, but this run has {name}={ours}; "
                 "remove it or pass resume=False"

@@ -13,10 +13,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from scipy.special import ive
 
-from ..domains._domain import Circle, Domain, moment_points
-from ..models._kernels import von_mises_fisher_values
+from ..domains._circle import Circle
 from .._validate import as_real, check_nonnegative
 
 __all__ = [
@@ -77,7 +75,7 @@ class Density:
 
     def mean(self) -> np.ndarray:
         """First moment m = ∫ x ρ(x) dσ(x) in R^d."""
-        return np.tensordot(self.values * self.domain.weights, moment_points(self.domain), axes=self.values.ndim)
+        return np.tensordot(self.values * self.domain.weights, self.domain.moment_points, axes=self.values.ndim)
 
 
 @dataclass(frozen=True, eq=False)
@@ -94,7 +92,7 @@ class EmpiricalMeasure:
         Atom weights, shape ``points.shape[:-1]`` (angles: ``points.shape``),
         summing to 1 per system; None for equal weights 1/n.
     domain : str or domain object
-        "circle", "sphere" or "euclidean", or a domain object.
+        "circle", "sphere" or "euclidean", or a domain object (its particles' space).
     """
 
     points: np.ndarray
@@ -137,17 +135,15 @@ class EmpiricalMeasure:
 
 
 def domain_kind(domain: Any) -> str:
-    """"circle", "sphere", "zonal" or "euclidean" for a domain object or name."""
+    """"circle", "sphere" or "euclidean" for a name or a domain object (the name of its particles' space)."""
     if isinstance(domain, str):
-        if domain not in ("circle", "sphere", "zonal", "euclidean"):
-            raise ValueError(
-                f"domain must be 'circle', 'sphere', 'zonal' or 'euclidean' or a domain object, got {domain!r}"
-            )
+        if domain not in ("circle", "sphere", "euclidean"):
+            raise ValueError(f"domain must be 'circle', 'sphere' or 'euclidean' or a domain object, got {domain!r}")
         return domain
-    return str(domain.kind)
+    return str(domain.geometry.name)
 
 
-def density(domain: Domain, f: np.ndarray | Callable[..., np.ndarray], normalize: bool = True) -> Density:
+def density(domain: Any, f: np.ndarray | Callable[..., np.ndarray], normalize: bool = True) -> Density:
     """A density on ``domain`` from node values or a callable of the coordinates.
 
     Parameters
@@ -166,25 +162,19 @@ def density(domain: Domain, f: np.ndarray | Callable[..., np.ndarray], normalize
         Values of the wrong shape, negative, non-finite, or of zero mass.
     """
     if callable(f):
-        coords = domain.coords
-        if domain.kind == "sphere":
-            mesh = np.meshgrid(*coords.values(), indexing="ij")
-            values = f(*mesh)
-        else:
-            values = f(*coords.values())
-        values = np.broadcast_to(np.asarray(values, dtype=float), domain.shape)
+        values = np.broadcast_to(np.asarray(domain.node_values(f), dtype=float), domain.shape)
     else:
         values = np.asarray(f, dtype=float)
     rho = Density(domain, values)
     return rho.normalized() if normalize else rho
 
 
-def uniform(domain: Domain) -> Density:
+def uniform(domain: Any) -> Density:
     """The uniform probability density 1/|S^{d-1}|."""
     return Density(domain, np.full(domain.shape, 1.0 / domain.area), {"name": "uniform"})
 
 
-def von_mises(domain: Domain, loc: float | np.ndarray | None = None, kappa: float = 1.0) -> Density:
+def von_mises(domain: Any, loc: float | np.ndarray | None = None, kappa: float = 1.0) -> Density:
     """Von Mises(–Fisher) density with mean direction ``loc`` and concentration κ.
 
     On S¹: ρ(θ) = e^{κ cos(θ - loc)} / (2π I_0(κ)), ``loc`` an angle. On S^{d-1}:
@@ -202,12 +192,7 @@ def von_mises(domain: Domain, loc: float | np.ndarray | None = None, kappa: floa
         2 Σ_{m≥1} I_{mn}(κ)/I_0(κ) and the message names the n that resolves κ).
     """
     kappa_f = check_nonnegative("kappa", kappa)
-    if isinstance(domain, Circle):
-        loc_f = _angle(0.0 if loc is None else loc, "loc")
-        values = von_mises_fisher_values(np.cos(domain.theta - loc_f), kappa_f, 2)
-        density = Density(domain, values, {"name": "von_mises", "loc": loc_f, "kappa": kappa_f})
-    else:
-        density = domain.von_mises(np.eye(domain.dimension)[-1] if loc is None else loc, kappa_f)
+    density = Density(domain, *domain.von_mises_values(loc, kappa_f))
     _check_resolved(density, kappa_f)
     return density
 
@@ -222,13 +207,7 @@ def _check_resolved(density: Density, kappa: float) -> None:
     if abs(mass - 1.0) <= VON_MISES_MASS_TOLERANCE:
         return
     domain = density.domain
-    if isinstance(domain, Circle):
-        # mass - 1 = 2 Σ_{m≥1} I_{mn}(κ)/I_0(κ) on n nodes: the smallest n with 2 I_n/I_0 ≤ tolerance/2
-        ns = np.arange(1, int(kappa + 64 + 40 * np.sqrt(kappa)))
-        enough = ns[2 * ive(ns, kappa) / ive(0, kappa) <= VON_MISES_MASS_TOLERANCE / 2]
-        remedy = f"use Circle(n) with n >= {int(enough[0]) if enough.size else ns[-1]}"
-    else:
-        remedy = "use a finer grid (a larger lmax for Sphere, more nodes for ZonalSphere)"
+    remedy = domain.von_mises_remedy(kappa, VON_MISES_MASS_TOLERANCE)
     raise ValueError(f"von_mises: kappa = {kappa:g} is too concentrated for {domain!r}: its width "
                      f"1/sqrt(kappa) = {1 / np.sqrt(kappa):.3g} rad is not resolved and the node values integrate "
                      f"to mass {mass:.6g} instead of 1 (tolerance {VON_MISES_MASS_TOLERANCE:g}); {remedy}")

@@ -36,39 +36,8 @@ def perturbed_uniform(
     if spectrum not in ("smooth", "flat"):
         raise ValueError(f"spectrum must be 'smooth' or 'flat', got {spectrum!r}")
     rng = as_rng(seed)
-    if spectrum == "flat":
-        wave = _flat_wave(domain, modes, rng)
-    elif domain.kind == "circle":
-        k = np.arange(1, modes + 1)
-        a, b = rng.standard_normal((2, modes))
-        theta = domain.theta
-        wave = (np.cos(np.outer(theta, k)) * a + np.sin(np.outer(theta, k)) * b) @ (1.0 / k)
-    else:
-        directions = rng.standard_normal((modes, domain.points.shape[-1]))
-        directions /= np.linalg.norm(directions, axis=-1, keepdims=True)
-        wave = np.exp(2.0 * domain.points @ directions.T) @ rng.standard_normal(modes)
-        wave -= np.sum(wave * domain.weights) / domain.area
+    wave = domain.perturbation(modes, rng, spectrum)
     wave = wave / np.max(np.abs(wave))
     rho = density(domain, (1 + amplitude * wave) / domain.area)
     return Density(domain, rho.values,
                    {"name": "perturbed_uniform", "amplitude": amplitude, "modes": modes, "spectrum": spectrum})
-
-
-def _flat_wave(domain, modes: int, rng: np.random.Generator) -> np.ndarray:
-    """Node values of the equal-amplitude, random-phase sum of modes 1 … ``modes`` (see perturbed_uniform)."""
-    if domain.kind == "circle":
-        phases = rng.uniform(0.0, 2.0 * np.pi, modes)
-        return np.cos(np.outer(domain.theta, np.arange(1, modes + 1)) + phases).sum(axis=-1)
-    if domain.kind != "sphere":
-        raise ValueError(f"spectrum='flat' is available on a circle or a sphere, got a {domain.kind} domain")
-    grid = domain.grid
-    if modes > grid.lmax:
-        raise ValueError(f"modes must be <= lmax = {grid.lmax} for spectrum='flat' on this sphere, got {modes}")
-    degrees, orders = grid.degrees, grid.orders
-    # isotropic Gaussian field: a_l0 ~ N(0, 1), Re a_lm, Im a_lm ~ N(0, 1/2) for m > 0
-    coeffs = np.where(orders > 0, (rng.standard_normal(grid.nalm) + 1j * rng.standard_normal(grid.nalm)) / np.sqrt(2),
-                      rng.standard_normal(grid.nalm))
-    coeffs[(degrees == 0) | (degrees > modes)] = 0.0
-    norms = grid.degree_norms(coeffs)
-    coeffs /= np.where(norms > 0, norms, 1.0)[degrees]
-    return grid.synthesis(coeffs)

@@ -4,10 +4,15 @@
 accept an :class:`EmpiricalMeasure` or a plain array. A plain array is read on
 
 1. the domain given by the caller's ``domain=`` argument, else
-2. the domain the model fixes (Kuramoto: the circle; ``Attention(projection=False)``: R^d), else
+2. the domain the model fixes (its ``particle_domain``: Kuramoto the circle,
+   ``Attention(projection=False)`` R^d), passed as ``fixed=``, else
 3. its shape: 1-D is n angles on the circle, 2-D is n points (n, d) on S^{d-1},
    3-D is (systems, n, d). A 2-D array of systems of angles (systems, n)
    needs ``domain="circle"``.
+
+The reading gives the positions with the space they move in (a geometry of
+:mod:`meanfield.domains._geometry`); the names "circle", "sphere", "euclidean"
+are parsed here and nowhere else.
 
 Values never decide the reading. Points on a sphere must satisfy
 | |x_i| - 1 | ≤ ``SPHERE_TOLERANCE`` (unless the caller projects them), and an
@@ -21,9 +26,10 @@ from typing import Any
 
 import numpy as np
 
+from ..domains._geometry import CircleGeometry, EuclideanGeometry, SphereGeometry
 from ._measure import EmpiricalMeasure
 
-__all__ = ["Particles", "SPHERE_TOLERANCE", "read_particles", "model_domain"]
+__all__ = ["Particles", "SPHERE_TOLERANCE", "read_particles", "geometry_named"]
 
 #: allowed | |x_i| - 1 | of points given on S^{d-1}, for every function that reads particles
 SPHERE_TOLERANCE = 1e-10
@@ -38,28 +44,28 @@ _SHAPE_RULE = (" (a plain array without domain= is read by its shape: 1-D angles
 @dataclass(frozen=True)
 class Particles:
     """Positions read as a batch: ``points`` (systems, n) angles or (systems, n, d),
-    ``weights`` (systems, n) summing to 1 per system; ``batched`` tells whether the
-    input had a systems axis."""
+    ``weights`` (systems, n) summing to 1 per system, the ``geometry`` they move in;
+    ``batched`` tells whether the input had a systems axis."""
 
-    kind: str
+    geometry: Any
     points: np.ndarray
     weights: np.ndarray
     batched: bool
 
-
-def model_domain(model: Any) -> str | None:
-    """The domain a model fixes for plain arrays: "circle" (Kuramoto), "euclidean"
-    (attention without projection), or None (the shape decides)."""
-    from ..models._dynamics import Kuramoto
-
-    if isinstance(model, Kuramoto):
-        return "circle"
-    if getattr(model, "projection", True) is False:
-        return "euclidean"
-    return None
+    @property
+    def kind(self) -> str:
+        """The name of the domain: "circle", "sphere" or "euclidean"."""
+        return self.geometry.name
 
 
-def read_particles(x: Any, *, name: str, domain: str | None = None, model: Any = None,
+def geometry_named(kind: str, points: np.ndarray) -> Any:
+    """The geometry of positions ``points`` (component last) on the domain named ``kind``."""
+    if kind == "circle":
+        return CircleGeometry()
+    return (SphereGeometry if kind == "sphere" else EuclideanGeometry)(int(points.shape[-1]))
+
+
+def read_particles(x: Any, *, name: str, domain: str | None = None, fixed: str | None = None,
                    kinds: tuple[str, ...] = KINDS, renormalize: bool = False,
                    tolerance: float = SPHERE_TOLERANCE, can_renormalize: bool = True,
                    copy: bool = True) -> Particles:
@@ -72,8 +78,8 @@ def read_particles(x: Any, *, name: str, domain: str | None = None, model: Any =
         The caller's argument name, used in messages.
     domain : {"circle", "sphere", "euclidean"} or None
         The caller's ``domain=`` argument.
-    model : model object, optional
-        A model that may fix the domain (see :func:`model_domain`).
+    fixed : {"circle", "euclidean"} or None
+        The domain the caller's model fixes for plain arrays (its ``particle_domain``).
     kinds : tuple of str
         Domains the caller accepts.
     renormalize : bool
@@ -115,14 +121,11 @@ def read_particles(x: Any, *, name: str, domain: str | None = None, model: Any =
             raise TypeError(
                 f"{name} must be an array of positions or an EmpiricalMeasure, got {type(x).__name__}"
             ) from None
-        kind = domain or model_domain(model)
+        kind = domain or fixed
         if kind is None:
             kind, by_shape = ("circle" if points.ndim == 1 else "sphere"), True
     if kind not in kinds:
         raise ValueError(f"{name} must live on one of {list(kinds)}, got positions on the {kind!r} domain")
-    fixed = model_domain(model)
-    if fixed == "circle" and kind != "circle":
-        raise ValueError(f"Kuramoto particles are angles on the circle, got {name} on the {kind!r} domain")
     reading = _SHAPE_RULE if by_shape else ""
     atom_ndim = 1 if kind == "circle" else 2
     min_d = {"circle": 0, "sphere": 2, "euclidean": 1}[kind]
@@ -140,7 +143,7 @@ def read_particles(x: Any, *, name: str, domain: str | None = None, model: Any =
         weights = np.array(weights if batched else np.asarray(weights)[None], dtype=float)
     if kind == "sphere":
         states = _on_sphere(states, name, tolerance, renormalize, can_renormalize, points.shape if by_shape else None)
-    return Particles(kind, states, weights, batched)
+    return Particles(geometry_named(kind, states), states, weights, batched)
 
 
 def _on_sphere(states: np.ndarray, name: str, tolerance: float, renormalize: bool, can_renormalize: bool,

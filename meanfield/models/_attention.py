@@ -22,10 +22,11 @@ from typing import Any
 
 import numpy as np
 
+from ..domains._geometry import EuclideanGeometry, SphereGeometry, tangent_projection
 from .._validate import check_beta
-from ..particles._geometry import tangent_projection
-from ..particles._velocity import BLOCK_ELEMENTS, _blocks
 from ._matrix_exponential import matrix_exponential
+from ._model import Model
+from ._self_attention_sums import BLOCK_ELEMENTS, blocks
 
 __all__ = ["Attention", "FeedForward", "softmax_attention"]
 
@@ -71,7 +72,7 @@ def _as_heads(name: str, value: Any) -> np.ndarray | None:
 
 
 @dataclass(frozen=True, eq=False)
-class Attention:
+class Attention(Model):
     """Self-attention dynamics with weights (Q_h, K_h, V_h), h = 1..H (see module docstring).
 
     Parameters
@@ -139,6 +140,11 @@ class Attention:
         return 0.0
 
     @property
+    def particle_domain(self) -> str | None:
+        """R^d ("euclidean") for pure self-attention (``projection=False``); else read by shape (S^{d-1})."""
+        return None if self.projection else "euclidean"
+
+    @property
     def attrs(self) -> dict[str, Any]:
         out: dict[str, Any] = {
             "model": "Attention", "beta": self.beta, "heads": int(self.heads),
@@ -161,8 +167,33 @@ class Attention:
             out.append(eye if m is None else np.broadcast_to(m, (self.heads, d, d)))
         return tuple(out)
 
-    def velocity(self, d: int, block_elements: int = BLOCK_ELEMENTS):
-        """The velocity callable X(t, x) for states (systems, n, d)."""
+    def attention_matrix(self, points: np.ndarray, head: int = 0, t: float = 0.0) -> np.ndarray:
+        """P^h_ij = softmax_j(β<Q_h x_i, K_h x_j>) of points (systems, n, d); for the rescaled dynamics the
+        points are z and x = e^{tV} z enters P."""
+        Q, K, V = self.matrices(points.shape[-1])
+        if self.rescaled:
+            points = points @ matrix_exponential(t * V[0]).T
+        return softmax_attention(points, points, self.beta * Q[head].T @ K[head])
+
+    def check_particles(self, geometry: Any) -> None:
+        """Points of S^{d-1} with the projection, of R^d without it (shape (n, d))."""
+        want = SphereGeometry if self.projection else EuclideanGeometry
+        if not isinstance(geometry, want):
+            raise ValueError(f"Attention(projection={self.projection}) needs points on the "
+                             f"{'sphere' if self.projection else 'euclidean'} domain (shape (n, d)), got domain "
+                             f"{geometry.name!r}")
+
+    def particle_velocity(self, geometry: Any, weights: np.ndarray, frequencies: np.ndarray | None, *,
+                          path: str = "auto", accuracy: float = 1e-10, block_elements: int = BLOCK_ELEMENTS):
+        """The velocity callable X(t, x) for states (systems, n, d) (equal weights: the softmax of (2.7)
+        averages over all tokens), by blocked BLAS sums."""
+        if path not in ("auto", "direct"):
+            raise ValueError(f"path={path!r} is not available for Attention, whose velocity is summed directly; "
+                             f"use path='auto'")
+        return _AttentionVelocity(self._velocity(geometry.dimension, block_elements))
+
+    def _velocity(self, d: int, block_elements: int = BLOCK_ELEMENTS):
+        """The velocity function X(t, x) for states (systems, n, d)."""
         Q, K, V = self.matrices(d)
         M = np.einsum("hab,hac->hbc", Q, K)  # <Q x, K y> = xᵀ (QᵀK) y
         beta, ffn, projection, rescaled = self.beta, self.ffn, self.projection, self.rescaled
@@ -194,10 +225,24 @@ def softmax_attention(x: np.ndarray, y: np.ndarray, M: np.ndarray, block_element
     n_sys, n, _ = x.shape
     xm = x @ M
     out = np.empty((n_sys, n, y.shape[1]))
-    for ss, rs in _blocks(n_sys, n, y.shape[1], block_elements):
+    for ss, rs in blocks(n_sys, n, y.shape[1], block_elements):
         s = np.matmul(xm[ss, rs], np.swapaxes(y[ss], 1, 2))
         s -= s.max(axis=-1, keepdims=True)
         np.exp(s, out=s)
         s /= s.sum(axis=-1, keepdims=True)
         out[ss, rs] = s
     return out
+
+
+class _AttentionVelocity:
+    """X(t, x) of :class:`Attention` with the attributes of a particle velocity (direct sums, no collapse rate)."""
+
+    path = "direct"
+    collapse_rate = 0.0
+    fourier_modes = -1
+
+    def __init__(self, function: Any) -> None:
+        self._function = function
+
+    def __call__(self, t: float, x: np.ndarray) -> np.ndarray:
+        return self._function(t, x)

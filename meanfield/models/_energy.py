@@ -1,14 +1,11 @@
-"""The interaction energy E_β of a measure (paper 2, arXiv:2312.10794, (3.5)).
+"""The interaction energy of a density or of particles (paper 2, arXiv:2312.10794, (3.5)): ``energy``.
 
     E_β[μ] = (1/2β) ∬ e^{β<x,y>} dμ(x) dμ(y) = e^β/(2β) ∬ e^{β(<x,y>-1)} dμ dμ   (β > 0),
     E_0[μ] = |m|²/2,  m = ∫ y dμ(y),
 
-the prefactor and its overflow rule those of :func:`meanfield.models._attention_weights.interaction_energy`,
-shared with the particle energy. For a density the double integral is a convolution evaluated by the
-domain's transform, ∬ e^{β(<x,y>-1)} dμ dμ = ∫ ρ (a_β ⋆ ρ) dσ with the Funk–Hecke multipliers
-e^{-β} c_l(β) of a_β(t) = e^{β(t-1)}; at β = 0 the kernel is t (multiplier |S^{d-1}|/d at l = 1), which
-gives E_0 = (1/2) ∬ <x,y> dμ dμ. For Kuramoto models with an odd interaction h,
-E = (1/2) ∬ G(θ - φ) dμ dμ with G' = h(-·) (K|m|²/2 for h = sin).
+for self-attention; for Kuramoto models with an odd interaction h, E = (1/2) ∬ G(θ - φ) dμ dμ with
+G' = h(-·) (K|m|²/2 for h = sin). The model computes it (``density_energy``, ``particle_energy``); for a
+density the double integral is a convolution by the domain's transform (:func:`double_integral`).
 """
 
 from __future__ import annotations
@@ -18,66 +15,58 @@ from typing import Any
 
 import numpy as np
 
-from ._attention_weights import interaction_energy
-from ._kernels import scaled_funk_hecke, scaled_funk_hecke_over_beta
 from ..measures._measure import Density, EmpiricalMeasure
-from ._dynamics import Kuramoto, SelfAttention
+from ..measures._read_particles import SPHERE_TOLERANCE, read_particles
+from ._model import check_model
 
-__all__ = ["density_energy", "energy", "energy_multipliers"]
-
-
-def energy_multipliers(model: Any, d: int) -> tuple[Callable[[np.ndarray], np.ndarray], float]:
-    """Scaled Funk–Hecke multipliers of the energy's potential, and the log of their scale.
-
-    E[ρ] = e^{s} · (1/2) ∫ ρ (G̃ ⋆ ρ) dσ with G̃ the returned multipliers and s
-    the returned log-scale: for self-attention G̃_l = e^{-β} c_l(β)/β (the
-    l = 0 term only for β > 0) and s = β, so that β up to several hundred
-    neither overflows the multipliers nor turns e^{β} · 0 into NaN; e^{s} G̃ are
-    the multipliers of the potential 𝖦_β(t) = e^{βt}/β whose gradient is the USA
-    velocity. For Kuramoto models G̃ = 2π Ĝ_k (:meth:`Kuramoto.potential_multipliers`), s = 0.
-    """
-    if isinstance(model, SelfAttention):
-        beta = model.beta
-
-        def multipliers(ell: np.ndarray) -> np.ndarray:
-            ell = np.asarray(ell)
-            out = scaled_funk_hecke_over_beta(ell, beta, d)
-            if beta > 0:
-                with np.errstate(over="ignore"):
-                    out = np.where(ell == 0, scaled_funk_hecke(0, beta, d) / beta, out)
-            return out
-
-        return multipliers, beta
-    if isinstance(model, Kuramoto):
-        if d != 2:
-            raise ValueError(f"Kuramoto models live on the circle (d = 2), got d = {d}")
-        if not model.is_gradient:
-            raise ValueError("the Kuramoto interaction h is not odd, so the dynamics has no interaction energy")
-        return (lambda k: np.real(model.potential_multipliers(np.asarray(k)))), 0.0
-    raise TypeError(f"model must be SelfAttention or Kuramoto, got {type(model).__name__}")
+__all__ = ["double_integral", "energy", "particle_energy"]
 
 
-def density_energy(model: Any, domain: Any, values: np.ndarray) -> np.ndarray:
-    """E of node values ``values`` (shape (..., *domain.shape)) on ``domain``, one per leading index.
-
-    Self-attention: E_β = e^β/(2β) ∫ ρ (a_β ⋆ ρ) dσ by :func:`interaction_energy`; an energy
-    beyond the largest double (β ≳ 700, or β below ~1e-300 where 1/(2β) overflows) is returned
-    as inf with a logged warning. Kuramoto: E = (1/2) ∫ ρ (G ⋆ ρ) dσ.
-    """
-    d = domain.dimension
-    if isinstance(model, SelfAttention):
-        beta = model.beta
-        scaled = scaled_funk_hecke if beta > 0 else scaled_funk_hecke_over_beta  # a_β, or t at β = 0
-        return interaction_energy(beta, _double_integral(domain, values, lambda ell: scaled(ell, beta, d)))
-    multipliers, _ = energy_multipliers(model, d)
-    return 0.5 * _double_integral(domain, values, multipliers)
-
-
-def _double_integral(domain: Any, values: np.ndarray, multipliers: Callable[[np.ndarray], np.ndarray]
-                     ) -> np.ndarray:
-    """∫ ρ (K ⋆ ρ) dσ by the domain's quadrature, K given by its multipliers; one per leading index."""
+def double_integral(domain: Any, values: np.ndarray, multipliers: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
+    """∫ ρ (K ⋆ ρ) dσ by the domain's quadrature, K given by its Funk–Hecke multipliers; one per leading index
+    of ``values`` (..., *domain.shape)."""
     axes = tuple(range(values.ndim - len(domain.shape), values.ndim))
     return np.sum(values * domain.convolve(values, multipliers) * domain.weights, axis=axes)
+
+
+def particle_energy(model: Any, measure: EmpiricalMeasure | np.ndarray, *, domain: str | None = None,
+                    renormalize: bool = False, sphere_tolerance: float = SPHERE_TOLERANCE) -> float | np.ndarray:
+    """Interaction energy of particles, E = (1/2β) Σ_ij w_i w_j e^{β<x_i,x_j>} for self-attention.
+
+    Parameters
+    ----------
+    model : a model with an energy (``model.has_energy``)
+    measure : EmpiricalMeasure or ndarray
+        Angles (n,) / (systems, n) on S¹, or unit vectors (n, d) / (systems, n, d).
+        A plain array is read as every function reads particles
+        (:mod:`meanfield.measures._read_particles`): on ``domain`` if given, on the
+        model's ``particle_domain`` (the circle for a Kuramoto model), else by its shape
+        (1-D angles, 2-D (n, d) points); weights are 1/n.
+    domain : {"circle", "sphere"}, optional
+        How a plain array is read ("circle" for systems of angles (systems, n)).
+    renormalize : bool
+        Project points onto the sphere instead of rejecting points off it.
+    sphere_tolerance : float
+        Allowed | |x_i| - 1 | of points on S^{d-1}.
+
+    Returns
+    -------
+    float, or ndarray of shape (systems,) for a batch. For β > 709.78 the
+    prefactor e^β/(2β) is applied in logarithms; an energy beyond the largest
+    double is returned as inf (with a logged warning).
+
+    Raises
+    ------
+    ValueError
+        A model without an energy, points off the unit sphere (beyond ``sphere_tolerance``),
+        wrong shapes, non-finite positions, an unknown ``domain``.
+    """
+    check_model(model)
+    read = read_particles(measure, name="measure", domain=domain, fixed=model.particle_domain,
+                          kinds=("circle", "sphere"), renormalize=renormalize, tolerance=sphere_tolerance)
+    model.check_particles(read.geometry)
+    out = model.particle_energy(read.points, read.weights, read.geometry)
+    return out if read.batched else float(out[0])
 
 
 def energy(model: Any, measure: Density | EmpiricalMeasure | np.ndarray, **particle_options: Any) -> float | np.ndarray:
@@ -85,18 +74,24 @@ def energy(model: Any, measure: Density | EmpiricalMeasure | np.ndarray, **parti
 
     Parameters
     ----------
-    model : SelfAttention or Kuramoto
+    model : SelfAttention or Kuramoto (any model with ``has_energy``)
     measure : Density, EmpiricalMeasure, or array of particle positions
         Densities are integrated by their domain's quadrature (spectrally
         accurate for smooth densities); particles give
-        E_β = (1/2β) Σ_ij w_i w_j e^{β<x_i,x_j>}.
+        E_β = (1/2β) Σ_ij w_i w_j e^{β<x_i,x_j>} (:func:`particle_energy`).
     **particle_options
-        For particles: ``renormalize``, ``sphere_tolerance`` (points off the
+        For particles: ``domain``, ``renormalize``, ``sphere_tolerance`` (points off the
         sphere beyond the tolerance are an error unless renormalised).
 
     Returns
     -------
     float, or ndarray over systems for a batch of particle systems.
+
+    Raises
+    ------
+    ValueError
+        A model without an energy (a Kuramoto interaction that is not odd, general
+        attention weights), or a measure the model does not live on.
 
     Examples
     --------
@@ -104,8 +99,7 @@ def energy(model: Any, measure: Density | EmpiricalMeasure | np.ndarray, **parti
     >>> round(mf.energy(mf.SelfAttention(0.0), mf.uniform(mf.Circle(64))), 12)
     0.0
     """
+    check_model(model)
     if isinstance(measure, Density):
-        return float(density_energy(model, measure.domain, measure.values))
-    from ..particles import particle_energy
-
+        return float(model.density_energy(measure.domain, measure.values))
     return particle_energy(model, measure, **particle_options)

@@ -11,12 +11,9 @@ O(n) memory per configuration:
   x_j when the chord |x_i - x_j| ≤ ε (single linkage cut at ε); on S¹ by
   sorting the angles and counting circular gaps whose chord 2 sin(gap/2)
   exceeds ε, elsewhere by union–find over the pairs;
-* :func:`kernel_sums` — Σ_ij w_i w_j e^{β(<x_i,x_j> - 1)}, each pair once, the kernel of the energy
-  (paper 2, arXiv:2312.10794, (3.5); exponent of :func:`meanfield.models._attention_weights.attention_exponent`,
-  exponentials by :func:`._vector_math.exp_nonpositive`);
 * :func:`order_parameters` — |Σ_i w_i x_i|.
 
-Angles enter through (sin θ, cos θ) of :func:`._vector_math.sincos` (vectorised).
+Angles enter through (sin θ, cos θ) of :func:`meanfield._vector_math.sincos` (vectorised).
 """
 
 from __future__ import annotations
@@ -24,23 +21,11 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from ..models._attention_weights import attention_exponent
-from ._vector_math import exp_nonpositive, sincos
+from .._vector_math import LOOP_FASTMATH, cos_sin, sincos
 
-__all__ = ["pair_fractions", "cluster_counts", "kernel_sums", "order_parameters"]
+__all__ = ["pair_fractions", "cluster_counts", "order_parameters"]
 
 _TWO_PI = 2 * np.pi
-
-
-@numba.njit(cache=True, inline="always")
-def _cos_sin(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(cos θ_i), (sin θ_i) of the angles x[:, 0] (inlined: compiled with the caller's flags)."""
-    n = x.shape[0]
-    cs = np.empty(n)
-    sn = np.empty(n)
-    for i in range(n):
-        sn[i], cs[i] = sincos(x[i, 0])
-    return cs, sn
 
 
 @numba.njit(cache=True, parallel=True)
@@ -55,7 +40,7 @@ def pair_fractions(states: np.ndarray, circle: bool, delta: float) -> np.ndarray
         x = states[s]
         close = 0
         if circle:
-            cs, sn = _cos_sin(x)
+            cs, sn = cos_sin(x)
             for i in range(n):
                 for j in range(i + 1, n):
                     if cs[i] * cs[j] + sn[i] * sn[j] >= threshold:
@@ -118,44 +103,7 @@ def cluster_counts(states: np.ndarray, circle: bool, tolerance: float) -> np.nda
     return out
 
 
-@numba.njit(cache=True, parallel=True, fastmath={"reassoc", "contract"})
-def kernel_sums(states: np.ndarray, weights: np.ndarray, circle: bool, beta: float) -> np.ndarray:
-    """Σ_ij w_i w_j e^{β(<x_i,x_j> - 1)} per configuration.
-
-    On S¹ full rows (branch-free, vectorised exponentials); elsewhere each Gram
-    entry once per pair, the diagonal contributing Σ_i w_i².
-    """
-    n_conf, n, m = states.shape
-    out = np.zeros(n_conf)
-    for s in numba.prange(n_conf):
-        x = states[s]
-        w = weights[s]
-        total = 0.0
-        inner = np.empty(n)
-        if circle:
-            cs, sn = _cos_sin(x)
-            for i in range(n):
-                acc = 0.0
-                for j in range(n):
-                    acc += w[j] * exp_nonpositive(attention_exponent(beta, cs[i] * cs[j] + sn[i] * sn[j]))
-                total += w[i] * acc
-        else:
-            for i in range(n):
-                total += w[i] * w[i]
-                for j in range(i + 1, n):
-                    g = 0.0
-                    for k in range(m):
-                        g += x[i, k] * x[j, k]
-                    inner[j] = g
-                acc = 0.0
-                for j in range(i + 1, n):
-                    acc += w[j] * exp_nonpositive(attention_exponent(beta, inner[j]))
-                total += 2.0 * w[i] * acc
-        out[s] = total
-    return out
-
-
-@numba.njit(cache=True, parallel=True, fastmath={"reassoc", "contract"})
+@numba.njit(cache=True, parallel=True, fastmath=LOOP_FASTMATH)
 def order_parameters(states: np.ndarray, weights: np.ndarray, circle: bool) -> np.ndarray:
     """|Σ_i w_i x_i| per configuration (angles: |Σ_i w_i e^{iθ_i}|)."""
     n_conf, n, m = states.shape

@@ -21,9 +21,8 @@ import numpy as np
 import xarray as xr
 
 from ..measures._measure import EmpiricalMeasure
-from ..models._dynamics import SelfAttention
 from ..measures._read_particles import SPHERE_TOLERANCE, read_particles
-from ..models._attention import Attention, softmax_attention
+from ..models._model import check_model
 from ._compiled_statistics import cluster_counts, pair_fractions
 
 __all__ = [
@@ -37,15 +36,12 @@ __all__ = [
 
 
 def _points(positions: Any, domain: str | None, renormalize: bool, sphere_tolerance: float,
-            model: Any = None) -> tuple[np.ndarray, np.ndarray, bool]:
+            fixed: str | None = None) -> tuple[np.ndarray, np.ndarray, bool]:
     """Points (systems, n, d) (angles as (cos θ, sin θ)), weights (systems, n), and whether
     the input was a single system."""
-    read = read_particles(positions, name="positions", domain=domain, model=model, renormalize=renormalize,
+    read = read_particles(positions, name="positions", domain=domain, fixed=fixed, renormalize=renormalize,
                           tolerance=sphere_tolerance, copy=False)
-    x = read.points
-    if read.kind == "circle":
-        x = np.stack([np.cos(x), np.sin(x)], axis=-1)
-    return x, read.weights, not read.batched
+    return read.geometry.embed(read.points), read.weights, not read.batched
 
 
 def _configurations(positions: Any, domain: str | None, renormalize: bool,
@@ -77,7 +73,7 @@ def _configurations(positions: Any, domain: str | None, renormalize: bool,
                           copy=False)
     if lead is None:
         lead = read.points.shape[:1] if read.batched else ()
-    circle = read.kind == "circle"
+    circle = read.geometry.atom_ndim == 1
     flat = read.points[..., None] if circle else read.points
     return np.ascontiguousarray(flat), circle, lead, dims
 
@@ -195,30 +191,18 @@ def order_parameter(positions: Any, weights: np.ndarray | None = None, domain: s
     return float(r[0]) if single else r
 
 
-def attention_matrix(model: SelfAttention | Attention, positions: Any, domain: str | None = None,
-                     head: int = 0, t: float = 0.0, *, renormalize: bool = False,
-                     sphere_tolerance: float = SPHERE_TOLERANCE) -> np.ndarray:
+def attention_matrix(model: Any, positions: Any, domain: str | None = None, head: int = 0, t: float = 0.0, *,
+                     renormalize: bool = False, sphere_tolerance: float = SPHERE_TOLERANCE) -> np.ndarray:
     """Attention matrix P_ij = e^{β<Qx_i, Kx_j>} / Σ_l e^{β<Qx_i, Kx_l>} (rows sum to 1).
 
     For :class:`SelfAttention` Q = K = I. For a rescaled :class:`Attention`
-    (paper 1) the positions are z and x = e^{tV} z enters P. Shape (n, n) or
-    (systems, n, n). Positions are read as in the module docstring, where
+    (paper 1) the positions are z and x = e^{tV} z enters P (``model.attention_matrix``).
+    Shape (n, n) or (systems, n, n). Positions are read as in the module docstring, where
     ``Attention(projection=False)`` fixes the domain R^d ("euclidean").
     """
-    x, _, single = _points(positions, domain, renormalize, sphere_tolerance, model=model)
-    d = x.shape[-1]
-    if isinstance(model, SelfAttention):
-        M = model.beta * np.eye(d)
-    elif isinstance(model, Attention):
-        Q, K, V = model.matrices(d)
-        M = model.beta * Q[head].T @ K[head]
-        if model.rescaled:
-            from ..models._matrix_exponential import matrix_exponential
-
-            x = x @ matrix_exponential(t * V[0]).T
-    else:
-        raise TypeError(f"model must be SelfAttention or Attention, got {type(model).__name__}")
-    p = softmax_attention(x, x, M)
+    check_model(model)
+    x, _, single = _points(positions, domain, renormalize, sphere_tolerance, fixed=model.particle_domain)
+    p = model.attention_matrix(x, head, t)
     return p[0] if single else p
 
 

@@ -1,34 +1,25 @@
 """Compiled ensembles: many small SA/USA systems, each with its own adaptive Dormand–Prince 5(4).
 
-The velocity of one system (paper 2, arXiv:2312.10794, (SA)/(USA), on S¹ (7.1); :mod:`._velocity`), with
-weights w_j and the exponent shifted by -β so that no term overflows,
-
-    N_i = Σ_j w_j e^{β(<x_i,x_j> - 1)} x_j,   D_i = Σ_j w_j e^{β(<x_i,x_j> - 1)},
-    SA:  ẋ_i = P⊥_{x_i} N_i / D_i,            USA: ẋ_i = e^β P⊥_{x_i} N_i,
-
-the exponent and the SA/USA rule inlined from :mod:`meanfield.models._attention_weights`
-(:func:`attention_exponent`, :func:`attention_velocity`), is summed in compiled loops that the
-compiler vectorises (the exponentials by :mod:`._vector_math`, relative error ≤ 2.3e-16). On S¹ the
-state is the angles, <x_i,x_j> = c_i c_j + s_i s_j and sin(θ_j - θ_i) =
-c_i s_j - s_i c_j with c = cos θ, s = sin θ (n sine-cosine pairs per
-evaluation, none per pair), and the velocity is θ̇_i = Σ_j w_j e_ij sin(θ_j - θ_i)
-over D_i (SA) or times e^β (USA); full rows of n exponentials are cheaper
-vectorised than the n(n-1)/2 pairs scalar. On S^{d-1} the Gram entries are
-computed once per pair.
+The velocity of one system is the compiled kernel of the model
+(:func:`meanfield.models._compiled_kernels.attention_velocity_kernel`, paper 2, arXiv:2312.10794,
+(SA)/(USA), on S¹ (7.1)), inlined into the time stepping below.
 
 Time stepping. Every system runs its own Dormand–Prince 5(4) with the tableau
-and the step-size controller of :mod:`solvers` (the integrator of
-:func:`._integrators.integrate` with ``method="dopri5"``, for one system):
-chart coordinates of the exponential map on S^{d-1} (:class:`._geometry.SphereGeometry`,
-so |x_i| = 1 to round-off), angles on S¹; error norm the RMS over particles
-and components of err/(atol + rtol·scale) (scale 1 for angles, max(|x|, |x_new|)
-per component on the sphere); first step by Hairer–Nørsett–Wanner; FSAL;
-4th-order dense output at the output times; the last step lands on the final
-time. A system's trajectory depends on nothing but its own initial state, so
-it is the same bit for bit in a batch of any size and for any split of the
-output times into calls (the state carried between calls is each system's
-time, position, velocity, step size, controller memory and the dense output
-of its last step).
+and the rules of step-size control of :mod:`solvers`, inlined from their one
+definition: the controller (:func:`solvers.controller_decision`), the first step
+(:func:`solvers.first_step_probe`, :func:`solvers.first_step_size`), the step floor
+(:func:`solvers.step_floor`, checked on every proposal) and the last step onto the
+final time (:func:`solvers.covers`) — the integrator of
+:class:`meanfield.particles._chart_steppers.ChartDormandPrince` for one system:
+chart coordinates of the exponential map on S^{d-1} (so |x_i| = 1 to round-off),
+angles on S¹; error norm the RMS over particles and components of
+err/(atol + rtol·scale) (scale 1 for angles, max(|x|, |x_new|) per component on
+the sphere); FSAL; 4th-order dense output at the output times; the last step lands
+on the final time. A system's trajectory depends on nothing but its own initial
+state, so it is the same bit for bit in a batch of any size and for any split of
+the output times into calls (the state carried between calls is each system's
+time, position, velocity, step size, controller memory and the dense output of
+its last step).
 
 Systems are spread over threads with ``numba.prange``; the number of threads
 is numba's (``NUMBA_NUM_THREADS``, or :func:`numba.set_num_threads`).
@@ -36,25 +27,32 @@ is numba's (``NUMBA_NUM_THREADS``, or :func:`numba.set_num_threads`).
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
-from functools import partial
 from typing import Any
 
 import numba
 import numpy as np
 
-from solvers import DORMAND_PRINCE, StepController, step_floor
+from solvers import (
+    DORMAND_PRINCE,
+    Evolution,
+    StepController,
+    controller_decision,
+    covers,
+    first_step_probe,
+    first_step_size,
+    step_floor,
+)
 
-from ..models._attention_weights import attention_exponent, attention_velocity, velocity_factor
-from ._integrators import IntegrationResult
-from ._vector_math import exp_nonpositive, sincos
+from ..domains._geometry import ANGLES
+from ..models._attention_weights import velocity_factor
+from ..models._compiled_kernels import attention_velocity_kernel
+from .._vector_math import LOOP_FASTMATH
 
-__all__ = ["EnsembleState", "start", "advance", "integrate", "snapshot", "restore", "CIRCLE", "SPHERE",
-           "STATUS_MESSAGES"]
+__all__ = ["EnsembleIntegrator", "EnsembleState", "start", "advance", "snapshot", "restore", "STATUS_MESSAGES"]
 
-#: geometry codes of the kernels
-CIRCLE, SPHERE = 0, 1
+#: geometry codes of the kernels (those of :mod:`meanfield.domains._geometry`)
+CIRCLE = ANGLES
 #: per-system status: running, or why it stopped
 RUNNING, MAX_STEPS, UNDERFLOW = 0, 1, 2
 STATUS_MESSAGES = {MAX_STEPS: "exceeded max_steps", UNDERFLOW: "step size fell below the smallest step"}
@@ -68,90 +66,8 @@ _ERROR_ORDER = DORMAND_PRINCE.error_order
 _EXPONENT = -1.0 / (_ERROR_ORDER + 1)
 
 
-# ---------------------------------------------------------------------------- velocity of one system
-# fastmath "reassoc" lets LLVM vectorise the row sums (and "contract" use FMA): the rounding of a
-# velocity depends on the compiled loop only, never on other systems, so batches stay bit-identical
-_LOOPS = {"reassoc", "contract"}
-
-
-@numba.njit(cache=True, fastmath=_LOOPS)
-def _circle_velocity(theta, w, beta, normalized, factor, out, work):
-    """θ̇ of one system of angles ``theta`` (n, 1) into ``out`` (n, 1); ``work`` (≥ 2, n)."""
-    n = theta.shape[0]
-    cs, sn = work[0], work[1]
-    for i in range(n):
-        sn[i], cs[i] = sincos(theta[i, 0])
-    for i in range(n):
-        ci, si = cs[i], sn[i]
-        acc_s, acc_d = 0.0, 0.0
-        for j in range(n):  # full rows: branch-free, vectorised exponentials
-            wj_e = w[j] * exp_nonpositive(attention_exponent(beta, ci * cs[j] + si * sn[j]))
-            acc_s += wj_e * (ci * sn[j] - si * cs[j])  # sin(θ_j - θ_i)
-            acc_d += wj_e
-        out[i, 0] = attention_velocity(acc_s, acc_d, normalized, factor)
-
-
-#: up to this dimension the Gram matrix is built by rows (vectorised over j), above it by pair dot products
-_GRAM_BY_ROWS_MAX_D = 16
-
-
-@numba.njit(cache=True, fastmath=_LOOPS)
-def _sphere_velocity(x, w, beta, normalized, factor, out, work):
-    """ẋ = P⊥_x N / D (SA) or e^β P⊥_x N (USA) of one system of unit vectors ``x`` (n, d) into ``out``;
-    ``work`` (≥ n + d, n) holds the kernel matrix and xᵀ (so that every inner loop runs over j)."""
-    n, d = x.shape
-    kernel = work[:n]
-    xt = work[n:n + d]
-    for i in range(n):
-        for k in range(d):
-            xt[k, i] = x[i, k]
-    if d <= _GRAM_BY_ROWS_MAX_D:
-        for i in range(n):
-            for j in range(n):
-                kernel[i, j] = 0.0
-            for k in range(d):
-                xik = x[i, k]
-                for j in range(n):
-                    kernel[i, j] += xik * xt[k, j]
-    else:
-        for i in range(n):
-            kernel[i, i] = 1.0  # |x_i|² (unit vectors)
-            for j in range(i + 1, n):
-                g = 0.0
-                for k in range(d):
-                    g += x[i, k] * x[j, k]
-                kernel[i, j] = g
-                kernel[j, i] = g
-    for i in range(n):
-        for j in range(n):
-            kernel[i, j] = w[j] * exp_nonpositive(attention_exponent(beta, kernel[i, j]))
-    for i in range(n):
-        den = 0.0
-        for j in range(n):
-            den += kernel[i, j]
-        g = 0.0
-        for k in range(d):
-            acc = 0.0
-            for j in range(n):
-                acc += kernel[i, j] * xt[k, j]
-            out[i, k] = acc
-            g += x[i, k] * acc
-        scale = attention_velocity(1.0, den, normalized, factor)  # 1/D_i (SA) or e^β (USA)
-        for k in range(d):
-            out[i, k] = scale * (out[i, k] - g * x[i, k])
-
-
-@numba.njit(cache=True)
-def _velocity(kind, x, w, beta, normalized, factor, out, work):
-    """The velocity of one system (ambient components on the sphere, angle rates on S¹)."""
-    if kind == CIRCLE:
-        _circle_velocity(x, w, beta, normalized, factor, out, work)
-    else:
-        _sphere_velocity(x, w, beta, normalized, factor, out, work)
-
-
 # ---------------------------------------------------------------------------- charts (:mod:`._geometry`)
-@numba.njit(cache=True, fastmath=_LOOPS)
+@numba.njit(cache=True, fastmath=LOOP_FASTMATH)
 def _chart_exp(kind, p, u, out):
     """exp_p(u): p + u for angles; cos(r) p + (sin r / r) u, r = |u|, per point on the sphere."""
     n, m = p.shape
@@ -170,7 +86,7 @@ def _chart_exp(kind, p, u, out):
             out[i, k] = c * p[i, k] + sc * u[i, k]
 
 
-@numba.njit(cache=True, fastmath=_LOOPS)
+@numba.njit(cache=True, fastmath=LOOP_FASTMATH)
 def _chart_pullback(kind, p, u, f, out):
     """dexp_p(u)^{-1} f (:meth:`._geometry.SphereGeometry.dexpinv`; the identity for angles).
 
@@ -230,30 +146,23 @@ def _rms_scaled(kind, v, p, q, rtol, atol):
 @numba.njit(cache=True)
 def _first_step(kind, x, f, w, beta, normalized, factor, rtol, atol, work, u, y, g):
     """Hairer–Nørsett–Wanner starting step (:func:`solvers.initial_step`, as
-    :func:`._integrators._initial_step` for one system); costs one velocity evaluation."""
+    :meth:`._chart_steppers.ChartDormandPrince.initial_step` for one system); costs one velocity evaluation."""
     n, m = x.shape
     d0 = 1.0 / (atol + rtol) if kind == CIRCLE else _rms_scaled(kind, x, x, x, rtol, atol)
     d1 = _rms_scaled(kind, f, x, x, rtol, atol)
-    if not (np.isfinite(d0) and np.isfinite(d1)) or d0 < 1e-5 or d1 < 1e-5 or not 0.01 * d0 / d1 > 0:
-        h0 = 1e-6
-    else:
-        h0 = 0.01 * d0 / d1
+    h0 = first_step_probe(d0, d1)
     zero = np.zeros_like(x)
     _chart_pullback(kind, x, zero, f, u)
     for i in range(n):
         for k in range(m):
             u[i, k] *= h0
     _chart_exp(kind, x, u, y)
-    _velocity(kind, y, w, beta, normalized, factor, g, work)
+    attention_velocity_kernel(kind, y, w, beta, normalized, factor, g, work)
     for i in range(n):
         for k in range(m):
             g[i, k] -= f[i, k]
     d2 = _rms_scaled(kind, g, x, x, rtol, atol) / h0
-    if not (np.isfinite(d1) and np.isfinite(d2)):
-        return h0
-    big = max(d1, d2)
-    h1 = max(1e-6, 1e-3 * h0) if big <= 1e-15 else (0.01 / big) ** (1.0 / (_ERROR_ORDER + 1))
-    return min(100 * h0, h1)
+    return first_step_size(h0, d1, d2, _ERROR_ORDER)
 
 
 @numba.njit(cache=True)
@@ -304,7 +213,9 @@ def _advance_system(kind, x, f, w, beta, normalized, factor, rtol, atol, t_out, 
         if h < min_step:  # the step floor of solvers.step_floor, on every proposal (after a rejection or a step)
             counts[3] = UNDERFLOW
             break
-        h = min(h, t_end - t)
+        last = covers(h, t_end - t)
+        if last:
+            h = t_end - t
         u[:, :] = 0.0
         _chart_pullback(kind, x, u, f, ks[0])
         for stage in range(1, 6):
@@ -315,7 +226,7 @@ def _advance_system(kind, x, f, w, beta, normalized, factor, rtol, atol, t_out, 
                         acc += _A[stage, j] * ks[j, i, k]
                     u[i, k] = h * acc
             _chart_exp(kind, x, u, y)
-            _velocity(kind, y, w, beta, normalized, factor, g, work)
+            attention_velocity_kernel(kind, y, w, beta, normalized, factor, g, work)
             _chart_pullback(kind, x, u, g, ks[stage])
         for i in range(n):
             for k in range(m):
@@ -324,7 +235,7 @@ def _advance_system(kind, x, f, w, beta, normalized, factor, rtol, atol, t_out, 
                     acc += _A[6, j] * ks[j, i, k]
                 u[i, k] = h * acc
         _chart_exp(kind, x, u, x_new)
-        _velocity(kind, x_new, w, beta, normalized, factor, f_new, work)
+        attention_velocity_kernel(kind, x_new, w, beta, normalized, factor, f_new, work)
         _chart_pullback(kind, x, u, f_new, ks[6])
         counts[2] += 6
         finite = True
@@ -337,21 +248,13 @@ def _advance_system(kind, x, f, w, beta, normalized, factor, rtol, atol, t_out, 
                 if not np.isfinite(err[i, k]):
                     finite = False
         err_norm = _rms_scaled(kind, err, x, x_new, rtol, atol) if finite else np.inf
-        # the controller of solvers.StepController
-        if not np.isfinite(err_norm):
-            accepted, fac = False, _MIN_FACTOR
-        else:
-            fac = _MAX_FACTOR if err_norm == 0 else min(_MAX_FACTOR, max(_MIN_FACTOR,
-                                                                         _SAFETY * err_norm ** _EXPONENT))
-            accepted = err_norm <= 1
-            if accepted and rejected_last:
-                fac = min(1.0, fac)
+        accepted, fac = controller_decision(err_norm, rejected_last, _SAFETY, _MIN_FACTOR, _MAX_FACTOR, _EXPONENT)
         rejected_last = not accepted
         if not accepted:
             counts[1] += 1
             h *= fac
             continue
-        t_new = t + h if t_end - (t + h) > 1e-13 * max(1.0, abs(t_end)) else t_end
+        t_new = t_end if last else t + h
         dense[0] = x
         for q in range(4):
             for i in range(n):
@@ -386,7 +289,7 @@ def _start_batch(kind, x, w, beta, normalized, factor, rtol, atol, f, clock, cou
     for s in numba.prange(x.shape[0]):
         n, m = x.shape[1], x.shape[2]
         work = np.empty((n + m + 2, n))
-        _velocity(kind, x[s], w[s], beta, normalized, factor, f[s], work)
+        attention_velocity_kernel(kind, x[s], w[s], beta, normalized, factor, f[s], work)
         u = np.empty((n, m))
         y = np.empty((n, m))
         g = np.empty((n, m))
@@ -494,86 +397,95 @@ STATE_ARRAYS = ("x", "f", "clock", "counts", "steps", "dense")
 
 
 def snapshot(state: EnsembleState) -> dict[str, np.ndarray]:
-    """Copies of the per-system arrays of ``state`` (:data:`STATE_ARRAYS`) and the counts
-    ``n_steps``, ``n_rejected``, ``nfev`` summed over systems."""
-    saved = {name: getattr(state, name).copy() for name in STATE_ARRAYS}
-    totals = state.counts[:, :3].sum(axis=0)
-    return {**saved, "n_steps": totals[0], "n_rejected": totals[1], "nfev": totals[2]}
+    """Copies of the per-system arrays of ``state`` (:data:`STATE_ARRAYS`)."""
+    return {name: getattr(state, name).copy() for name in STATE_ARRAYS}
 
 
 def restore(kind: int, weights: np.ndarray, beta: float, normalized: bool, t_end: float, rtol: float, atol: float,
             max_steps: int, min_step: float, saved: dict[str, np.ndarray]) -> EnsembleState:
-    """The :class:`EnsembleState` whose arrays :func:`snapshot` saved in ``saved`` (settings as :func:`start`)."""
-    arrays = {name: np.ascontiguousarray(saved[name], dtype=np.int64 if name == "counts" else float)
+    """The :class:`EnsembleState` whose arrays :func:`snapshot` saved in ``saved`` (settings as :func:`start`),
+    every system running again (a system stopped by ``max_steps`` goes on under the new settings)."""
+    arrays = {name: np.array(saved[name], dtype=np.int64 if name == "counts" else float, order="C")
               for name in STATE_ARRAYS}
+    arrays["counts"][:, 3] = RUNNING
     return EnsembleState(kind, np.ascontiguousarray(weights, dtype=float), float(beta), bool(normalized),
                          float(rtol), float(atol), float(t_end), int(max_steps), float(min_step), **arrays)
 
 
-def integrate(kind: int, x0: np.ndarray, weights: np.ndarray, beta: float, normalized: bool, t_eval: np.ndarray,
-              *, rtol: float, atol: float, max_steps: int,
-              on_output: Callable[[int, np.ndarray], None] | None = None,
-              every_output: bool = False, record: dict[str, Any] | None = None,
-              resume: dict[str, np.ndarray] | None = None) -> IntegrationResult:
-    """Integrate every system from ``t_eval[0]``; states at ``t_eval`` as :func:`._integrators.integrate`.
+class EnsembleIntegrator:
+    """The compiled ensemble as an integrator of the run driver (:class:`meanfield.runs.Integrator`).
 
-    ``on_output(i, states)`` is called for each output time in order with the
-    states of all systems (angles (systems, n) or points (systems, n, d)). With
-    ``every_output`` the kernel runs output interval by output interval (so that
-    a progress bar or a checkpoint sees each output as it is reached), else in one
-    call; the trajectories are the same bit for bit. ``max_steps`` bounds the
-    steps (accepted + rejected) of each system; the run stops at the first output
-    time some system did not reach. Step counts and evaluations in the result are
-    sums over systems; ``step_sizes`` holds the smallest and largest accepted step.
-
-    Before ``on_output(i, states)`` for i ≥ 1, ``record["snapshot"]`` (when
-    ``record`` is given) is set to a function returning every system's state
-    there (:func:`snapshot`); passed back as ``resume`` (``x0`` the states at
-    output i, ``t_eval`` the times from output i) the run goes on as it would
-    have, bit for bit, with counts that are totals over both segments.
+    ``run(x0, times, observers, resume)`` integrates every system from ``times[0]``; the observers are
+    called for each output time in order with the states of all systems (angles (systems, n) or points
+    (systems, n, d)). With ``live`` the kernel runs output interval by output interval (so that a progress
+    bar or a checkpoint sees each output as it is reached), else in one call; the trajectories are the
+    same bit for bit. ``max_steps`` bounds the steps (accepted + rejected) of each system; the run stops
+    at the first output time some system did not reach. The counts of the result are sums over systems
+    in this run (``dt_min``, ``dt_max`` over all systems); ``snapshot()`` gives every system's state at the
+    latest output (:func:`snapshot`), from which ``run(..., resume=snapshot)`` goes on bit for bit.
     """
-    x0 = np.asarray(x0, dtype=float)
-    out = IntegrationResult(states=[x0.copy()])
-    if on_output is not None:
-        on_output(0, x0)
-    min_step = step_floor(t_eval[0], t_eval[-1])
-    if resume is None:
-        state = start(kind, x0, weights, beta, normalized, float(t_eval[0]), float(t_eval[-1]), rtol, atol,
-                      max_steps, min_step)
-    else:
-        state = restore(kind, weights, beta, normalized, float(t_eval[-1]), rtol, atol, max_steps, min_step, resume)
-    chunks = [t_eval[i:i + 1] for i in range(1, t_eval.size)] if every_output else [t_eval[1:]]
-    index = 1
-    for chunk in chunks:
-        if chunk.size == 0:
-            break
-        states = advance(state, chunk)
-        complete = True
-        for k in range(chunk.size):
-            if not np.all(np.isfinite(states[:, k])):
-                complete = False
+
+    def __init__(self, kind: int, weights: np.ndarray, beta: float, normalized: bool, *, rtol: float,
+                 atol: float, max_steps: int, live: bool) -> None:
+        self.kind, self.weights, self.beta, self.normalized = kind, weights, beta, normalized
+        self.rtol, self.atol, self.max_steps, self.live = rtol, atol, max_steps, live
+        self.state: EnsembleState | None = None
+        self._base = np.zeros(3, dtype=np.int64)
+
+    def run(self, x0: np.ndarray, times: np.ndarray, observers: list[Any], resume: dict[str, np.ndarray] | None
+            ) -> Evolution:
+        x0 = np.asarray(x0, dtype=float)
+        kind = self.kind
+        out = Evolution(t=times, y=np.zeros(0))
+        min_step = step_floor(times[0], times[-1])
+        if resume is None:
+            state = start(kind, x0, self.weights, self.beta, self.normalized, float(times[0]), float(times[-1]),
+                          self.rtol, self.atol, self.max_steps, min_step)
+        else:
+            state = restore(kind, self.weights, self.beta, self.normalized, float(times[-1]), self.rtol, self.atol,
+                            self.max_steps, min_step, resume)
+        self.state = state
+        self._base = state.counts[:, :3].sum(axis=0)
+        for observer in observers:
+            observer(0, float(times[0]), x0)
+        chunks = [times[i:i + 1] for i in range(1, times.size)] if self.live else [times[1:]]
+        index = 1
+        for chunk in chunks:
+            if chunk.size == 0:
                 break
-            reached = states[:, k, :, 0] if kind == CIRCLE else states[:, k]
-            out.states.append(reached)
-            if record is not None:
-                record["snapshot"] = partial(snapshot, state)
-            if on_output is not None:
-                on_output(index, reached)
-            index += 1
-        if not complete:
-            break
-    stopped = np.nonzero(state.counts[:, 3] != RUNNING)[0]
-    if index < t_eval.size:
-        first = int(stopped[0]) if stopped.size else 0
-        reason = STATUS_MESSAGES.get(int(state.counts[first, 3]), "non-finite state")
-        limit = f" = {max_steps} per system" if state.counts[first, 3] == MAX_STEPS else ""
-        out.success = False
-        out.message = (f"{max(stopped.size, 1)} of {x0.shape[0]} systems stopped: {reason}{limit} "
-                       f"(system {first} at t = {state.clock[first, 0]:.6g})")
-    out.n_steps = int(state.counts[:, 0].sum())
-    out.n_rejected = int(state.counts[:, 1].sum())
-    out.nfev = int(state.counts[:, 2].sum())
-    accepted = state.counts[:, 0] > 0
-    if np.any(accepted):
-        out.step_sizes = [float(state.steps[accepted, 0].min()), float(state.steps[accepted, 1].max())]
-    return out
+            states = advance(state, chunk)
+            complete = True
+            for k in range(chunk.size):
+                if not np.all(np.isfinite(states[:, k])):
+                    complete = False
+                    break
+                reached = states[:, k, :, 0] if kind == CIRCLE else states[:, k]
+                for observer in observers:
+                    observer(index, float(times[index]), reached)
+                index += 1
+            if not complete:
+                break
+        out.t = times[:index]
+        stopped = np.nonzero(state.counts[:, 3] != RUNNING)[0]
+        if index < times.size:
+            first = int(stopped[0]) if stopped.size else 0
+            reason = STATUS_MESSAGES.get(int(state.counts[first, 3]), "non-finite state")
+            limit = f" = {self.max_steps} per system" if state.counts[first, 3] == MAX_STEPS else ""
+            out.success = False
+            out.message = (f"{max(stopped.size, 1)} of {x0.shape[0]} systems stopped: {reason}{limit} "
+                           f"(system {first} at t = {state.clock[first, 0]:.6g})")
+        out.n_steps, out.n_rejected, out.nfev = (int(c) for c in state.counts[:, :3].sum(axis=0) - self._base)
+        accepted = state.counts[:, 0] > 0
+        if np.any(accepted):
+            out.dt_min, out.dt_max = float(state.steps[accepted, 0].min()), float(state.steps[accepted, 1].max())
+        return out
+
+    def snapshot(self) -> dict[str, np.ndarray]:
+        """Every system's state (:func:`snapshot`), its counts in this run and its step range."""
+        saved = snapshot(self.state)
+        counts = self.state.counts[:, :3].sum(axis=0) - self._base
+        accepted = self.state.counts[:, 0] > 0
+        steps = self.state.steps[accepted]
+        return {**saved, "n_steps": counts[0], "n_rejected": counts[1], "nfev": counts[2],
+                "dt_min": np.float64(steps[:, 0].min() if steps.size else np.inf),
+                "dt_max": np.float64(steps[:, 1].max() if steps.size else 0.0)}

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import logging
 import warnings
-from typing import Any
+from collections.abc import Callable
 
 import numpy as np
 
@@ -39,22 +39,28 @@ def recurrence_free(t_rec: float, t_span: float, noise: float) -> bool:
     return bool(t_rec >= 2 * t_span or noise * t_rec >= 5)
 
 
-def check_recurrence(model: Any, frequency_nodes: int, t_span: float, noise: float) -> float:
+def check_recurrence(nodes_of: Callable[[int], np.ndarray], frequency_nodes: int, t_span: float,
+                     noise: float) -> float:
     """Warn (RuntimeWarning and log) when ``t_span`` reaches the rephasing of the quadrature.
 
-    The message names T_rec of ``frequency_nodes`` nodes and the smallest number of nodes
-    (doubling, up to :data:`MAX_SUGGESTED_NODES`) whose quadrature is free of rephasing.
+    ``nodes_of(m)`` gives the frequency nodes of a quadrature of m nodes (the drift of the model's
+    velocity specification; one node for identical oscillators and for models without frequencies,
+    which never rephase). The message names T_rec of ``frequency_nodes`` nodes and the smallest number
+    of nodes (doubling, up to :data:`MAX_SUGGESTED_NODES`) whose quadrature is free of rephasing.
     Returns T_rec.
     """
-    t_rec = recurrence_time(model.frequency_quadrature(frequency_nodes)[0])
+    t_rec = recurrence_time(nodes_of(frequency_nodes))
     if recurrence_free(t_rec, t_span, noise):
         return t_rec
     needed = None
     m = frequency_nodes
     while m < MAX_SUGGESTED_NODES and needed is None:
         m = min(2 * m, MAX_SUGGESTED_NODES)
-        with np.errstate(all="ignore"):  # Gauss–Hermite nodes overflow for m beyond a few hundred
-            nodes = model.frequency_quadrature(m)[0]
+        try:
+            with np.errstate(all="ignore"):  # Gauss–Hermite nodes overflow for m beyond a few hundred
+                nodes = nodes_of(m)
+        except ValueError:  # a quadrature the model cannot make (its nodes overflow)
+            nodes = np.array([np.nan])
         if not np.all(np.isfinite(nodes)):
             m //= 2
             break

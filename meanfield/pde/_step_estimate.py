@@ -31,9 +31,9 @@ STEP_COUNT_WARNING = 100_000
 STEP_COUNT_LIMIT = 10_000_000
 
 
-def check_step_count(scheme: Any, method: str, y0: np.ndarray, times: np.ndarray, max_step: float,
-                     noise: float) -> int:
-    """Estimated number of steps of ``scheme`` from ``times[0]`` to ``times[-1]`` (0 for other methods).
+def check_step_count(scheme: Any, y0: np.ndarray, times: np.ndarray, max_step: float, noise: float) -> int:
+    """Estimated number of steps of ``scheme`` from ``times[0]`` to ``times[-1]`` (0 for a scheme whose steps
+    are not bounded by an explicit stability limit, :attr:`solvers.Scheme.explicit_steps`).
 
     Raises
     ------
@@ -47,9 +47,9 @@ def check_step_count(scheme: Any, method: str, y0: np.ndarray, times: np.ndarray
         More than :data:`STEP_COUNT_WARNING` estimated steps.
     """
     span = float(times[-1] - times[0])
-    if method != "finite_volume" or span <= 0:
+    if not scheme.explicit_steps or span <= 0:
         return 0
-    fixed = getattr(scheme, "dt", None)
+    fixed = scheme.fixed_step
     evaluations = scheme.nfev  # the estimate is not an evaluation of the run (resumed counts stay exact)
     step = min(float(fixed) if fixed is not None else float(scheme.initial_step(y0)), float(max_step))
     scheme.nfev = evaluations
@@ -60,7 +60,7 @@ def check_step_count(scheme: Any, method: str, y0: np.ndarray, times: np.ndarray
         return estimate
     cause = (f"with noise sigma = {noise:g} the explicit step is bounded by the diffusive limit "
              f"~ h^2/(2 sigma)" if noise > 0 else "the explicit step is bounded by the CFL limit h/(2 max|u|)")
-    message = (f"finite_volume needs about {estimate:.3g} steps of dt = {step:.3g} for t from {times[0]:g} to "
+    message = (f"{scheme.name} needs about {estimate:.3g} steps of dt = {step:.3g} for t from {times[0]:g} to "
                f"{times[-1]:g}: {cause}; use method='spectral' (it treats diffusion exactly by an integrating "
                f"factor), a coarser grid or a shorter t")
     if estimate > STEP_COUNT_LIMIT:

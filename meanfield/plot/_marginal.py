@@ -21,7 +21,7 @@ import xarray as xr
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
-from ..domains._domain import sphere_area
+from solvers import sphere_area
 from ._checks import axes_of, density_domain, put_title, time_indices
 
 __all__ = ["polar_marginal", "polar_marginal_values"]

@@ -10,7 +10,7 @@ import xarray as xr
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
-from ..models._dynamics import SelfAttention
+from ..models._self_attention import SelfAttention
 from .._validate import check_positive_int
 from ..particles import simulate
 from ..studies._equiangular import equiangular_curve

@@ -19,6 +19,7 @@ from ._inner_products import equiangular_concentration
 from ._stationary import stationary_density, stationary_state
 from ._continuation import continuation
 from ._noisy_transition import critical_beta, critical_noise, landau_coefficient
+from ._meanfield_limit import meanfield_study
 
 __all__: list[str] = ["SweepError", "sweep"]
 __all__ += ["equiangular_curve", "equiangular_gamma", "ginibre_matrices", "phase_diagram", "phase_diagram_tokens"]
@@ -30,3 +31,4 @@ __all__ += ["TripleCheck", "check_good_triple", "check_mixed_triple", "group_lev
 __all__ += ["continuation", "critical_beta", "critical_noise", "landau_coefficient", "stationary_density",
             "stationary_state"]
 __all__ += ["cluster_dynamics", "energy_staircase", "equispaced_instability_rate", "two_cluster_jump"]
+__all__ += ["meanfield_study"]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..models._dynamics import SelfAttention
+from ..models._self_attention import SelfAttention
 
 __all__ = ["require_self_attention"]
 

@@ -62,10 +62,10 @@ from scipy.integrate import solve_ivp
 
 from ..measures._measure import EmpiricalMeasure
 from ..models._attention_weights import attention_exponent, attention_velocity, velocity_factor
-from ..models._dynamics import SelfAttention
+from ..models._self_attention import SelfAttention
 from .._version import __version__
 from ._checks import require_self_attention
-from ..particles._energy import particle_energy
+from ..models._energy import particle_energy
 
 __all__ = ["cluster_dynamics", "cluster_velocity", "merge_clusters"]
 

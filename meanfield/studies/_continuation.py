@@ -23,7 +23,7 @@ import numpy as np
 import xarray as xr
 from scipy.optimize import minimize_scalar
 
-from ..models._dynamics import SelfAttention
+from ..models._self_attention import SelfAttention
 from .._validate import as_real, check_positive, check_positive_int
 from .._version import __version__
 from ._noisy_transition import landau_coefficient

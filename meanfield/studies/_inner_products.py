@@ -26,7 +26,7 @@ from collections.abc import Sequence
 import numpy as np
 import xarray as xr
 
-from ..models._dynamics import SelfAttention
+from ..models._self_attention import SelfAttention
 from .._validate import as_times, check_positive, check_positive_int
 from .._version import __version__
 from ..particles import simulate

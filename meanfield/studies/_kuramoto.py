@@ -43,6 +43,11 @@ import numpy as np
 import scipy.stats
 import xarray as xr
 
+from ..domains._circle import Circle
+from ..measures._measure import density
+from ..models._kuramoto import Kuramoto
+from ..particles import simulate
+from ..pde import METHOD_AUTO, choose_method, solve
 from ..pde._recurrence import recurrence_free as _recurrence_free
 from ..pde._recurrence import recurrence_time
 from .._validate import check_nonnegative, check_positive, check_positive_int
@@ -168,11 +173,9 @@ def kuramoto_run(
     ValueError
         An unknown engine or law, a bad window, or no ``seed`` for particles.
     """
-    import meanfield as mf
-
     engine = _engine(engine)
     _check_window(t_final, average_window)
-    model = mf.Kuramoto(coupling=coupling, frequencies=frequency_law(law, width, centre), noise=noise)
+    model = Kuramoto(coupling=coupling, frequencies=frequency_law(law, width, centre), noise=noise)
     times = np.linspace(0.0, t_final, int(round(2 * t_final)) + 1)
     attrs: dict[str, Any] = {"law": law, "width": float(width), "centre": float(centre), "noise": float(noise),
                              "engine": engine, "t_final": float(t_final), "average_window": float(average_window)}
@@ -182,16 +185,16 @@ def kuramoto_run(
         n = check_positive_int("n", n, 2)
         theta0 = np.random.default_rng(np.random.SeedSequence([int(seed)])).uniform(0, 2 * np.pi, int(n))
         options = {"dt": dt, "seed": int(seed)} if noise > 0 else {"rtol": rtol, "atol": rtol * 1e-3}
-        ds = mf.simulate(model, theta0, times, **options)
+        ds = simulate(model, theta0, times, **options)
         attrs.update(n=int(n), integrator=ds.attrs["integrator"], dt=float(dt) if noise > 0 else -1.0,
                      rtol=float(rtol))
     else:
         nodes, t_rec = _pde_nodes(model, frequency_nodes, t_final, noise)
-        scheme = "spectral" if noise > 0 else "finite_volume"
-        circle = mf.Circle(int(grid))
-        rho0 = mf.density(circle, lambda th: 1 + PDE_PERTURBATION * np.cos(th))
+        domain = Circle(int(grid))
+        rho0 = density(domain, lambda th: 1 + PDE_PERTURBATION * np.cos(th))
+        scheme = choose_method(model, domain, METHOD_AUTO)[0].name  # finite volume without noise, else spectral
         options = {"rtol": rtol, "atol": rtol * 1e-3} if scheme == "spectral" else {}
-        ds = mf.solve(model, rho0, times, method=scheme, frequency_nodes=nodes, **options)
+        ds = solve(model, rho0, times, method=scheme, frequency_nodes=nodes, **options)
         attrs.update(scheme=scheme, theta_nodes=int(grid), frequency_nodes=nodes, recurrence_time=t_rec,
                      recurrence_free=int(_recurrence_free(t_rec, t_final, noise)))
     r = ds["order_parameter"].values

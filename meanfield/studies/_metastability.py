@@ -48,7 +48,7 @@ import numpy as np
 import xarray as xr
 
 from ..models._attention_weights import attention_exponent, interaction_energy
-from ..models._dynamics import SelfAttention
+from ..models._self_attention import SelfAttention
 from .._version import __version__
 from ..particles import number_of_clusters
 

@@ -37,7 +37,7 @@ import numpy as np
 from scipy.optimize import brentq
 from scipy.special import ive
 
-from ..models._dynamics import SelfAttention
+from ..models._self_attention import SelfAttention
 from .._validate import check_positive_int
 from ._stationary import check_model
 from ._stationary_problem import coupling_ratios

@@ -22,10 +22,11 @@ from typing import Any
 import numpy as np
 import xarray as xr
 
-from ..models._dynamics import SelfAttention
+from ..models._self_attention import SelfAttention
 from .._validate import as_times, check_positive, check_positive_int
 from .._version import __version__
-from ..particles import Attention, number_of_clusters, pair_fraction, simulate
+from ..models._attention import Attention
+from ..particles import number_of_clusters, pair_fraction, simulate
 from ._equiangular import check_delta, equiangular_curve
 from ._sweep import sweep
 

@@ -19,9 +19,9 @@ from typing import Any
 import numpy as np
 import xarray as xr
 
-from ..domains._domain import Circle
+from ..domains._circle import Circle
 from ..measures._measure import Density
-from ..models._dynamics import SelfAttention
+from ..models._self_attention import SelfAttention
 from .._validate import check_positive, check_positive_int
 from .._version import __version__
 from ._checks import require_self_attention

@@ -39,8 +39,8 @@ from scipy.special import gammaln
 
 from solvers import ZonalGaussGrid, gegenbauer_table
 
-from ..domains._domain import sphere_area
-from ..models._dynamics import SelfAttention
+from solvers import sphere_area
+from ..models._self_attention import SelfAttention
 
 __all__ = ["StationaryProblem", "degrees_needed", "TRUNCATION_TOLERANCE", "TAIL_TOLERANCE"]
 

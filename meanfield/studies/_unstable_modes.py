@@ -30,8 +30,8 @@ import numpy as np
 import xarray as xr
 
 from ..measures._perturbed_uniform import perturbed_uniform
-from ..models._dynamics import SelfAttention
-from ..pde._solve import solve
+from ..models._self_attention import SelfAttention
+from ..pde import solve
 from .._validate import check_positive, check_positive_int
 from .._version import __version__
 from ._checks import require_self_attention

@@ -1,4 +1,4 @@
-"""Observers called by :func:`solvers.evolve` at every output time.
+"""The progress bar of a run, an observer called at every output time.
 
 * :class:`ProgressBar`: a tqdm bar over simulated time.
 

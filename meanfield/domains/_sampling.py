@@ -1,4 +1,6 @@
-"""Sampling particles: from circle densities, uniform and von Mises–Fisher on S^{d-1}, orthogonal frames."""
+"""Samplers of the domains: exact circle laws and the inverse CDF of circle node values, uniform and
+von Mises–Fisher points on S^{d-1}, orthogonal frames. :func:`meanfield.sample` draws particles from a
+density by its domain's ``sample``, which uses these."""
 
 from __future__ import annotations
 
@@ -7,75 +9,34 @@ from typing import Any
 import numpy as np
 import scipy.stats
 
-from ..measures._measure import Density, EmpiricalMeasure
 from .._validate import as_rng, check_positive_int
 
-__all__ = ["sample", "uniform_sphere", "von_mises_fisher", "orthogonal_frame", "SAMPLING_METHODS"]
-
-SAMPLING_METHODS = ("iid", "quantile")
+__all__ = ["circle_sample", "law_sample", "orthogonal_frame", "uniform_sphere", "von_mises_fisher"]
 
 
-def sample(measure: Density, n: int, seed: int | np.random.Generator | None = None,
-           method: str = "iid") -> EmpiricalMeasure:
-    """n particles drawn from ``measure``, as an equally weighted empirical measure.
+def circle_sample(theta: np.ndarray, values: np.ndarray, law: dict, n: int, rng: np.random.Generator,
+                  quantile: bool) -> np.ndarray:
+    """n angles in [0, 2π) from a circle density: its exact law when ``law`` names one ("uniform",
+    "von_mises", "wrapped_cauchy", by scipy.stats), else the periodic linear interpolant of its node
+    ``values`` by the exact inverse of its piecewise-quadratic CDF; iid, or the midpoint quantiles
+    F⁻¹((i + 1/2)/n) when ``quantile``."""
+    u = (np.arange(n) + 0.5) / n if quantile else rng.uniform(size=n)
+    frozen = _circle_law(law)
+    if frozen is not None:
+        x = _ppf(frozen, law, u) if quantile else frozen.rvs(size=n, random_state=rng)
+    else:
+        x = _grid_inverse_cdf(theta, values, u)
+    return np.remainder(x, 2 * np.pi)
 
-    Parameters
-    ----------
-    measure : Density
-        On a :class:`~meanfield.Circle`: any density. Laws with an exact
-        sampler (``density.law["name"]`` = "uniform", "von_mises",
-        "wrapped_cauchy") use scipy.stats; otherwise the density is
-        interpolated linearly between nodes (periodically) and its
-        piecewise-quadratic CDF F is inverted exactly, x = F⁻¹(u).
-        On a sphere-type domain (dimension d ≥ 3): laws "uniform" and
-        "von_mises" (von Mises–Fisher, Wood's algorithm).
-    n : int
-        Number of particles.
-    seed : int, Generator or None
-    method : {"iid", "quantile"}
-        "iid": independent draws, u ~ U(0, 1). "quantile" (circle only):
-        deterministic midpoint quantiles x_i = F⁻¹((i + 1/2)/n), i = 0..n-1
-        (W₁ error O(1/n) instead of O(n^{-1/2})).
 
-    Returns
-    -------
-    EmpiricalMeasure
-        Angles in [0, 2π) of shape (n,) on S¹ (domain "circle"), unit
-        vectors (n, d) on S^{d-1} (domain "sphere").
-
-    Raises
-    ------
-    ValueError
-        Unknown ``method``, ``n`` < 1, or a law without a sampler.
-    """
-    n = check_positive_int("n", n)
-    if method not in SAMPLING_METHODS:
-        raise ValueError(f"method must be one of {SAMPLING_METHODS}, got {method!r}")
-    if not isinstance(measure, Density):
-        raise TypeError(f"measure must be a Density, got {type(measure).__name__}")
-    rng = as_rng(seed)
-    domain = measure.domain
-    law = measure.law or {}
-    if domain.kind == "circle":
-        u = (np.arange(n) + 0.5) / n if method == "quantile" else rng.uniform(size=n)
-        frozen = _circle_law(law)
-        if frozen is not None:
-            x = _ppf(frozen, law, u) if method == "quantile" else frozen.rvs(size=n, random_state=rng)
-        else:
-            x = _grid_inverse_cdf(domain.theta, measure.values, u)
-        return EmpiricalMeasure(np.remainder(x, 2 * np.pi), domain="circle")
-    if method == "quantile":
-        raise ValueError(f"method='quantile' is available on the circle only, got a {domain.kind!r} domain")
-    d = domain.dimension
+def law_sample(law: dict, n: int, d: int, rng: np.random.Generator, where: str) -> np.ndarray:
+    """n iid points (n, d) on S^{d-1} of the law a density was made from: "uniform" or "von_mises"."""
     name = law.get("name")
     if name == "uniform":
-        return EmpiricalMeasure(uniform_sphere(n, d, rng), domain="sphere")
+        return uniform_sphere(n, d, rng)
     if name == "von_mises":
-        return EmpiricalMeasure(von_mises_fisher(n, law["loc"], law["kappa"], rng), domain="sphere")
-    raise ValueError(
-        f"sampling on a {domain.kind!r} domain needs a density whose law is 'uniform' or 'von_mises', "
-        f"got law {law!r}"
-    )
+        return von_mises_fisher(n, law["loc"], law["kappa"], rng)
+    raise ValueError(f"sampling on {where} needs a density whose law is 'uniform' or 'von_mises', got law {law!r}")
 
 
 def _circle_law(law: dict) -> Any:

@@ -23,11 +23,14 @@ from typing import Any
 import numpy as np
 import xarray as xr
 
-from ._compare import compare
-from .measures._measure import Density
-from ._validate import as_times, check_order, check_positive_int
-from ._version import __version__
-from .studies import sweep
+from .._compare import compare
+from ..measures._measure import Density
+from ..measures._sampling import sample
+from ..particles import simulate
+from ..pde import solve
+from .._validate import as_times, check_order, check_positive_int
+from .._version import __version__
+from ._sweep import sweep
 
 __all__ = ["meanfield_study", "fit_exponent", "study_system", "system_seed_sequences"]
 
@@ -109,8 +112,6 @@ def meanfield_study(
     ValueError
         Fewer than two distinct n, no seeds, a negative seed, an unknown sampler, p < 1.
     """
-    from .pde._solve import solve
-
     times = as_times(t)
     p = check_order(p)
     ns = np.array([check_positive_int("n_values entry", n) for n in n_values])
@@ -183,12 +184,9 @@ def study_system(
     of :func:`system_seed_sequences`, simulates them to ``times`` and returns
     ``wasserstein`` and ``energy_gap`` over time (attr ``wasserstein_method``).
     """
-    from .particles import sample, simulate
-
     sample_seq, noise_seq = system_seed_sequences(seed, n)
-    x0 = sample(rho0, n, seed=np.random.default_rng(sample_seq), method=sampler).points
-    particles = simulate(model, x0, times, seed=np.random.default_rng(noise_seq),
-                         domain="circle" if rho0.domain.kind == "circle" else None, **simulate_options)
+    x0 = sample(rho0, n, seed=np.random.default_rng(sample_seq), method=sampler)
+    particles = simulate(model, x0, times, seed=np.random.default_rng(noise_seq), **simulate_options)
     gaps = compare(pde, particles, p, density=density)
     return xr.Dataset(
         {"wasserstein": ("time", gaps["wasserstein"].values[0]), "energy_gap": ("time", gaps["energy_gap"].values[0])},

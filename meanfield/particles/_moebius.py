@@ -1,4 +1,5 @@
-r"""Kuramoto particles with the natural frequencies integrated exactly (method ``"moebius"``).
+r"""Kuramoto particles with the natural frequencies integrated exactly (method ``"moebius"``), as a stepper
+of :func:`solvers.evolve`.
 
 For an interaction with one harmonic, h(u) = ĥ_0 + ĥ_1 e^{iu} + conj(ĥ_1) e^{-iu}
 (Kuramoto's h = sin: ĥ_0 = 0, ĥ_1 = -i/2; Sakaguchi–Kuramoto h(u) = sin(u + α)),
@@ -61,10 +62,12 @@ away from 0 leaves Z slow.
 
 Step control: step doubling on the order parameter. A step h and two steps
 h/2 give Z_h and Z_{h/2}; err = |Z_{h/2} - Z_h|/15 estimates the local error
-of the two half steps (Richardson, order 4), which are kept when
-err ≤ atol + rtol |Z_{h/2}| in every system; a step whose fast-set remainder
-exceeds atol + rtol |Z| is shortened before it is tried. With ``dt`` the step is fixed
-(equal steps ≤ dt per output interval) and no estimate is made.
+of the two half steps (Richardson, order 4), judged by the controller of
+:mod:`solvers` (:class:`solvers.StepController`) with the norm
+max over systems of |Z_{h/2} - Z_h|/15 / (atol + rtol |Z_{h/2}|); a step whose
+fast-set remainder exceeds atol + rtol |Z| is refused and shortened before it is
+tried. With ``dt`` the step is fixed (equal steps ≤ dt per output interval) and no
+estimate is made. The steps land on the output times (:func:`solvers.evolve`).
 
 Noise σ > 0 is not covered here (simulate uses geodesic Euler–Maruyama, whose
 Euler step of the constant drift ω_i is exact as well), nor are interactions
@@ -73,38 +76,18 @@ with more than one harmonic (simulate's ``dopri5``).
 
 from __future__ import annotations
 
-import logging
-from collections.abc import Callable
-from functools import partial
-from typing import Any
-
 import numba
 import numpy as np
 
-from solvers import StepController, step_floor
+from solvers import NonFiniteError, StepController, Stepper, StepResult
 
-from ._integrators import IntegrationResult, fixed_steps
-
-__all__ = ["KURAMOTO_METHODS", "RESOLVED", "first_harmonic", "integrate_moebius", "moebius_map", "weighted_median"]
-
-logger = logging.getLogger(__name__)
-
-KURAMOTO_METHODS = {
-    "moebius": "commutator-free Lie-group RK4 (Celledoni-Marthinsen-Owren) with exact Moebius flows of the "
-               "frozen-Z Riccati equation (natural frequencies exact); adaptive by step doubling on Z, "
-               "or fixed step dt",
-}
+__all__ = ["RESOLVED", "MoebiusStepper", "moebius_map", "weighted_median"]
 
 #: oscillators with |ν_i| h > RESOLVED drive nobody during a step h (see the module docstring)
 RESOLVED = 1.0
 #: weights (on Z_1..Z_4) of the two final exponentials, applied right one first
 _FINAL_FIRST = np.array([3.0, 2.0, 2.0, -1.0]) / 12
 _FINAL_SECOND = np.array([-1.0, 2.0, 2.0, 3.0]) / 12
-
-
-def first_harmonic(interaction: np.ndarray) -> bool:
-    """True when h has no Fourier mode beyond k = 1 (ĥ_k = 0 exactly for k ≥ 2)."""
-    return bool(np.all(np.asarray(interaction)[2:] == 0))
 
 
 @numba.njit(cache=True)
@@ -250,137 +233,87 @@ def weighted_median(values: np.ndarray, weights: np.ndarray) -> np.ndarray:
     return np.take_along_axis(v, idx[..., None], axis=-1)[..., 0]
 
 
-def integrate_moebius(
-    coupling: float,
-    interaction: np.ndarray,
-    frequencies: np.ndarray,
-    weights: np.ndarray,
-    theta0: np.ndarray,
-    t_eval: np.ndarray,
-    *,
-    rtol: float = 1e-8,
-    atol: float = 1e-10,
-    dt: float | None = None,
-    max_steps: int = 10_000_000,
-    resolved: float = RESOLVED,
-    on_output: Callable[[int, np.ndarray], None] | None = None,
-    record: dict[str, Any] | None = None,
-    resume: dict[str, np.ndarray] | None = None,
-) -> IntegrationResult:
-    """Integrate θ̇_i = ω_i + K Σ_j w_j h(θ_j - θ_i) (h with one harmonic) by the CF4 Möbius scheme.
+class MoebiusStepper(Stepper):
+    """The CF4 Möbius scheme of the module docstring as a :class:`solvers.Stepper` on u = e^{iθ} (systems, n)
+    in the frame rotating at Ω_0, the weighted median of ν per system (h depends on differences of angles
+    only, so a law centred away from 0 leaves Z slow).
 
-    ``theta0``, ``frequencies``, ``weights`` of shape (systems, n); angles are
-    reported at ``t_eval``. The scheme runs in the frame rotating at Ω_0, the
-    weighted median of ν per system (h depends on differences of angles only),
-    so a law centred away from 0 leaves Z slow. ``nfev`` counts Möbius maps
-    over all particles; ``step_sizes`` the accepted steps. Adaptive (step
-    doubling on Z, ``rtol``/``atol`` on |Z|) unless ``dt`` is given.
+    Parameters
+    ----------
+    a : complex
+        K ĥ_1 (:meth:`meanfield.Kuramoto.riccati_form`).
+    nu : ndarray, shape (systems, n)
+        ν_i = ω_i + K ĥ_0.
+    weights : ndarray, shape (systems, n)
+    origin : float
+        The time at which the rotating frame and the lab frame agree (the run's first time).
+    rtol, atol : float
+        Tolerances of the step doubling on Z.
+    dt : float, optional
+        A fixed step (equal steps ≤ dt per output interval), no error estimate.
+    resolved : float
+        Oscillators with Ω_i h > ``resolved`` enter the drive by their time average.
 
-    Before ``on_output(i, θ)`` for i ≥ 1, ``record["snapshot"]`` (when ``record``
-    is given) is set to a function returning the scheme's state there: u = e^{iθ}
-    in the rotating frame, the time origin of that frame, the step size and
-    controller memory (adaptive) and the counts ``n_steps``, ``n_rejected``,
-    ``nfev``. Passed back as ``resume`` (``theta0`` the angles at output i,
-    ``t_eval`` the times from output i) the run goes on as it would have, bit
-    for bit, with counts that are totals over both segments.
+    ``nfev`` counts Möbius maps over all particles.
     """
-    if not first_harmonic(interaction):
-        raise ValueError("method='moebius' needs an interaction with one harmonic (ĥ_k = 0 for k >= 2), got "
-                         f"{len(interaction) - 1} harmonics; use method='dopri5'")
-    interaction = np.asarray(interaction, dtype=complex)
-    a = coupling * complex(interaction[1])
-    w = np.ascontiguousarray(weights, dtype=float)
-    nu = np.asarray(frequencies, dtype=float) + coupling * interaction[0].real
-    frame = weighted_median(nu, w)
-    stepper = _Stepper(a, np.ascontiguousarray(nu - frame[:, None]), w, resolved)
-    u = np.ascontiguousarray(np.exp(1j * np.asarray(theta0, dtype=float)))
-    out = IntegrationResult(states=[np.array(theta0, dtype=float)])
-    if on_output is not None:
-        on_output(0, out.states[0])
-    origin = float(t_eval[0])
-    if resume is not None:
-        u = np.ascontiguousarray(resume["u"], dtype=complex)
-        origin = float(resume["origin"])
-        out.n_steps, out.n_rejected, stepper.n_maps = (int(resume[k]) for k in ("n_steps", "n_rejected", "nfev"))
 
-    def report(i: int, u_now: np.ndarray, adaptive: dict[str, np.ndarray]) -> None:
-        theta = np.angle(u_now) + frame[:, None] * (t_eval[i] - origin)
-        out.states.append(theta)
-        if record is not None:
-            record["snapshot"] = partial(dict, u=u_now.copy(), origin=np.float64(origin), **adaptive,
-                                         n_steps=np.int64(out.n_steps), n_rejected=np.int64(out.n_rejected),
-                                         nfev=np.int64(stepper.n_maps))
-        if on_output is not None:
-            on_output(i, theta)
+    name = "moebius"
 
-    if dt is not None:
-        _run_fixed(stepper, u, t_eval, dt, max_steps, report, out)
-    else:
-        _run_adaptive(stepper, u, t_eval, rtol, atol, max_steps, report, out, a, resume)
-    out.nfev = stepper.n_maps
-    logger.debug("moebius: %d steps, %d rejected, %d Möbius maps", out.n_steps, out.n_rejected, out.nfev)
-    return out
+    def __init__(self, a: complex, nu: np.ndarray, weights: np.ndarray, origin: float, *, rtol: float = 1e-8,
+                 atol: float = 1e-10, dt: float | None = None, resolved: float = RESOLVED) -> None:
+        super().__init__()
+        w = np.ascontiguousarray(weights, dtype=float)
+        self.frame = weighted_median(nu, w)
+        self.origin = float(origin)
+        self.a = a
+        self.core = _Stepper(a, np.ascontiguousarray(nu - self.frame[:, None]), w, resolved)
+        self.rtol, self.atol = rtol, atol
+        self.fixed_step = dt
+        self.controller = StepController()
 
+    def positions(self, t: float, u: np.ndarray) -> np.ndarray:
+        """The angles θ = arg u + Ω_0 (t - origin) of the state u at ``t``."""
+        return np.angle(u) + self.frame[:, None] * (t - self.origin)
 
-def _run_fixed(stepper, u, t_eval, dt, max_steps, report, out) -> None:
-    n_subs, sizes = fixed_steps(t_eval, dt)
-    for i in range(1, t_eval.size):
-        if out.n_steps + n_subs[i - 1] > max_steps:
-            out.success, out.message = False, f"exceeded max_steps = {max_steps} at t = {t_eval[i - 1]:.6g}"
-            return
-        z = stepper.drive(u, sizes[i - 1])
-        for _ in range(n_subs[i - 1]):
-            u, z, _ = stepper.step(u, z, sizes[i - 1])
-            out.n_steps += 1
-            out.step_sizes.append(float(sizes[i - 1]))
-        report(i, u, {})
+    def state(self, t: float, positions: np.ndarray) -> np.ndarray:
+        """u = e^{i(θ - Ω_0 (t - origin))} of the angles θ at ``t``."""
+        return np.ascontiguousarray(np.exp(1j * (np.asarray(positions, dtype=float)
+                                                 - self.frame[:, None] * (t - self.origin))))
 
+    def initial_step(self, y: np.ndarray, t: float = 0.0) -> float:
+        """Z moves at rates of the order of K|ĥ_1|: an order of magnitude below, 0.1/(1 + 2|a|)."""
+        self.controller.reset()
+        return 0.1 / (1.0 + 2 * abs(self.a))
 
-def _run_adaptive(stepper, u, t_eval, rtol, atol, max_steps, report, out, a, resume=None) -> None:
-    controller = StepController()
-    t, t_end = float(t_eval[0]), float(t_eval[-1])
-    h_min = step_floor(t, t_end)
-    # Z moves at rates of the order of K|ĥ_1|: start an order of magnitude below
-    h = min(t_end - t, 0.1 / (1.0 + 2 * abs(a)))
-    if resume is not None:
-        h = float(resume["h"])
-        controller.rejected_last = bool(resume["rejected_last"])
-    next_out = 1
-    while next_out < t_eval.size:
-        if out.n_steps + out.n_rejected >= max_steps:
-            out.success, out.message = False, f"exceeded max_steps = {max_steps} at t = {t:.6g}"
-            return
-        target = float(t_eval[next_out])
-        step = min(h, target - t)
-        if h < h_min:
-            out.success = False
-            out.message = f"step size {h:.3g} fell below the smallest step {h_min:.3g} at t = {t:.6g}"
-            return
-        z = stepper.drive(u, step)
-        excess = float(np.max(stepper.impulses(u, z, step)[2] / (atol + rtol * np.abs(z))))
-        if excess > 1:
-            # the fast set's remainder would move Z by more than the tolerance: shrink h (it falls
-            # like h^{5/2} for a Lorentzian tail) and re-plan
-            h = step * max(0.2, 0.9 * excess ** (-2 / 5))
-            continue
-        _, z_big, _ = stepper.step(u, z, step)
-        u_half, z_half, _ = stepper.step(u, z, step / 2)
-        u_new, z_new, _ = stepper.step(u_half, z_half, step / 2)
-        ratio = (np.abs(z_new - z_big) / 15) / (atol + rtol * np.abs(z_new))
-        err_norm = float(ratio.max()) if np.all(np.isfinite(ratio)) else np.inf
-        accepted, factor = controller.decide(err_norm)
-        if not accepted:
-            out.n_rejected += 1
-            h = step * factor
-            continue
-        out.n_steps += 1
-        out.step_sizes.append(step)
-        clipped = step < h
-        landed = target - (t + step) <= 1e-13 * max(1.0, abs(target))
-        t = target if landed else t + step
-        u = u_new
-        # a step cut short to land on an output time neither sets the next one nor lets it grow
-        h = (h if factor >= 1 else min(h, step * factor)) if clipped else step * factor
-        if landed:
-            report(next_out, u, {"h": np.float64(h), "rejected_last": np.int64(controller.rejected_last)})
-            next_out += 1
+    def _step_impl(self, t: float, u: np.ndarray, dt: float) -> StepResult:
+        core, h = self.core, dt
+        z = core.drive(u, h)
+        try:
+            if self.fixed_step is not None:
+                return StepResult(True, core.step(u, z, h)[0], h)
+            excess = float(np.max(core.impulses(u, z, h)[2] / (self.atol + self.rtol * np.abs(z))))
+            if excess > 1:
+                # the fast set's remainder would move Z by more than the tolerance: shrink h (it falls
+                # like h^{5/2} for a Lorentzian tail) and re-plan
+                return StepResult(False, None, h * max(0.2, 0.9 * excess ** (-2 / 5)))
+            _, z_big, _ = core.step(u, z, h)
+            u_half, z_half, _ = core.step(u, z, h / 2)
+            u_new, z_new, _ = core.step(u_half, z_half, h / 2)
+            ratio = (np.abs(z_new - z_big) / 15) / (self.atol + self.rtol * np.abs(z_new))
+            err_norm = float(ratio.max()) if np.all(np.isfinite(ratio)) else np.inf
+            accepted, factor = self.controller.decide(err_norm)
+            return StepResult(accepted, u_new if accepted else None, h * factor, err_norm)
+        finally:
+            self.nfev = core.n_maps
+
+    def check(self, u: np.ndarray) -> None:
+        if not np.all(np.isfinite(u)):
+            raise NonFiniteError(f"{self.name}: the oscillators' state contains NaN or infinity")
+
+    def snapshot(self, u: np.ndarray) -> dict[str, np.ndarray]:
+        """u at the output and the controller's memory there."""
+        return {"u": np.array(u), "rejected_last": np.int64(self.controller.rejected_last)}
+
+    def restore(self, snapshot: dict[str, np.ndarray]) -> np.ndarray:
+        self.controller.rejected_last = bool(snapshot["rejected_last"])
+        return np.ascontiguousarray(snapshot["u"], dtype=complex)

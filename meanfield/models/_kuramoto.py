@@ -1,9 +1,5 @@
-"""Models: the velocity fields of self-attention and Kuramoto dynamics.
-
-A model is a frozen set of parameters. It hands a scheme what the scheme
-needs (kernel multipliers, :class:`solvers.ConvolutionVelocity`) and gives
-the velocity of a density on a grid or of a set of particles.
-"""
+"""Kuramoto-type angular models on S¹: oscillators with natural frequencies and a Fourier interaction, their
+velocity for particles and for the PDE on (θ, ω), their energy (the model protocol: :mod:`meanfield.models._model`)."""
 
 from __future__ import annotations
 
@@ -15,113 +11,21 @@ import scipy.stats
 
 from solvers import ConvolutionVelocity
 
-from ..domains._domain import sphere_area
-from ._attention_weights import velocity_factor
-from ._kernels import scaled_funk_hecke, scaled_funk_hecke_over_beta
-from .._validate import check_beta, check_nonnegative
+from ..domains._circle import Circle
+from ..domains._geometry import CircleGeometry
+from .._validate import check_nonnegative
+from ._energy import double_integral
+from ._kuramoto_moments import KuramotoVelocity, fourier_moments
+from ._model import Model
 
-__all__ = ["SelfAttention", "Kuramoto"]
+__all__ = ["FREQUENCY_RULES", "Kuramoto"]
 
-
-@dataclass(frozen=True)
-class SelfAttention:
-    r"""Self-attention dynamics with Q = K = V = I on S^{d-1} (paper 2, (SA), (USA), (3.2)).
-
-        ∂_t μ + div(X[μ] μ) = σ Δμ,
-        USA: X[μ](x) = P⊥_x ∫ e^{β<x,y>} y dμ(y)           = ∇(𝖦_β ⋆ μ)(x),  𝖦_β(t) = e^{βt}/β,
-        SA:  X[μ](x) = P⊥_x ∫ e^{β<x,y>} y dμ(y) / Z_μ(x),  Z_μ(x) = ∫ e^{β<x,y>} dμ(y),
-
-    and at β = 0 both reduce to X = P⊥_x m, m = ∫ y dμ(y). On S¹ (angles, (7.1)),
-    with h_β(θ) = e^{β cos θ}: USA X = β⁻¹ (h_β' ⋆ μ), SA X = β⁻¹ (h_β' ⋆ μ)/(h_β ⋆ μ).
-    Particles: ẋ_i = X[μ_n](x_i) with μ_n = (1/n) Σ_j δ_{x_j}. Every path evaluates these
-    with the shifted weights e^{β(<x,y>-1)} and the SA/USA rule of
-    :mod:`meanfield.models._attention_weights`.
-
-    Parameters
-    ----------
-    beta : float
-        Inverse temperature β ≥ 0.
-    normalized : bool
-        True for SA (softmax normalisation by Z_μ), False for USA.
-    noise : float
-        Diffusion coefficient σ ≥ 0 of the term σΔμ (particles: dX = … + √(2σ) dB).
-    """
-
-    beta: float
-    normalized: bool = True
-    noise: float = 0.0
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "beta", check_beta(self.beta))
-        object.__setattr__(self, "noise", check_nonnegative("noise", self.noise))
-        if not isinstance(self.normalized, (bool, np.bool_)):
-            raise TypeError(f"normalized must be True (SA) or False (USA), got {self.normalized!r}")
-
-    @property
-    def name(self) -> str:
-        """"SA" or "USA"."""
-        return "SA" if self.normalized else "USA"
-
-    @property
-    def attrs(self) -> dict[str, Any]:
-        """Parameters for a result's attrs."""
-        return {"model": self.name, "beta": self.beta, "noise": self.noise, "normalized": int(self.normalized)}
-
-    def potential_multipliers(self, degrees: np.ndarray, d: int) -> np.ndarray:
-        """Funk–Hecke multipliers of the energy kernel 𝖦_β(<x,y>) = e^{β<x,y>}/β for degrees l ≥ 1
-        (0 at l = 0; β → 0 limit included): c_l(β)/β, the scaled e^{-β} c_l(β)/β times the USA
-        factor e^β (:func:`meanfield.models._attention_weights.velocity_factor`), X_USA = ∇(𝖦_β ⋆ μ)."""
-        return scaled_funk_hecke_over_beta(degrees, self.beta, d) * velocity_factor(self.beta, False)
-
-    def velocity_spec(self, d: int) -> ConvolutionVelocity:
-        """Velocity as X = ∇(A ⋆ μ)/(B ⋆ μ) with Funk–Hecke (d ≥ 3) or Fourier (d = 2) multipliers.
-
-        On S¹ the multipliers are those of θ-derivatives: A ↦ ik · 2π Î_k, so
-        that X = A ⋆ μ / (B ⋆ μ) directly. A and B are the multipliers of the
-        shifted weights e^{β(<x,y>-1)}, e^{-β} c_l(β)/β and e^{-β} c_l(β); the
-        SA/USA rule of :mod:`meanfield.models._attention_weights` divides by
-        B ⋆ μ (SA) or multiplies A by e^β (USA, :func:`velocity_factor`).
-        """
-        beta = self.beta
-        scale = velocity_factor(beta, self.normalized)
-
-        def potential(ell: np.ndarray) -> np.ndarray:
-            return scale * scaled_funk_hecke_over_beta(ell, beta, d)
-
-        if d == 2:
-
-            def numerator(k: np.ndarray) -> np.ndarray:
-                return 1j * k * potential(k)
-
-        else:
-            numerator = potential
-        denominator = (lambda ell: scaled_funk_hecke(ell, beta, d)) if self.normalized else None
-        return ConvolutionVelocity(numerator=numerator, denominator=denominator)
-
-    def velocity(self, measure: Any, **kwargs: Any) -> np.ndarray:
-        """X[μ] at the nodes of a density or the atoms of particles
-        (see :func:`meanfield.models._velocity_field.velocity_field`)."""
-        from ._velocity_field import velocity_field
-
-        return velocity_field(self, measure, **kwargs)
-
-    def growth_rate(self, degree: int | np.ndarray, d: int = 2) -> np.ndarray:
-        """Linear growth rate of a degree-l perturbation of the uniform measure (linearised (SA)/(USA) of paper 2, arXiv:2312.10794, with the Funk–Hecke multipliers c_l(β)):
-
-        USA λ_l = l(l+d-2) (c_l(β)/(β|S^{d-1}|) - σ),  SA λ_l = l(l+d-2) (c_l(β)/(β c_0(β)) - σ).
-        """
-        ell = np.asarray(degree)
-        lap = ell * (ell + d - 2)
-        c_over_beta = scaled_funk_hecke_over_beta(ell, self.beta, d)
-        if self.normalized:
-            ratio = c_over_beta / scaled_funk_hecke(0, self.beta, d)
-        else:
-            ratio = c_over_beta * velocity_factor(self.beta, False) / sphere_area(d)
-        return lap * (ratio - self.noise)
+#: how simulate draws the natural frequencies of Kuramoto particles from the law
+FREQUENCY_RULES = ("quantile", "iid")
 
 
 @dataclass(frozen=True)
-class Kuramoto:
+class Kuramoto(Model):
     r"""Kuramoto-type dynamics on S¹ (paper 2, (7.2), (7.5)):
 
         θ̇_i = ω_i + (K/n) Σ_j h(θ_j - θ_i),     ∂_t ρ_ω + ∂_θ(ρ_ω X_ω) = σ ∂²_θ ρ_ω,
@@ -263,17 +167,123 @@ class Kuramoto:
         out[nz] = num[nz] / (1j * k[nz])
         return out
 
-    def velocity(self, measure: Any, **kwargs: Any) -> np.ndarray:
-        """X[μ] at the nodes of a density or the atoms of particles
-        (see :func:`meanfield.models._velocity_field.velocity_field`)."""
-        from ._velocity_field import velocity_field
-
-        return velocity_field(self, measure, **kwargs)
-
     @property
     def is_gradient(self) -> bool:
         """True when h is odd (ĥ_k purely imaginary), so the dynamics has an energy."""
         return bool(np.all(np.abs(self.interaction.real) < 1e-14))
+
+    @property
+    def first_harmonic(self) -> bool:
+        """True when h has no Fourier mode beyond k = 1 (ĥ_k = 0 exactly for k ≥ 2)."""
+        return bool(np.all(self.interaction[2:] == 0))
+
+    # ------------------------------------------------------------------ particles
+    particle_domain = "circle"
+
+    def check_particles(self, geometry: Any) -> None:
+        """Kuramoto particles are angles on the circle."""
+        if not isinstance(geometry, CircleGeometry):
+            raise ValueError(f"Kuramoto particles are angles on the circle, got positions on the {geometry.name!r} "
+                             f"domain")
+
+    def particle_velocity(self, geometry: Any, weights: np.ndarray, frequencies: np.ndarray | None, *,
+                          path: str = "auto", accuracy: float = 1e-10, block_elements: int = 1 << 16
+                          ) -> KuramotoVelocity:
+        """θ̇_i = ω_i + K Σ_j w_j h(θ_j - θ_i) from the Fourier moments of the angles (:class:`KuramotoVelocity`,
+        O(n K_h); no other path)."""
+        if path not in ("auto", "direct"):
+            raise ValueError(f"path={path!r} is not available for Kuramoto models, whose velocity is the O(n K_h) "
+                             f"sum of Fourier moments; use path='auto'")
+        omega = np.zeros(weights.shape) if frequencies is None else frequencies
+        return KuramotoVelocity(self.coupling, self.interaction, omega, weights)
+
+    def natural_frequencies(self, rule: Any, shape: tuple[int, ...], rng: np.random.Generator) -> np.ndarray:
+        """ω_i by ``rule``: midpoint quantiles F⁻¹((i+1/2)/n) of the law ("quantile"), iid draws ("iid"), or
+        given values (n,) / (systems, n); identical oscillators: the one frequency."""
+        law = self.frequencies
+        if isinstance(rule, str) and rule not in FREQUENCY_RULES:
+            raise ValueError(f"frequencies must be 'quantile', 'iid' or an array, got {rule!r}")
+        if law is None or not hasattr(law, "ppf"):
+            return np.full(shape, 0.0 if law is None else float(law))
+        if isinstance(rule, str):
+            n = shape[-1]
+            if rule == "quantile":
+                return np.broadcast_to(law.ppf((np.arange(n) + 0.5) / n), shape).copy()
+            return law.rvs(size=shape, random_state=rng)
+        omega = np.asarray(rule, dtype=float)
+        try:
+            omega = np.broadcast_to(omega, shape).copy()
+        except ValueError:
+            raise ValueError(f"frequencies must have shape {shape[-1:]} or {shape}, got {omega.shape}") from None
+        if not np.all(np.isfinite(omega)):
+            raise ValueError("frequencies must be finite")
+        return omega
+
+    @property
+    def default_particle_method(self) -> str:
+        """Geodesic Euler–Maruyama with noise; without, the exact Möbius flow for one harmonic
+        ("moebius"), else Dormand–Prince 5(4)."""
+        if self.noise > 0:
+            return "euler-maruyama"
+        return "moebius" if self.first_harmonic else "dopri5"
+
+    def riccati_form(self, frequencies: np.ndarray) -> tuple[complex, np.ndarray]:
+        """a = K ĥ_1 and ν_i = ω_i + K ĥ_0 of u̇_i = i a Z + i ν_i u_i + i conj(a Z) u_i² (one harmonic)."""
+        if not self.first_harmonic:
+            return super().riccati_form(frequencies)
+        return self.coupling * complex(self.interaction[1]), np.asarray(frequencies, float) + (
+            self.coupling * self.interaction[0].real)
+
+    # ------------------------------------------------------------------ energy
+    @property
+    def has_energy(self) -> bool:
+        """An odd h (:attr:`is_gradient`) has the energy E = (1/2) ∬ G(θ - φ) dμ dμ, G' = h(-·)."""
+        return self.is_gradient
+
+    def _no_energy(self) -> ValueError:
+        return ValueError("the Kuramoto interaction h is not odd, so the dynamics has no interaction energy")
+
+    def energy_kernel(self, d: int) -> tuple[Any, float]:
+        """The multipliers 2π Ĝ_k of the potential G with G' = h(-·) (:meth:`potential_multipliers`), scale 1."""
+        if d != 2:
+            raise ValueError(f"Kuramoto models live on the circle (d = 2), got d = {d}")
+        if not self.is_gradient:
+            raise self._no_energy()
+        return (lambda k: np.real(self.potential_multipliers(np.asarray(k)))), 0.0
+
+    def particle_energy(self, states: np.ndarray, weights: np.ndarray, geometry: Any,
+                        accuracy: float | None = None) -> np.ndarray:
+        """E = (1/2) Σ_ij w_i w_j G(θ_i - θ_j) = Σ_{k ≥ 1} Ĝ_k |Z_k|² per system (K|Z_1|²/2 for h = sin)."""
+        if not self.is_gradient:
+            raise self._no_energy()
+        ks = np.arange(self.interaction.size)
+        g_hat = np.real(self.potential_multipliers(ks)) / (2 * np.pi)
+        total = np.zeros(states.shape[0])
+        for k, _, moment in fourier_moments(states, weights, ks.size - 1):
+            total += g_hat[k] * np.abs(moment) ** 2
+        return total
+
+    def density_energy(self, domain: Any, values: np.ndarray) -> np.ndarray:
+        """E = (1/2) ∫ ρ (G ⋆ ρ) dσ by the multipliers 2π Ĝ_k of :meth:`potential_multipliers`."""
+        self._check_domain(domain)
+        multipliers, _ = self.energy_kernel(2)
+        return 0.5 * double_integral(domain, values, multipliers)
+
+    # ------------------------------------------------------------------ the PDE
+    def _check_domain(self, domain: Any) -> None:
+        if not isinstance(domain, Circle):
+            raise ValueError(f"Kuramoto models live on the circle, got a {domain.kind} domain")
+
+    def grid_velocity(self, domain: Any, frequency_nodes: int = 32) -> ConvolutionVelocity:
+        """:meth:`velocity_spec` with ``frequency_nodes`` quadrature nodes in ω (one species per node)."""
+        self._check_domain(domain)
+        return self.velocity_spec(frequency_nodes)
+
+    def density_velocity(self, domain: Any, values: np.ndarray, frequencies: Any) -> np.ndarray:
+        """ω + K ∫ h(φ - θ) ρ(φ) dφ at the nodes (ω: ``frequencies``, default 0), by FFT."""
+        self._check_domain(domain)
+        omega = 0.0 if frequencies is None else np.asarray(frequencies, dtype=float)
+        return domain.convolve(values, self.interaction_multipliers) + omega
 
 
 def _is_number(value: Any) -> bool:

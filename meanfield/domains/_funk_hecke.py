@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import gammaln, hyp0f1, ive
 
-from ..domains._domain import sphere_area
+from solvers import sphere_area
 
 __all__ = ["scaled_funk_hecke", "scaled_funk_hecke_over_beta", "von_mises_fisher_values"]
 

@@ -1,4 +1,4 @@
-"""Particle velocities of self-attention and Kuramoto models.
+"""Particle velocities and energy sums of self-attention.
 
 Conventions (paper 2, arXiv:2312.10794, (SA), (USA) and (3.2); on S¹ in angles (7.1)): the weights
 a_ij = e^{β(<x_i,x_j> - 1)} and the SA/USA rule of :mod:`meanfield.models._attention_weights`, for particles
@@ -7,7 +7,6 @@ x_i with weights w_i (Σ_i w_i = 1, w_i = 1/n by default):
     N_i = Σ_j w_j a_ij x_j,   D_i = Σ_j w_j a_ij,   SA: ẋ_i = P⊥_{x_i} N_i / D_i,   USA: ẋ_i = e^β P⊥_{x_i} N_i,
 
 P⊥_x y = y - <x, y> x; on S¹, P⊥_{x_i} N_i is the angle rate Σ_j w_j a_ij sin(θ_j - θ_i).
-Kuramoto: θ̇_i = ω_i + K Σ_j w_j h(θ_j-θ_i).
 
 Paths
 -----
@@ -31,17 +30,18 @@ import finufft
 import numpy as np
 from scipy.special import ive
 
-from ..models._attention_weights import attention_velocity, check_unnormalized_beta, velocity_factor
-from ._geometry import tangent_projection
+from ..domains._geometry import tangent_projection
+from ._attention_weights import attention_velocity, check_unnormalized_beta, velocity_factor
 
 __all__ = [
+    "BLOCK_ELEMENTS",
     "DirectSelfAttention",
     "NufftSelfAttention",
-    "KuramotoVelocity",
     "attention_sums",
+    "blocks",
     "circle_attention_sums",
+    "fourier_kernel_sums",
     "fourier_truncation",
-    "fourier_moments",
 ]
 
 logger = logging.getLogger(__name__)
@@ -52,7 +52,7 @@ BLOCK_ELEMENTS = 1 << 16  # 64 Ki float64 Gram entries = 512 KiB per block (cach
 #: so that the Python loop over blocks has at most n / 64 iterations
 MIN_BLOCK_ROWS = 64
 
-def _blocks(n_systems: int, n_rows: int, n_cols: int, block_elements: int):
+def blocks(n_systems: int, n_rows: int, n_cols: int, block_elements: int):
     """Yield (system slice, row slice) covering all systems × rows in bounded blocks.
 
     A block holds at most max(block_elements, MIN_BLOCK_ROWS · n_cols) entries.
@@ -84,7 +84,7 @@ def attention_sums(
     den = np.empty(points.shape[:2])
     scaled = beta * points
     basis = np.concatenate([weights[..., None] * points, weights[..., None]], axis=-1)  # (w x, w)
-    for ss, rs in _blocks(n_sys, n, n, block_elements):
+    for ss, rs in blocks(n_sys, n, n, block_elements):
         gram = np.matmul(scaled[ss, rs], np.swapaxes(points[ss], 1, 2))
         gram -= beta
         np.exp(gram, out=gram)
@@ -109,7 +109,7 @@ def circle_attention_sums(
 
 
 class _SelfAttentionVelocity:
-    """Settings shared by the SA/USA velocities.
+    """Settings shared by the SA/USA velocities (``fourier_modes``: -1, no Fourier truncation).
 
     ``collapse_rate`` is :func:`meanfield.models._attention_weights.velocity_factor`, s = 1 (SA) or
     e^β (USA): the factor of the unnormalized sums and the decay rate of the velocity's
@@ -121,6 +121,7 @@ class _SelfAttentionVelocity:
         self.beta = beta
         self.normalized = normalized
         self.collapse_rate = velocity_factor(beta, normalized)
+        self.fourier_modes = -1
 
 
 class DirectSelfAttention(_SelfAttentionVelocity):
@@ -128,15 +129,15 @@ class DirectSelfAttention(_SelfAttentionVelocity):
 
     path = "direct"
 
-    def __init__(self, beta: float, normalized: bool, weights: np.ndarray, kind: str,
+    def __init__(self, beta: float, normalized: bool, weights: np.ndarray, angles: bool,
                  block_elements: int = BLOCK_ELEMENTS) -> None:
         super().__init__(beta, normalized)
         self.weights = weights
-        self.kind = kind
+        self.angles = angles
         self.block_elements = block_elements
 
     def __call__(self, t: float, x: np.ndarray) -> np.ndarray:
-        if self.kind == "circle":
+        if self.angles:
             rate, den = circle_attention_sums(x, self.weights, self.beta, self.block_elements)
             return attention_velocity.py_func(rate, den, self.normalized, self.collapse_rate)
         num, den = attention_sums(x, self.weights, self.beta, self.block_elements)
@@ -179,15 +180,15 @@ class NufftSelfAttention(_SelfAttentionVelocity):
                  nthreads: int = 1) -> None:
         super().__init__(beta, normalized)
         self.weights = np.ascontiguousarray(weights, dtype=complex)
-        self.n_modes_half = fourier_truncation(beta, accuracy / 2)
-        kk = np.arange(-self.n_modes_half, self.n_modes_half + 1)
+        self.fourier_modes = fourier_truncation(beta, accuracy / 2)
+        kk = np.arange(-self.fourier_modes, self.fourier_modes + 1)
         ik = np.abs(kk)
         scaled = ive(ik, beta)  # e^{-β} I_k(β); [1, 0, 0, …] at β = 0
         # I_k(β)/β → 1/2 for k = 1 and 0 for k ≥ 2 as β → 0 (the k = 0 term is multiplied by k = 0)
         over_beta = scaled / beta if beta > 0 else np.where(ik == 1, 0.5, 0.0)
         deriv = 1j * kk * over_beta * self.collapse_rate
         self.coeffs = np.stack([deriv, scaled]).astype(complex) if normalized else deriv[None].astype(complex)
-        n_modes = 2 * self.n_modes_half + 1
+        n_modes = 2 * self.fourier_modes + 1
         eps = max(accuracy / 2, 1e-15)
         n_sys = weights.shape[0]
         self._type1 = [finufft.Plan(1, (n_modes,), eps=eps, isign=-1, nthreads=nthreads) for _ in range(n_sys)]
@@ -210,38 +211,38 @@ class NufftSelfAttention(_SelfAttentionVelocity):
         return out
 
 
-class KuramotoVelocity:
-    r"""θ̇_i = ω_i + K [ĥ_0 + 2 Re Σ_{k=1}^{K_h} ĥ_k e^{-ikθ_i} Z_k],  Z_k = Σ_j w_j e^{ikθ_j}.
+def fourier_kernel_sums(angles: np.ndarray, weights: np.ndarray, beta: float, accuracy: float) -> np.ndarray:
+    r"""S_s = Σ_ij w_i w_j e^{β(cos(θ_i - θ_j) - 1)} per system by a type-1 NUFFT.
 
-    This is ω_i + K Σ_j w_j h(θ_j - θ_i) for h(u) = Σ_{|k|≤K_h} ĥ_k e^{iku}
-    (h real), computed from the K_h moments in O(n K_h).
+    With e^{β cos u} = Σ_k I_k(β) e^{iku} and c_k = Σ_j w_j e^{-ikθ_j},
+
+        S = Σ_{|k|≤K} e^{-β} I_k(β) |c_k|²,
+
+    K from :func:`fourier_truncation` (the truncation of the NUFFT
+    velocity) at ``accuracy``/2. For weights w ≥ 0 every term is ≥ 0 and
+    S ≥ e^{-β} I_0(β) (Σ w)², so the dropped tail is ≤ ``accuracy``/2 · S;
+    the NUFFT tolerance ε = ``accuracy`` e^{-β} I_0(β) / 4 changes each |c_k|²
+    by at most 2ε (Σ w)² and the sum (Σ_k e^{-β} I_k(β) = 1) by ≤ ``accuracy``/2 · S.
+    Cost O(n + K log K) per system.
+
+    Parameters
+    ----------
+    angles, weights : ndarray, shape (systems, n)
+    beta : float, > 0
+    accuracy : float, relative accuracy of S, in [1e-15, 1)
+
+    Returns
+    -------
+    ndarray, shape (systems,)
     """
-
-    path = "moments"
-
-    def __init__(self, coupling: float, interaction: np.ndarray, frequencies: np.ndarray,
-                 weights: np.ndarray) -> None:
-        self.coupling = coupling
-        self.interaction = interaction
-        self.frequencies = frequencies
-        self.weights = weights
-
-    def __call__(self, t: float, x: np.ndarray) -> np.ndarray:
-        acc = np.full(x.shape, self.interaction[0].real)
-        for k, zk, moment in fourier_moments(x, self.weights, self.interaction.size - 1):
-            acc += 2 * np.real(self.interaction[k] * np.conj(zk) * moment[..., None])
-        return self.frequencies + self.coupling * acc
-
-
-def fourier_moments(theta: np.ndarray, weights: np.ndarray, k_max: int):
-    """Yield (k, e^{ikθ}, Z_k) for k = 1, …, k_max, with Z_k = Σ_j w_j e^{ikθ_j}.
-
-    ``theta`` and ``weights`` of shape (systems, n); e^{ikθ} has that shape and Z_k
-    shape (systems,). The powers are built by repeated multiplication (no trigonometric
-    calls beyond e^{iθ}).
-    """
-    z1 = np.exp(1j * theta)
-    zk = np.ones_like(z1)
-    for k in range(1, k_max + 1):
-        zk = zk * z1
-        yield k, zk, np.sum(weights * zk, axis=-1)
+    half = fourier_truncation(beta, accuracy / 2)
+    scaled = ive(np.abs(np.arange(-half, half + 1)), beta)
+    eps = max(accuracy * scaled[half] / 4, 1e-15)
+    angles = np.remainder(np.asarray(angles, dtype=float) + np.pi, 2 * np.pi) - np.pi
+    strengths = np.asarray(weights, dtype=complex)
+    out = np.empty(angles.shape[0])
+    for s in range(angles.shape[0]):
+        c = finufft.nufft1d1(np.ascontiguousarray(angles[s]), np.ascontiguousarray(strengths[s]), 2 * half + 1,
+                             eps=eps, isign=-1)
+        out[s] = float(np.dot(scaled, np.abs(c) ** 2))
+    return out

@@ -36,7 +36,12 @@ import numpy as np
 from numba.core import types
 from numba.extending import intrinsic
 
-__all__ = ["exp_nonpositive", "sincos", "LOWEST_ARGUMENT"]
+__all__ = ["LOOP_FASTMATH", "LOWEST_ARGUMENT", "cos_sin", "exp_nonpositive", "sincos"]
+
+#: the fastmath flags of the compiled loops: "reassoc" lets LLVM vectorise row sums (and "contract" use
+#: FMA); the rounding of a result then depends on the compiled loop only, never on other systems of a
+#: batch, so batches stay bit-identical
+LOOP_FASTMATH = {"reassoc", "contract"}
 
 #: arguments below this are clamped (2^k must stay a normal double)
 LOWEST_ARGUMENT = -708.0
@@ -94,3 +99,14 @@ def sincos(x: float) -> tuple[float, float]:
     sine = s if quadrant == 0 else (c if quadrant == 1 else (-s if quadrant == 2 else -c))
     cosine = c if quadrant == 0 else (-s if quadrant == 1 else (-c if quadrant == 2 else s))
     return sine, cosine
+
+
+@numba.njit(cache=True, inline="always")
+def cos_sin(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(cos θ_i), (sin θ_i) of the angles x[:, 0] (inlined: compiled with the caller's flags)."""
+    n = x.shape[0]
+    cs = np.empty(n)
+    sn = np.empty(n)
+    for i in range(n):
+        sn[i], cs[i] = sincos(x[i, 0])
+    return cs, sn

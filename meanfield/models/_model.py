@@ -1,0 +1,194 @@
+"""What a model provides, and the part every model shares: its velocity at a measure.
+
+A model is a frozen set of parameters that answers for its physics; the engines
+(:func:`meanfield.simulate`, :func:`meanfield.solve`), :func:`meanfield.energy`,
+:func:`meanfield.compare` and the studies ask it, never test its type.
+
+Identity
+    ``name``; ``attrs`` (every parameter, for a result's attrs and for telling
+    a resumed run from another); ``noise`` σ ≥ 0 (the PDE's σΔρ; particles
+    move by dX = X dt + √(2σ) dB).
+Particles
+    ``particle_domain``: the domain a plain array of positions is read on when the
+    caller gives none (None: by its shape; "circle"; "euclidean").
+    ``check_particles(geometry)``: refuse a space the model does not move particles in.
+    ``particle_velocity(geometry, weights, frequencies, *, path, accuracy, block_elements)``:
+    the callable X(t, x) on states (systems, n[, d]), with attributes ``path`` (how it
+    sums), ``collapse_rate`` (the rate of the velocity's linearisation at a single
+    cluster, for the stability bound of fixed steps) and ``fourier_modes``.
+    ``natural_frequencies(rule, shape, rng)``: the particles' own frequencies ω_i, or None.
+    ``default_particle_method``: the integrator a run takes when none is named.
+    ``riccati_form(frequencies)``: the coefficients of the exact Möbius flow (method "moebius").
+    ``ensemble_kernel(geometry)``: the parameters of the compiled per-system kernels
+    (path "ensemble"), or None. ``attention_matrix(points, head, t)``: the softmax weights
+    of self-attention models.
+Energy
+    ``has_energy``; ``energy_kernel(d)``: the Funk–Hecke multipliers of the energy's
+    potential on S^{d-1} and the log of their scale; ``particle_energy(states, weights,
+    geometry, accuracy)`` (one per system); ``density_energy(domain, values)`` (one per
+    leading index of the node values).
+The PDE
+    ``grid_velocity(domain, frequency_nodes)``: the velocity specification handed to the
+    schemes of :mod:`solvers` (:class:`solvers.ConvolutionVelocity`);
+    ``density_velocity(domain, values, frequencies)``: X at the nodes of a density;
+    ``concentrates``: whether a solution concentrates into Diracs (σ = 0), which decides
+    ``solve(method="auto")``.
+
+:class:`Model` implements the shared part (:meth:`Model.velocity`) and the defaults (no
+frequencies, no exact flow, no compiled kernel, no energy, no PDE); a new model subclasses it
+and provides the rest (docs/extending.md).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from solvers import ConvolutionVelocity
+
+from ..measures._measure import Density
+from ..measures._read_particles import SPHERE_TOLERANCE, read_particles
+
+__all__ = ["Model", "check_model"]
+
+
+def check_model(model: Any, name: str = "model") -> Any:
+    """``model`` itself if it is a :class:`Model`, else a TypeError naming the argument and the models."""
+    if not isinstance(model, Model):
+        raise TypeError(f"{name} must be a meanfield model (SelfAttention, Kuramoto, Attention, or a subclass of "
+                        f"meanfield.models.Model), got {type(model).__name__}")
+    return model
+
+
+class Model:
+    """Base of the models: the shared velocity at a measure and the defaults of :mod:`._model`."""
+
+    particle_domain: str | None = None
+    """The domain plain arrays of positions are read on when the caller gives none (None: by their shape)."""
+    noise: float = 0.0
+
+    @property
+    def name(self) -> str:
+        return type(self).__name__
+
+    @property
+    def attrs(self) -> dict[str, Any]:
+        """Every parameter, for a result's attrs."""
+        return {"model": self.name, "noise": float(self.noise)}
+
+    # ------------------------------------------------------------------ particles
+    def check_particles(self, geometry: Any) -> None:
+        """Refuse particles in ``geometry`` when the model does not move particles there (here: accepted)."""
+
+    def particle_velocity(self, geometry: Any, weights: np.ndarray, frequencies: np.ndarray | None, *,
+                          path: str = "auto", accuracy: float = 1e-10, block_elements: int = 1 << 16) -> Any:
+        """X(t, x) on states (systems, n[, d]) of particles with ``weights`` (systems, n)."""
+        raise TypeError(f"{self.name} has no particle velocity")
+
+    def natural_frequencies(self, rule: Any, shape: tuple[int, ...], rng: np.random.Generator) -> np.ndarray | None:
+        """The particles' own frequencies (None: the model has none)."""
+        return None
+
+    @property
+    def default_particle_method(self) -> str:
+        """Geodesic Euler–Maruyama with noise, else adaptive Dormand–Prince 5(4)."""
+        return "euler-maruyama" if self.noise > 0 else "dopri5"
+
+    def riccati_form(self, frequencies: np.ndarray) -> tuple[complex, np.ndarray]:
+        """(a, ν) of the Riccati equation u̇_i = i a Z + i ν_i u_i + i conj(a Z) u_i² of u_i = e^{iθ_i}, when the
+        velocity has that form (:mod:`meanfield.particles._moebius`)."""
+        raise ValueError(f"method='moebius' needs a Kuramoto model whose interaction has one harmonic "
+                         f"(ĥ_k = 0 for k >= 2), got {self.name}; use method='dopri5'")
+
+    def attention_matrix(self, points: np.ndarray, head: int = 0, t: float = 0.0) -> np.ndarray:
+        """The attention matrix P (systems, n, n) of points (systems, n, d), rows summing to 1."""
+        raise TypeError(f"{self.name} has no attention matrix")
+
+    def ensemble_kernel(self, geometry: Any) -> tuple[float, bool] | None:
+        """(β, normalized) of the compiled SA/USA kernels for particles in ``geometry`` (None: none apply)."""
+        return None
+
+    # ------------------------------------------------------------------ energy
+    @property
+    def has_energy(self) -> bool:
+        """Whether the dynamics has an interaction energy."""
+        return False
+
+    def _no_energy(self) -> ValueError:
+        return ValueError(f"{self.name} has no interaction energy")
+
+    def energy_kernel(self, d: int) -> tuple[Any, float]:
+        """(G̃, s): E[ρ] = e^s · (1/2) ∫ ρ (G ⋆ ρ) dσ with G's Funk–Hecke multipliers e^s G̃(l) on S^{d-1}."""
+        raise self._no_energy()
+
+    def particle_energy(self, states: np.ndarray, weights: np.ndarray, geometry: Any,
+                        accuracy: float | None = None) -> np.ndarray:
+        """The energy of each system of particles, shape (systems,)."""
+        raise self._no_energy()
+
+    def density_energy(self, domain: Any, values: np.ndarray) -> np.ndarray:
+        """The energy of node values (..., *domain.shape), one per leading index."""
+        raise self._no_energy()
+
+    # ------------------------------------------------------------------ the PDE
+    @property
+    def concentrates(self) -> bool:
+        """Whether a solution may concentrate into Diracs (clusters, locked oscillators): without noise."""
+        return self.noise == 0
+
+    def grid_velocity(self, domain: Any, frequency_nodes: int = 32) -> ConvolutionVelocity:
+        """The velocity specification of the mean-field PDE on ``domain``."""
+        raise TypeError(f"{self.name} has no mean-field PDE in meanfield: its particles are simulated by "
+                        f"meanfield.simulate")
+
+    def density_velocity(self, domain: Any, values: np.ndarray, frequencies: Any) -> np.ndarray:
+        """X[ρ] at the nodes of node values ``values``."""
+        raise TypeError(f"{self.name} has no velocity of a density")
+
+    # ------------------------------------------------------------------ shared
+    def velocity(self, measure: Density | Any, frequencies: Any = None, *, domain: str | None = None,
+                 renormalize: bool = False, sphere_tolerance: float = SPHERE_TOLERANCE) -> np.ndarray:
+        """X[μ] at the nodes of a density or at the atoms of an empirical measure.
+
+        For a density ρ on a grid, μ is the quadrature measure Σ_j ρ_j w_j δ_{x_j} of its nodes, so X is
+        exact to the quadrature's accuracy (:meth:`density_velocity`); particles are read as every function
+        reads them (:mod:`meanfield.measures._read_particles`) and moved by :meth:`particle_velocity`.
+
+        Parameters
+        ----------
+        measure : Density, EmpiricalMeasure or array
+            A density (X at its nodes), or particles: angles (n,) on S¹, unit
+            vectors (n, d), or batches with a leading system axis.
+        frequencies : array_like, optional
+            Natural frequencies ω (default 0): per particle, or for a density the
+            frequency (scalar or per node) of the oscillators whose velocity is
+            returned; the model's frequency law does not enter.
+        domain : {"circle", "sphere"}, optional
+            How a plain array is read (default: the model's ``particle_domain``, else by shape;
+            "circle" for systems of angles).
+        renormalize : bool
+            Project particles onto the sphere instead of rejecting points off it.
+        sphere_tolerance : float
+            Allowed | |x_i| - 1 | of particles on S^{d-1}.
+
+        Returns
+        -------
+        ndarray
+            On S¹: angular velocities, shaped like the nodes or the angles. On
+            S^{d-1}: tangent vectors, shape (*nodes, d) or (…, n, d).
+
+        Raises
+        ------
+        ValueError
+            Particles off the unit sphere (beyond ``sphere_tolerance``) or in a space
+            the model does not move particles in; β > 709.78 for USA (e^β overflows).
+        """
+        if isinstance(measure, Density):
+            return self.density_velocity(measure.domain, measure.values, frequencies)
+        read = read_particles(measure, name="measure", domain=domain, fixed=self.particle_domain,
+                              kinds=("circle", "sphere"), renormalize=renormalize, tolerance=sphere_tolerance)
+        self.check_particles(read.geometry)
+        omega = None if frequencies is None else np.broadcast_to(np.asarray(frequencies, float), read.points.shape)
+        out = self.particle_velocity(read.geometry, read.weights, omega, path="direct")(0.0, read.points)
+        return out if read.batched else out[0]

@@ -1,0 +1,221 @@
+"""Self-attention with Q = K = V = I on S¹ and S^{d-1}: its velocity for particles and for the PDE,
+its energy, its linear growth rates (the model protocol: :mod:`meanfield.models._model`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from solvers import ConvolutionVelocity, sphere_area
+
+from ..domains._circle import Circle
+from ..domains._funk_hecke import scaled_funk_hecke, scaled_funk_hecke_over_beta
+from ..domains._geometry import CircleGeometry, EuclideanGeometry
+from .._validate import check_beta, check_nonnegative
+from ._attention import softmax_attention
+from ._attention_weights import check_unnormalized_beta, interaction_energy, velocity_factor
+from ._compiled_kernels import kernel_sums
+from ._energy import double_integral
+from ._model import Model
+from ._self_attention_sums import BLOCK_ELEMENTS, DirectSelfAttention, NufftSelfAttention, fourier_kernel_sums
+
+__all__ = ["NUFFT_MIN_PARTICLES", "PARTICLE_PATHS", "SelfAttention"]
+
+#: below this many particles per system the direct O(n²) sum beats the NUFFT path on S¹
+#: (benchmarks/bench_particles_nufft.py)
+NUFFT_MIN_PARTICLES = 256
+#: how particle velocities may be summed ("ensemble": the compiled per-system kernels of
+#: :mod:`meanfield.particles._ensemble`, chosen by simulate)
+PARTICLE_PATHS = ("auto", "direct", "nufft", "ensemble")
+
+
+@dataclass(frozen=True)
+class SelfAttention(Model):
+    r"""Self-attention dynamics with Q = K = V = I on S^{d-1} (paper 2, (SA), (USA), (3.2)).
+
+        ∂_t μ + div(X[μ] μ) = σ Δμ,
+        USA: X[μ](x) = P⊥_x ∫ e^{β<x,y>} y dμ(y)           = ∇(𝖦_β ⋆ μ)(x),  𝖦_β(t) = e^{βt}/β,
+        SA:  X[μ](x) = P⊥_x ∫ e^{β<x,y>} y dμ(y) / Z_μ(x),  Z_μ(x) = ∫ e^{β<x,y>} dμ(y),
+
+    and at β = 0 both reduce to X = P⊥_x m, m = ∫ y dμ(y). On S¹ (angles, (7.1)),
+    with h_β(θ) = e^{β cos θ}: USA X = β⁻¹ (h_β' ⋆ μ), SA X = β⁻¹ (h_β' ⋆ μ)/(h_β ⋆ μ).
+    Particles: ẋ_i = X[μ_n](x_i) with μ_n = (1/n) Σ_j δ_{x_j}. Every path evaluates these
+    with the shifted weights e^{β(<x,y>-1)} and the SA/USA rule of
+    :mod:`meanfield.models._attention_weights`.
+
+    Parameters
+    ----------
+    beta : float
+        Inverse temperature β ≥ 0.
+    normalized : bool
+        True for SA (softmax normalisation by Z_μ), False for USA.
+    noise : float
+        Diffusion coefficient σ ≥ 0 of the term σΔμ (particles: dX = … + √(2σ) dB).
+    """
+
+    beta: float
+    normalized: bool = True
+    noise: float = 0.0
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "beta", check_beta(self.beta))
+        object.__setattr__(self, "noise", check_nonnegative("noise", self.noise))
+        if not isinstance(self.normalized, (bool, np.bool_)):
+            raise TypeError(f"normalized must be True (SA) or False (USA), got {self.normalized!r}")
+
+    @property
+    def name(self) -> str:
+        """"SA" or "USA"."""
+        return "SA" if self.normalized else "USA"
+
+    @property
+    def attrs(self) -> dict[str, Any]:
+        """Parameters for a result's attrs."""
+        return {"model": self.name, "beta": self.beta, "noise": self.noise, "normalized": int(self.normalized)}
+
+    def potential_multipliers(self, degrees: np.ndarray, d: int) -> np.ndarray:
+        """Funk–Hecke multipliers of the energy kernel 𝖦_β(<x,y>) = e^{β<x,y>}/β for degrees l ≥ 1
+        (0 at l = 0; β → 0 limit included): c_l(β)/β, the scaled e^{-β} c_l(β)/β times the USA
+        factor e^β (:func:`meanfield.models._attention_weights.velocity_factor`), X_USA = ∇(𝖦_β ⋆ μ)."""
+        return scaled_funk_hecke_over_beta(degrees, self.beta, d) * velocity_factor(self.beta, False)
+
+    def velocity_spec(self, d: int) -> ConvolutionVelocity:
+        """Velocity as X = ∇(A ⋆ μ)/(B ⋆ μ) with Funk–Hecke (d ≥ 3) or Fourier (d = 2) multipliers.
+
+        On S¹ the multipliers are those of θ-derivatives: A ↦ ik · 2π Î_k, so
+        that X = A ⋆ μ / (B ⋆ μ) directly. A and B are the multipliers of the
+        shifted weights e^{β(<x,y>-1)}, e^{-β} c_l(β)/β and e^{-β} c_l(β); the
+        SA/USA rule of :mod:`meanfield.models._attention_weights` divides by
+        B ⋆ μ (SA) or multiplies A by e^β (USA, :func:`velocity_factor`).
+        """
+        beta = self.beta
+        scale = velocity_factor(beta, self.normalized)
+
+        def potential(ell: np.ndarray) -> np.ndarray:
+            return scale * scaled_funk_hecke_over_beta(ell, beta, d)
+
+        if d == 2:
+
+            def numerator(k: np.ndarray) -> np.ndarray:
+                return 1j * k * potential(k)
+
+        else:
+            numerator = potential
+        denominator = (lambda ell: scaled_funk_hecke(ell, beta, d)) if self.normalized else None
+        return ConvolutionVelocity(numerator=numerator, denominator=denominator)
+
+    # ------------------------------------------------------------------ particles
+    def check_particles(self, geometry: Any) -> None:
+        """Particles on S¹ or S^{d-1}; R^d is refused (use :class:`Attention` with ``projection=False``)."""
+        if isinstance(geometry, EuclideanGeometry):
+            raise ValueError("SelfAttention particles live on the circle or a sphere, got domain 'euclidean'; "
+                             "use Attention(projection=False) for R^d")
+
+    def particle_velocity(self, geometry: Any, weights: np.ndarray, frequencies: np.ndarray | None, *,
+                          path: str = "auto", accuracy: float = 1e-10,
+                          block_elements: int = BLOCK_ELEMENTS) -> DirectSelfAttention | NufftSelfAttention:
+        """Blocked BLAS sums ("direct"), or on S¹ the NUFFT path ("nufft"; "auto" takes it from
+        :data:`NUFFT_MIN_PARTICLES` particles per system on), of :mod:`._self_attention_sums`."""
+        check_unnormalized_beta(self.beta, self.normalized)
+        angles = isinstance(geometry, CircleGeometry)
+        if path == "nufft" and not angles:
+            raise ValueError(f"path='nufft' is available for SelfAttention on the circle only, got {self.name} "
+                             f"on a {geometry.name!r} domain")
+        if angles and (path == "nufft" or (path == "auto" and weights.shape[1] >= NUFFT_MIN_PARTICLES)):
+            return NufftSelfAttention(self.beta, self.normalized, weights, accuracy)
+        return DirectSelfAttention(self.beta, self.normalized, weights, angles, block_elements)
+
+    def attention_matrix(self, points: np.ndarray, head: int = 0, t: float = 0.0) -> np.ndarray:
+        """P_ij = e^{β<x_i, x_j>} / Σ_l e^{β<x_i, x_l>} of points (systems, n, d)."""
+        return softmax_attention(points, points, self.beta * np.eye(points.shape[-1]))
+
+    def ensemble_kernel(self, geometry: Any) -> tuple[float, bool] | None:
+        """(β, normalized): the compiled per-system kernels apply on S¹ and S^{d-1} without noise."""
+        if self.noise > 0 or isinstance(geometry, EuclideanGeometry):
+            return None
+        check_unnormalized_beta(self.beta, self.normalized)
+        return self.beta, self.normalized
+
+    # ------------------------------------------------------------------ energy
+    @property
+    def has_energy(self) -> bool:
+        return True
+
+    def energy_kernel(self, d: int) -> tuple[Any, float]:
+        """Scaled Funk–Hecke multipliers G̃_l = e^{-β} c_l(β)/β of the potential 𝖦_β(t) = e^{βt}/β (the l = 0 term
+        only for β > 0) and the log of their scale s = β, so that E = e^s (1/2) ∫ ρ (G̃ ⋆ ρ) dσ and β up to
+        several hundred neither overflows the multipliers nor turns e^β · 0 into NaN; the gradient of
+        𝖦_β ⋆ ρ is the USA velocity."""
+        beta = self.beta
+
+        def multipliers(ell: np.ndarray) -> np.ndarray:
+            ell = np.asarray(ell)
+            out = scaled_funk_hecke_over_beta(ell, beta, d)
+            if beta > 0:
+                with np.errstate(over="ignore"):
+                    out = np.where(ell == 0, scaled_funk_hecke(0, beta, d) / beta, out)
+            return out
+
+        return multipliers, beta
+
+    def particle_energy(self, states: np.ndarray, weights: np.ndarray, geometry: Any,
+                        accuracy: float | None = None) -> np.ndarray:
+        """E_β = e^β/(2β) Σ_ij w_i w_j e^{β(<x_i,x_j>-1)} per system, each pair once, in parallel over systems
+        (:func:`kernel_sums`); on S¹ with ``accuracy`` the Fourier sum of the NUFFT path
+        (:func:`fourier_kernel_sums`, relative error ≤ ``accuracy``, O(n)). E_0 = |m|²/2."""
+        beta = self.beta
+        angles = isinstance(geometry, CircleGeometry)
+        if beta == 0:
+            m = np.einsum("sn,snd->sd", weights, geometry.embed(states))
+            return interaction_energy(beta, np.sum(m * m, axis=-1))
+        if angles and accuracy is not None:
+            total = fourier_kernel_sums(states, weights, float(beta), accuracy)
+        else:
+            stack = states[..., None] if angles else states
+            total = kernel_sums(np.ascontiguousarray(stack, dtype=float), np.ascontiguousarray(weights, dtype=float),
+                                angles, float(beta))
+        return interaction_energy(beta, total)
+
+    def density_energy(self, domain: Any, values: np.ndarray) -> np.ndarray:
+        """E_β = e^β/(2β) ∫ ρ (a_β ⋆ ρ) dσ with the Funk–Hecke multipliers e^{-β} c_l(β) of
+        a_β(t) = e^{β(t-1)} (at β = 0 the kernel t, multiplier |S^{d-1}|/d at l = 1, E_0 = |m|²/2); an energy
+        beyond the largest double (β ≳ 700, or β below ~1e-300) is inf with a logged warning
+        (:func:`interaction_energy`)."""
+        beta, d = self.beta, domain.dimension
+        scaled = scaled_funk_hecke if beta > 0 else scaled_funk_hecke_over_beta  # a_β, or t at β = 0
+        return interaction_energy(beta, double_integral(domain, values, lambda ell: scaled(ell, beta, d)))
+
+    # ------------------------------------------------------------------ the PDE
+    def grid_velocity(self, domain: Any, frequency_nodes: int = 32) -> ConvolutionVelocity:
+        """:meth:`velocity_spec` of the domain's dimension (one species)."""
+        return self.velocity_spec(domain.dimension)
+
+    def density_velocity(self, domain: Any, values: np.ndarray, frequencies: Any) -> np.ndarray:
+        """X at the nodes of the quadrature measure Σ_j ρ_j w_j δ_{x_j}: on S¹ by FFT from the multipliers of
+        :meth:`velocity_spec` (angular velocity dθ/dt), elsewhere by blocked direct sums (tangent vectors in
+        R^d, bounded memory)."""
+        check_unnormalized_beta(self.beta, self.normalized)
+        if isinstance(domain, Circle):
+            spec = self.velocity_spec(2)
+            numerator = domain.convolve(values, spec.numerator)
+            return numerator if spec.denominator is None else numerator / domain.convolve(values, spec.denominator)
+        points = domain.points.reshape(1, -1, domain.points.shape[-1])
+        weights = (values * domain.weights).reshape(1, -1)
+        field = DirectSelfAttention(self.beta, self.normalized, weights, False)(0.0, points)
+        return field.reshape(*domain.shape, -1)
+
+    def growth_rate(self, degree: int | np.ndarray, d: int = 2) -> np.ndarray:
+        """Linear growth rate of a degree-l perturbation of the uniform measure (linearised (SA)/(USA) of paper 2, arXiv:2312.10794, with the Funk–Hecke multipliers c_l(β)):
+
+        USA λ_l = l(l+d-2) (c_l(β)/(β|S^{d-1}|) - σ),  SA λ_l = l(l+d-2) (c_l(β)/(β c_0(β)) - σ).
+        """
+        ell = np.asarray(degree)
+        lap = ell * (ell + d - 2)
+        c_over_beta = scaled_funk_hecke_over_beta(ell, self.beta, d)
+        if self.normalized:
+            ratio = c_over_beta / scaled_funk_hecke(0, self.beta, d)
+        else:
+            ratio = c_over_beta * velocity_factor(self.beta, False) / sphere_area(d)
+        return lap * (ratio - self.noise)

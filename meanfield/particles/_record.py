@@ -1,0 +1,195 @@
+"""The outputs of a particle run and their Dataset: positions, weights, mass, order parameter, energy.
+
+:class:`ParticleRecord` is the record the run driver (:func:`meanfield.runs.drive`) keeps of a
+:func:`meanfield.simulate` run: the positions at every output (and, with noise, the state of the
+generator there, so that a resumed run continues its stream). :meth:`ParticleRecord.dataset` builds the
+Dataset; its diagnostics (order parameter, energy) are computed in blocks of bounded memory
+(:data:`DIAGNOSTIC_BLOCK_BYTES`), each output's energy once, and one that fails is left out, logged and
+named in attr ``diagnostic_errors``, never costing the positions.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from typing import Any
+
+import numpy as np
+import xarray as xr
+
+from ..domains._geometry import ANGLES
+from ..io._conventions import COORD_ATTRS, describe, history_line, with_history
+from .._version import __version__
+from ._compiled_statistics import order_parameters
+
+__all__ = ["DIAGNOSTIC_BLOCK_BYTES", "ParticleRecord"]
+
+logger = logging.getLogger(__name__)
+
+#: positions per block of the diagnostics (energy, order parameter) over systems × times: the memory a
+#: diagnostic needs beyond the trajectory is bounded by about this (a copy of the block and its weights)
+DIAGNOSTIC_BLOCK_BYTES = 32 * 2**20
+
+
+class ParticleRecord:
+    """The outputs of a :func:`meanfield.simulate` run.
+
+    Parameters
+    ----------
+    model : the run's model (its ``attrs``, ``has_energy`` and ``particle_energy``)
+    geometry : the particles' space (how positions are stored, the order parameter's embedding)
+    weights : ndarray, shape (systems, n)
+    batched : bool
+        Whether the input had a systems axis (the Dataset has a ``system`` dimension then).
+    times : ndarray
+        The run's output times.
+    x0 : ndarray
+        The initial positions (the first output of a fresh run, as given).
+    positions : callable
+        ``positions(t, y)``: the positions of the integrator's state ``y`` at ``t`` (the stepper's).
+    state : callable
+        ``state(t, x)``: the integrator's state of positions ``x`` at ``t`` (a checkpoint without state).
+    frequencies : ndarray or None
+        The particles' natural frequencies (stored as ``frequency``).
+    rng : numpy Generator or None
+        The generator of the noise: its state is kept at every output.
+    energy_accuracy : float or None
+        Relative accuracy of the energy's Fourier sums (the NUFFT path), None: exact sums.
+    """
+
+    def __init__(self, model: Any, geometry: Any, weights: np.ndarray, batched: bool, times: np.ndarray,
+                 x0: np.ndarray, positions: Any, state: Any, frequencies: np.ndarray | None = None,
+                 rng: np.random.Generator | None = None, energy_accuracy: float | None = None) -> None:
+        self.model, self.geometry, self.weights, self.batched = model, geometry, weights, batched
+        self.times, self.x0 = times, x0
+        self.positions_of, self.state_of = positions, state
+        self.frequencies, self.rng, self.energy_accuracy = frequencies, rng, energy_accuracy
+        self.outputs: list[np.ndarray] = []
+        self.rng_states: list[str] = []
+        self.energy_rows: list[np.ndarray] = []
+        self.first = 0  # index into ``times`` of the segment's first output
+
+    def record(self, index: int, t: float, y: Any) -> None:
+        """Keep the positions of output ``index`` of the segment (the given x0 for a fresh run's first)."""
+        if index == 0 and self.first == 0:
+            positions = np.array(self.x0, dtype=float)
+        else:
+            positions = np.array(self.positions_of(t, y), dtype=float)
+        del self.outputs[self.first + index:]
+        self.outputs.append(positions)
+        if self.rng is not None:
+            del self.rng_states[self.first + index:]
+            self.rng_states.append(json.dumps(self.rng.bit_generator.state))
+
+    def resume_from(self, done: xr.Dataset) -> Any:
+        """Keep the checkpoint's positions (and energies); continue the noise stream from its generator state;
+        the integrator's state at its last output."""
+        saved = np.asarray(done["positions"].values, dtype=float)
+        saved = saved if self.batched else saved[None]
+        self.outputs = list(np.moveaxis(saved, 1, 0))
+        self.first = len(self.outputs) - 1
+        if "energy" in done:  # the saved values: on S¹ the saved angles are reduced mod 2π
+            energy = np.asarray(done["energy"].values, dtype=float)
+            self.energy_rows = list(np.moveaxis(energy if self.batched else energy[None], -1, 0))
+        if self.rng is not None:
+            if "rng_state" not in done.attrs:
+                raise ValueError("the checkpoint holds no noise generator state (attr rng_state); remove it or "
+                                 "pass resume=False")
+            self.rng.bit_generator.state = json.loads(done.attrs["rng_state"])
+            self.rng_states = [""] * self.first + [done.attrs["rng_state"]]
+        return self.state_of(float(self.times[self.first]), self.outputs[-1])
+
+    def facts(self) -> dict[str, Any]:
+        deviation = max((self.geometry.deviation(x) for x in self.outputs), default=0.0)
+        facts: dict[str, Any] = {"max_sphere_deviation": deviation}
+        if self.rng is not None and self.rng_states:
+            facts["rng_state"] = self.rng_states[-1]
+        return facts
+
+    def dataset(self, n_outputs: int, attrs: dict[str, Any]) -> xr.Dataset:
+        """The Dataset of the checkpoint's outputs and the first ``n_outputs`` of this segment."""
+        count = self.first + n_outputs
+        trajectory = np.stack(self.outputs[:count], axis=1)  # (systems, time, n[, d])
+        facts = dict(attrs)
+        if self.rng is not None:
+            facts["rng_state"] = self.rng_states[count - 1]
+        return self._dataset(trajectory, self.times[:count], facts)
+
+    # ------------------------------------------------------------------ the Dataset
+    def _dataset(self, traj: np.ndarray, times: np.ndarray, run_attrs: dict[str, Any]) -> xr.Dataset:
+        geometry, weights, model = self.geometry, self.weights, self.model
+        n_sys, n_t, n = traj.shape[:3]
+        angles = geometry.atom_ndim == 1
+        sys_dims = ("system",) if self.batched else ()
+        sel = slice(None) if self.batched else 0
+        pos_dims = (*sys_dims, "time", "particle") + (() if angles else ("component",))
+        data = {
+            "positions": (pos_dims, geometry.stored(traj)[sel], {
+                "long_name": "angle" if angles else "position", "units": "rad" if angles else "1"}),
+            "weights": ((*sys_dims, "particle"), weights[sel], {"long_name": "particle weight"}),
+            "mass": ((*sys_dims, "time"), np.broadcast_to(weights.sum(axis=-1)[:, None], (n_sys, n_t))[sel],
+                     {"long_name": "total weight sum_i w_i", "units": "1"}),
+        }
+        failures: list[str] = []
+        if geometry.unit_vectors:  # the order parameter |Σ_i w_i x_i| of points of a sphere (or the circle)
+            order = _diagnostic("order_parameter", failures, traj, weights,
+                                lambda x, w: order_parameters(x[..., None] if angles else x, w,
+                                                              geometry.code == ANGLES))
+            if order is not None:
+                data["order_parameter"] = ((*sys_dims, "time"), order[sel], {"long_name": "|sum_i w_i x_i|"})
+        if model.has_energy:
+            rows = self.energy_rows  # the outputs' energies computed so far
+            if len(rows) < n_t:
+                new = _diagnostic("energy", failures, traj[:, len(rows):], weights,
+                                  lambda x, w: model.particle_energy(x, w, geometry, self.energy_accuracy))
+                if new is not None:
+                    rows.extend(new.T)
+            if len(rows) >= n_t:
+                data["energy"] = ((*sys_dims, "time"), np.stack(rows[:n_t], axis=1)[sel],
+                                  {"long_name": "interaction energy E"})
+        if self.frequencies is not None:
+            data["frequency"] = ((*sys_dims, "particle"), self.frequencies[sel], {"long_name": "natural frequency"})
+        coords = {
+            "time": ("time", times, COORD_ATTRS["time"]),
+            "particle": ("particle", np.arange(n), {"long_name": "particle index"}),
+        }
+        if self.batched:
+            coords["system"] = ("system", np.arange(n_sys), {"long_name": "independent system"})
+        if not angles:
+            coords["component"] = ("component", np.arange(traj.shape[-1]),
+                                   {"long_name": "coordinate in R^d", "units": "1"})
+        attrs = {**model.attrs, **run_attrs, "meanfield_version": __version__}
+        if failures:
+            attrs["diagnostic_errors"] = "; ".join(failures)
+        attrs = with_history(describe(attrs), history_line(f"meanfield.simulate(model={model!r}, "
+                                                           f"method={attrs.get('method', '?')!r})"))
+        return xr.Dataset(data, coords=coords, attrs=attrs)
+
+
+def _diagnostic(name: str, failures: list[str], traj: np.ndarray, weights: np.ndarray, func: Any
+                ) -> np.ndarray | None:
+    """``func(states, weights)`` (one value per configuration) over every (system, time) of ``traj``.
+
+    Computed in blocks of at most :data:`DIAGNOSTIC_BLOCK_BYTES` of positions (each block copied
+    once, its weights repeated once), so the memory beyond the trajectory is bounded for any
+    ensemble. A diagnostic that fails (for any reason) is logged and named in ``failures``
+    and None is returned: the integrated positions are never lost to a diagnostic.
+    """
+    n_sys, n_t = traj.shape[:2]
+    per_output = max(int(np.prod(traj.shape[2:])) * 8, 1)
+    per_block = max(1, DIAGNOSTIC_BLOCK_BYTES // per_output)
+    t_len = min(n_t, per_block)
+    s_len = max(1, per_block // t_len)
+    out = np.empty((n_sys, n_t))
+    try:
+        for s0 in range(0, n_sys, s_len):
+            for t0 in range(0, n_t, t_len):
+                block = np.ascontiguousarray(traj[s0:s0 + s_len, t0:t0 + t_len], dtype=float)
+                ns, nt = block.shape[:2]
+                values = func(block.reshape(ns * nt, *block.shape[2:]), np.repeat(weights[s0:s0 + ns], nt, axis=0))
+                out[s0:s0 + ns, t0:t0 + nt] = np.reshape(values, (ns, nt))
+    except Exception as exc:  # noqa: BLE001 -- a diagnostic never costs the integrated result
+        logger.exception("simulate: the %s diagnostic failed; positions are returned without it", name)
+        failures.append(f"{name}: {type(exc).__name__}: {exc}")
+        return None
+    return out

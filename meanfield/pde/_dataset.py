@@ -1,0 +1,151 @@
+"""The outputs of a PDE run and their Dataset: density, energy, mass, order parameter, steps.
+
+:class:`DensityRecord` is the record the run driver (:func:`meanfield.runs.drive`) keeps of a
+:func:`meanfield.solve` run: at every output the node values of each density (the scheme's
+``to_grid``), the mass by the scheme's own quadrature, E_β of the marginal and the accepted steps;
+:func:`density_dataset` makes the Dataset.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import numpy as np
+import xarray as xr
+
+from solvers import ConvolutionVelocity
+
+from ..io._checkpoint import snapshot_of
+from ..io._conventions import COORD_ATTRS, describe, history_line, with_history
+from ._resolution import ResolutionMonitor
+
+__all__ = ["DensityRecord", "density_dataset", "netcdf_safe"]
+
+logger = logging.getLogger(__name__)
+
+
+def density_dataset(model: Any, domain: Any, velocity: ConvolutionVelocity, times: np.ndarray, states: np.ndarray,
+                    mass: np.ndarray, energies: np.ndarray, steps: np.ndarray, attrs: dict[str, Any],
+                    call: str = "meanfield.solve") -> xr.Dataset:
+    """Dataset of a PDE run: marginal density, energy, mass, order parameter, steps.
+
+    ``states`` has shape (time, m, *grid) (node values); the marginal is
+    ρ̄ = Σ_m w_m ρ_m. ``mass`` is the scheme's own total mass of ρ̄ (exact for
+    its discretisation, e.g. the sum of cell masses of a finite-volume scheme);
+    ``energies`` E_β of ρ̄ (NaN for a model without energy); the order parameter is
+    |∫ x ρ̄ dσ|.
+
+    Coordinates carry units (the domain's ``dataset_coords``); the attrs carry every
+    parameter's meaning (:func:`describe`) and, unless ``attrs`` has one, a ``history``
+    line naming the library ``call``.
+    """
+    grid_dims = tuple(domain.coords)
+    marginal = np.tensordot(velocity.weights, states, axes=([0], [1]))
+    axes = tuple(range(1, marginal.ndim))
+    first_moment = np.tensordot(marginal * domain.weights, domain.moment_points,
+                                axes=(axes, tuple(range(len(axes)))))
+    coords: dict[str, Any] = {"time": ("time", np.asarray(times, dtype=float), COORD_ATTRS["time"]),
+                              **domain.dataset_coords()}
+    data = {
+        "density": (("time", *grid_dims), marginal, {"long_name": "density w.r.t. the area measure"}),
+        "mass": ("time", mass, {"long_name": "total mass ∫ρ dσ"}),
+        "energy": ("time", energies, {"long_name": "interaction energy E_β"}),
+        "order_parameter": ("time", np.linalg.norm(first_moment, axis=-1), {"long_name": "|∫ x dμ|"}),
+        "steps": ("time", steps, {"long_name": "accepted steps since the previous output"}),
+    }
+    if velocity.n_species > 1:
+        coords["frequency"] = ("frequency", velocity.drift, COORD_ATTRS["frequency"])
+        data["density_by_frequency"] = (("time", "frequency", *grid_dims), states,
+                                        {"long_name": "density of the oscillators at each frequency node"})
+        data["frequency_weight"] = ("frequency", velocity.weights, {"long_name": "quadrature weight"})
+    described = describe(netcdf_safe(attrs))
+    if "history" not in described:
+        described = with_history(described, history_line(f"{call}(model={model!r}, domain={domain!r}, "
+                                                          f"method={attrs.get('method', '?')!r})"))
+    return xr.Dataset(data, coords=coords, attrs=described)
+
+
+def netcdf_safe(attrs: dict[str, Any]) -> dict[str, Any]:
+    """Attrs as NetCDF stores them: booleans as 0/1, None as "none", other objects by repr."""
+    out: dict[str, Any] = {}
+    for key, value in attrs.items():
+        if isinstance(value, (bool, np.bool_)):
+            out[key] = int(value)
+        elif value is None:
+            out[key] = "none"
+        elif isinstance(value, (int, float, str, np.integer, np.floating)):
+            out[key] = value
+        else:
+            out[key] = repr(value)
+    return out
+
+
+class DensityRecord:
+    """The outputs of a :func:`meanfield.solve` run (the record of :func:`meanfield.runs.drive`).
+
+    Parameters
+    ----------
+    model, domain : the run's model and domain
+    velocity : ConvolutionVelocity
+        The model's specification on the domain (its species and their weights).
+    scheme : solvers.Scheme
+        The scheme (``to_grid``, ``mass``, ``spectral_tail``).
+    steps_of : callable
+        ``steps_of()`` gives the accepted steps per output of the running segment.
+    times : ndarray
+        The run's output times.
+    """
+
+    def __init__(self, model: Any, domain: Any, velocity: ConvolutionVelocity, scheme: Any,
+                 steps_of: Any, times: np.ndarray) -> None:
+        self.model, self.domain, self.velocity, self.scheme = model, domain, velocity, scheme
+        self.steps_of = steps_of
+        self.times = times
+        self.resolution = ResolutionMonitor(scheme, domain)
+        self.previous: dict[str, np.ndarray] | None = None
+        self._allocate(times)
+
+    def _allocate(self, times: np.ndarray) -> None:
+        self.segment = times
+        self.states = np.empty((times.size, self.velocity.n_species, *self.domain.shape))
+        self.masses = np.empty(times.size)
+        self.energies = np.empty(times.size)
+
+    def record(self, index: int, t: float, y: Any) -> None:
+        """Node values, mass and energy of output ``index`` of the segment; the resolution tail."""
+        self.states[index] = self.scheme.to_grid(y)
+        self.resolution(t, y)
+        self.masses[index] = self.velocity.weights @ self.scheme.mass(y)
+        marginal = np.tensordot(self.velocity.weights, self.states[index: index + 1], axes=([0], [1]))
+        self.energies[index] = (self.model.density_energy(self.domain, marginal)[0] if self.model.has_energy
+                                else np.nan)
+
+    def resume_from(self, done: xr.Dataset) -> np.ndarray:
+        """Keep the outputs of the checkpoint ``done``; the scheme state of its last node values (the start when
+        the checkpoint holds no scheme state: the continuation then matches an uninterrupted run to the scheme's
+        tolerance, not bit for bit)."""
+        field = (done["density_by_frequency"] if self.velocity.n_species > 1
+                 else done["density"].expand_dims("species", axis=1))
+        self.previous = {"states": np.asarray(field.values), "times": done.time.values,
+                         "masses": done.mass.values, "energies": done.energy.values, "steps": done.steps.values}
+        self.resolution = ResolutionMonitor(self.scheme, self.domain, done.attrs.get("resolution_tail"))
+        self._allocate(self.times[done.sizes["time"] - 1:])
+        if not snapshot_of(done):
+            logger.warning(
+                "the checkpoint holds no scheme state: restarting from its node values, so the continuation "
+                "matches an uninterrupted run to the scheme's tolerance, not bit for bit")
+        return self.scheme.from_grid(self.previous["states"][-1])
+
+    def facts(self) -> dict[str, Any]:
+        return self.resolution.facts()
+
+    def dataset(self, n_outputs: int, attrs: dict[str, Any]) -> xr.Dataset:
+        steps = np.asarray(self.steps_of()[:n_outputs], dtype=int)
+        parts = {"states": self.states[:n_outputs], "times": self.segment[:n_outputs],
+                 "masses": self.masses[:n_outputs], "energies": self.energies[:n_outputs], "steps": steps}
+        if self.previous is not None:
+            parts = {name: np.concatenate([self.previous[name][:-1], part]) for name, part in parts.items()
+                     if name != "steps"} | {"steps": np.concatenate([self.previous["steps"], steps[1:]])}
+        return density_dataset(self.model, self.domain, self.velocity, parts["times"], parts["states"],
+                               parts["masses"], parts["energies"], parts["steps"], attrs)
