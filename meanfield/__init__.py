@@ -11,6 +11,8 @@ on first use so that importing meanfield does not import matplotlib.
 
 from __future__ import annotations
 
+import importlib
+
 from .io import CheckpointError, CheckpointInUseError
 from .domains import Circle, sphere_area, Sphere, ZonalSphere
 from .measures import (
@@ -118,7 +120,5 @@ __all__ = [
 def __getattr__(name: str) -> object:
     """``meanfield.plot``, imported on first use (it loads matplotlib)."""
     if name == "plot":
-        import importlib
-
         return importlib.import_module(".plot", __name__)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

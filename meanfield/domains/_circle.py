@@ -178,10 +178,15 @@ class Circle:
         """What to change to reach a method this grid has not (none: both are here)."""
         return ""
 
+    def degree_norms(self, values: np.ndarray) -> np.ndarray:
+        """‖ρ_k‖ = |ρ̂_k| of node values (..., N), the discrete Fourier coefficients ρ̂_k = Σ_j ρ_j e^{-ikθ_j},
+        0 ≤ k ≤ N/2 (each e^{±ikθ} on its own); shape (..., N//2 + 1)."""
+        return np.abs(np.fft.rfft(np.asarray(values, dtype=float), axis=-1))
+
     def spectral_tail(self, values: np.ndarray) -> float:
-        """τ = max_{k > ⌊2⌊N/2⌋/3⌋} |ρ̂_k| / |ρ̂_0| of node values (species, N), the largest over species
-        (the discrete Fourier coefficients ρ̂_k = Σ_j ρ_j e^{-ikθ_j}, 0 ≤ k ≤ N/2)."""
-        return float(np.max(degree_tail(np.abs(np.fft.rfft(np.atleast_2d(np.asarray(values, float)), axis=-1)))))
+        """τ = max_{k > ⌊2⌊N/2⌋/3⌋} ‖ρ_k‖ / ‖ρ_0‖ of node values (species, N), the largest over species
+        (:meth:`degree_norms`, :func:`solvers.degree_tail`)."""
+        return float(np.max(degree_tail(np.atleast_2d(self.degree_norms(values)))))
 
     def resolution_words(self) -> tuple[str, str, str]:
         """(the grid, the tail expression, a grid twice as fine) for messages."""

@@ -16,7 +16,9 @@ A domain is a grid on which densities live (:class:`~meanfield.Circle`, :class:`
 * transport: ``transport_atoms(masses, cells)`` (the measure of node masses as atoms of a geometry) and
   ``moments(masses, n_modes)``;
 * the PDE: ``schemes`` (method name → scheme class of :mod:`solvers` on this grid), ``method_hint``,
-  ``spectral_tail(values)`` (the resolution measure τ, :func:`solvers.degree_tail`), ``resolution_words``;
+  ``degree_norms(values)`` (the L² norm of each degree of the expansion in eigenfunctions of the
+  Laplacian), ``spectral_tail(values)`` (the resolution measure τ of them, :func:`solvers.degree_tail`),
+  ``resolution_words``;
 * results: ``dataset_coords()`` (the coordinates with their units) and ``from_dataset(ds)`` (the domain of
   a result, or None when the result is on another kind of grid).
 

@@ -207,11 +207,16 @@ class Sphere:
         """What to change to reach a method this grid has not (none: both are here)."""
         return ""
 
+    def degree_norms(self, values: np.ndarray) -> np.ndarray:
+        """‖ρ_l‖ = (|ρ_l0|² + 2 Σ_{m>0} |ρ_lm|²)^{1/2}, the L² norm of the degree-l part of node values
+        (..., nlat, nlon), ρ_lm = ∫ ρ conj(Y_lm) dσ (:meth:`solvers.SphereGrid.degree_norms`); shape
+        (..., lmax + 1)."""
+        return self.grid.degree_norms(self.grid.analysis(np.asarray(values, dtype=float)))
+
     def spectral_tail(self, values: np.ndarray) -> float:
-        """τ = max_{l > ⌊2 lmax/3⌋} ‖ρ_l‖ / ‖ρ_0‖ of node values (species, nlat, nlon), the largest over species,
-        with ‖ρ_l‖² = |ρ_l0|² + 2 Σ_{m>0} |ρ_lm|² (:meth:`solvers.SphereGrid.degree_norms`)."""
-        alm = np.atleast_2d(self.grid.analysis(np.asarray(values, dtype=float)))
-        return float(np.max(degree_tail(np.atleast_2d([self.grid.degree_norms(row) for row in alm]))))
+        """τ = max_{l > ⌊2 lmax/3⌋} ‖ρ_l‖ / ‖ρ_0‖ of node values (species, nlat, nlon), the largest over species
+        (:meth:`degree_norms`, :func:`solvers.degree_tail`)."""
+        return float(np.max(degree_tail(np.atleast_2d(self.degree_norms(values)))))
 
     def resolution_words(self) -> tuple[str, str, str]:
         """(the grid, the tail expression, a grid twice as fine) for messages."""

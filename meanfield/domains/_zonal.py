@@ -255,10 +255,15 @@ class ZonalSphere:
         return ("finite volume needs ZonalSphere(d, n, nodes='cells')" if self.nodes == "gauss" else
                 "the spectral scheme needs ZonalSphere(d, n, nodes='gauss')")
 
+    def degree_norms(self, values: np.ndarray) -> np.ndarray:
+        """‖ρ_l‖ = |ρ_l| of node values (..., n), ρ_l the Gegenbauer coefficients (:meth:`coefficients`);
+        shape (..., n)."""
+        return np.abs(self.coefficients(values))
+
     def spectral_tail(self, values: np.ndarray) -> float:
-        """τ = max_{l > ⌊2(n-1)/3⌋} |ρ_l| / |ρ_0| of node values (species, n), the largest over species, with
-        ρ_l the Gegenbauer coefficients (:meth:`coefficients`)."""
-        return float(np.max(degree_tail(np.abs(self.coefficients(np.atleast_2d(values))))))
+        """τ = max_{l > ⌊2(n-1)/3⌋} ‖ρ_l‖ / ‖ρ_0‖ of node values (species, n), the largest over species
+        (:meth:`degree_norms`, :func:`solvers.degree_tail`)."""
+        return float(np.max(degree_tail(np.atleast_2d(self.degree_norms(values)))))
 
     def resolution_words(self) -> tuple[str, str, str]:
         """(the grid, the tail expression, a grid twice as fine) for messages."""

@@ -29,6 +29,7 @@ from typing import Any, NamedTuple
 import numpy as np
 import xarray as xr
 
+from ..domains._circle import Circle
 from ..measures._perturbed_uniform import perturbed_uniform
 from ..models._self_attention import SelfAttention
 from ..pde import solve
@@ -118,7 +119,7 @@ def most_unstable_mode(model: SelfAttention, d: int = 2, max_degree: int | None 
 
 
 def degree_amplitudes(domain: Any, values: np.ndarray) -> np.ndarray:
-    r"""Size of each degree of node values on S¹ or S², relative to the mean: a_l = ‖ρ_l‖ / ‖ρ_0‖.
+    r"""Size of each degree of node values, relative to the mean: a_l = ‖ρ_l‖ / ‖ρ_0‖ (``domain.degree_norms``).
 
     S¹ (N nodes): a_k = |ρ̂_k| / |ρ̂_0| with ρ̂_k = Σ_j ρ(θ_j) e^{-ikθ_j}, 0 ≤ k ≤ N/2, so
     ρ = ρ̄ (1 + 2 a cos(kθ + φ)) has a_k = a. S² (band limit L): a_l = (Σ_{|m| ≤ l} |ρ_lm|²)^{1/2} / |ρ_00|,
@@ -132,12 +133,7 @@ def degree_amplitudes(domain: Any, values: np.ndarray) -> np.ndarray:
     values = np.asarray(values, dtype=float)
     if values.shape[values.ndim - len(domain.shape):] != tuple(domain.shape):
         raise ValueError(f"values must end with the grid's shape {domain.shape}, got {values.shape}")
-    if domain.kind == "circle":
-        coeffs = np.abs(np.fft.rfft(values, axis=-1))
-        return coeffs / coeffs[..., :1]
-    if domain.kind != "sphere":
-        raise ValueError(f"degree_amplitudes needs a circle or a sphere, got a {domain.kind} domain")
-    norms = domain.grid.degree_norms(domain.grid.analysis(values))
+    norms = domain.degree_norms(values)
     return norms / norms[..., :1]
 
 
@@ -279,7 +275,7 @@ def unstable_mode_run(model: SelfAttention, domain: Any, *, amplitude: float = 1
         "predicted_rate": rate,
         "runner_up": runner_up,
         "measured_degree": measured,
-        "peaks": int(density_peaks(final_density.values)) if domain.kind == "circle" else -1,
+        "peaks": int(density_peaks(final_density.values)) if isinstance(domain, Circle) else -1,
         "stop_time": t_stop,
         "stop_amplitude": float(top[stop]),
         "predicted_separation": float(np.exp((rate - prediction.rates[order[1]]) * t_stop)),
