@@ -41,7 +41,7 @@ from .pde import methods, solve
 from ._version import __version__
 from ._compare import compare
 from .studies import SweepError, sweep
-from .studies import equiangular_curve, equiangular_gamma, phase_diagram
+from .studies import equiangular_curve, equiangular_gamma, phase_diagram, phase_diagram_trajectories
 from .studies import kuramoto_bifurcation, kuramoto_critical_coupling, kuramoto_theory
 from .studies import cluster_dynamics, energy_staircase, equispaced_instability_rate, two_cluster_jump
 from .studies import check_good_triple, check_mixed_triple, hyperplanes, polytope_vertices, random_good_triple
@@ -91,6 +91,7 @@ __all__ = [
     "orthogonal_frame",
     "pairwise_inner_products",
     "phase_diagram",
+    "phase_diagram_trajectories",
     "sample",
     "simulate",
     "solve",

@@ -212,3 +212,35 @@ def test_cli_refuses_bad_arguments_before_computing(argv, message, capsys):
 def test_tolerances_are_checked_before_any_task_runs(options, message):
     with pytest.raises(ValueError, match=message):
         mf.phase_diagram(2, 4, [1.0], [0.0, 1.0], 2, scheduler="serial", progress=False, **options)
+
+
+def test_trajectories_start_from_the_diagram_tokens_and_follow_simulate():
+    ds = mf.phase_diagram_trajectories(betas=(0.5, 9.0), times=(1.0, 20.0), n=8, seed=4, system=2)
+    assert ds["positions"].dims == ("beta", "time", "particle") and ds["positions"].shape == (2, 3, 8)
+    x0 = mf.studies.phase_diagram_tokens(4, [2], 2, 8)[0]
+    start = np.exp(1j * np.arctan2(x0[:, 1], x0[:, 0]))
+    np.testing.assert_allclose(np.exp(1j * ds["positions"].values[:, 0]), np.broadcast_to(start, (2, 8)), atol=1e-15,
+                               rtol=0)
+    direct = mf.simulate(mf.SelfAttention(9.0), np.arctan2(x0[:, 1], x0[:, 0]), [0.0, 1.0, 20.0], rtol=1e-9, atol=1e-11)
+    np.testing.assert_array_equal(ds["positions"].sel(beta=9.0).values, direct["positions"].values)
+    spread = np.abs(np.exp(1j * ds["positions"].sel(beta=0.5).values).mean(axis=-1))
+    assert spread[-1] > 1 - 1e-6 > spread[0]
+    assert len(mf.plot.phase_diagram_trajectories(ds).axes) == 4
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    ({"betas": []}, "betas must be a non-empty sequence"),
+    ({"betas": [-1.0]}, "betas must be a non-empty sequence of finite values >= 0"),
+    ({"times": [2.0, 1.0]}, "times must be a non-empty increasing sequence of times > 0"),
+    ({"times": [0.0, 1.0]}, "times must be a non-empty increasing sequence of times > 0"),
+    ({"n": 1}, "n must be >= 2, got 1"),
+])
+def test_trajectories_reject_bad_input(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        mf.phase_diagram_trajectories(**kwargs)
+
+
+def test_trajectory_figure_refuses_other_datasets():
+    with pytest.raises(ValueError, match="needs a meanfield.phase_diagram_trajectories Dataset"):
+        mf.plot.phase_diagram_trajectories(mf.phase_diagram(2, 4, [1.0], [0.0, 1.0], 2, scheduler="serial",
+                                                            progress=False))

@@ -86,8 +86,9 @@ def phase_diagram_command(args: argparse.Namespace) -> int:
     mf.plot.phase_diagram(ds).savefig(png, dpi=150)
     written = [output, png]
     if draw_trajectories:
-        figure = mf.plot.phase_diagram_trajectories(
-            args.trajectory_betas, args.trajectory_times, args.particles, seed=args.seed, normalized=not args.unnormalized)
+        figure = mf.plot.phase_diagram_trajectories(mf.phase_diagram_trajectories(
+            args.trajectory_betas, args.trajectory_times, args.particles, seed=args.seed,
+            normalized=not args.unnormalized))
         figure.savefig(trajectories_png, dpi=120)
         written.append(trajectories_png)
     crossing = crossing_time(ds, 0.5)

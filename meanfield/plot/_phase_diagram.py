@@ -3,18 +3,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 
 import numpy as np
 import xarray as xr
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
-from ..models._self_attention import SelfAttention
-from .._validate import check_positive_int
-from ..particles import simulate
 from ..studies._equiangular import equiangular_curve
-from ..studies._phase_diagram import phase_diagram_tokens
 from ._checks import TIME_LABEL, axes_of, new_figure
 from ._particles import draw_circle_panel
 
@@ -94,68 +89,44 @@ def _fine_curve(ds: xr.Dataset, points: int = 80) -> tuple[np.ndarray, np.ndarra
     return fine, equiangular_curve(fine, n, delta, normalized=normalized)
 
 
-def phase_diagram_trajectories(betas: Sequence[float] = (4.0, 9.0), times: Sequence[float] = (2.5, 18.0, 30.0),
-                               n: int = 32, *, seed: int = 0, system: int = 0, normalized: bool = True,
-                               rtol: float = 1e-9, atol: float = 1e-11) -> Figure:
+def phase_diagram_trajectories(ds: xr.Dataset) -> Figure:
     """Tokens on the unit circle at chosen (β, t): paper 2, Figure 4 (right panels).
 
-    System ``system`` of a d = 2 :func:`~meanfield.phase_diagram` with base
-    ``seed`` (the same initial tokens, :func:`phase_diagram_tokens`) is
-    integrated with :func:`meanfield.simulate` for each β; one row per β, one
-    column per time, each panel showing the n tokens on S¹.
+    One row per β, one column per time t > 0 of a :func:`meanfield.phase_diagram_trajectories` result,
+    each panel showing the n tokens on S¹.
 
     Parameters
     ----------
-    betas : sequence of float
-        Inverse temperatures β ≥ 0, one row each.
-    times : sequence of float
-        Increasing times t > 0, one column each.
-    n : int
-        Tokens, n ≥ 2.
-    seed : int
-        Base seed of :func:`~meanfield.phase_diagram` (its initial tokens).
-    system : int
-        Which system of that phase diagram to integrate.
-    normalized : bool
-        SA (True) or USA (False), arXiv 2312.10794 (SA), (USA).
-    rtol, atol : float
-        Tolerances of the adaptive integrator of :func:`meanfield.simulate`.
+    ds : xarray.Dataset
+        A result of :func:`meanfield.phase_diagram_trajectories`: ``positions`` over (beta, time, particle).
 
     Returns
     -------
     matplotlib.figure.Figure
-        One Axes per (β, t).
+        One Axes per (β, t > 0).
 
     Raises
     ------
     ValueError
-        ``betas`` or ``times`` empty, not finite, negative (β) or not increasing (t).
+        ``ds`` holds no ``positions`` over (beta, time, particle).
 
     Examples
     --------
     >>> import meanfield as mf
-    >>> fig = mf.plot.phase_diagram_trajectories(betas=(4, 9), times=(2.5, 18, 30), n=32)
-    >>> len(fig.axes)
+    >>> ds = mf.phase_diagram_trajectories(betas=(4, 9), times=(2.5, 18, 30), n=32)
+    >>> len(mf.plot.phase_diagram_trajectories(ds).axes)
     6
     """
-    n = check_positive_int("n", n, 2)
-    beta_values = np.atleast_1d(np.asarray(betas, dtype=float))
-    shown = np.atleast_1d(np.asarray(times, dtype=float))
-    if beta_values.ndim != 1 or beta_values.size == 0 or not np.all(np.isfinite(beta_values)) or np.any(
-            beta_values < 0):
-        raise ValueError(f"betas must be a non-empty sequence of finite values >= 0, got {betas!r}")
-    if shown.ndim != 1 or shown.size == 0 or not np.all(np.isfinite(shown)) or np.any(shown <= 0) or np.any(
-            np.diff(shown) <= 0):
-        raise ValueError(f"times must be a non-empty increasing sequence of times > 0, got {times!r}")
-    x0 = phase_diagram_tokens(seed, [system], 2, n)[0]
-    angles0 = np.arctan2(x0[:, 1], x0[:, 0])
-    fig = new_figure((2.4 * shown.size, 2.4 * beta_values.size))
-    axes = fig.subplots(beta_values.size, shown.size, squeeze=False)
-    for row, beta in enumerate(beta_values):
-        run = simulate(SelfAttention(beta, normalized=normalized), angles0, np.concatenate([[0.0], shown]),
-                       rtol=rtol, atol=atol)
-        for col, t in enumerate(shown):
+    if not isinstance(ds, xr.Dataset) or "positions" not in ds or ds["positions"].dims != ("beta", "time", "particle"):
+        raise ValueError("phase_diagram_trajectories needs a meanfield.phase_diagram_trajectories Dataset "
+                         "(positions over (beta, time, particle))")
+    shown = ds.isel(time=ds["time"].values > 0)
+    betas, times = shown["beta"].values, shown["time"].values
+    fig = new_figure((2.4 * times.size, 2.4 * betas.size))
+    axes = fig.subplots(betas.size, times.size, squeeze=False)
+    for row, beta in enumerate(betas):
+        for col, t in enumerate(times):
             ax = axes[row, col]
-            draw_circle_panel(ax, run["positions"].values[col + 1])
+            draw_circle_panel(ax, shown["positions"].values[row, col])
             ax.set_title(f"β = {beta:g}, t = {t:g}", fontsize="small")
     return fig

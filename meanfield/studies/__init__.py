@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from ._sweep import SweepError, sweep
 from ._equiangular import equiangular_curve, equiangular_gamma
-from ._phase_diagram import ginibre_matrices, phase_diagram, phase_diagram_tokens
+from ._phase_diagram import ginibre_matrices, phase_diagram, phase_diagram_tokens, phase_diagram_trajectories
 from ._kuramoto import frequency_law, kuramoto_bifurcation, kuramoto_run
 from ._kuramoto_theory import kuramoto_critical_coupling, kuramoto_theory
 from ._cluster_dynamics import cluster_dynamics
@@ -22,7 +22,8 @@ from ._noisy_transition import critical_beta, critical_noise, landau_coefficient
 from ._meanfield_limit import meanfield_study
 
 __all__: list[str] = ["SweepError", "sweep"]
-__all__ += ["equiangular_curve", "equiangular_gamma", "ginibre_matrices", "phase_diagram", "phase_diagram_tokens"]
+__all__ += ["equiangular_curve", "equiangular_gamma", "ginibre_matrices", "phase_diagram", "phase_diagram_tokens",
+            "phase_diagram_trajectories"]
 __all__ += ["frequency_law", "kuramoto_bifurcation", "kuramoto_critical_coupling", "kuramoto_run", "kuramoto_theory"]
 __all__ += ["MostUnstableMode", "most_unstable_mode", "unstable_mode_run"]
 __all__ += ["equiangular_concentration"]

@@ -30,7 +30,8 @@ from ..particles import number_of_clusters, pair_fraction, simulate
 from ._equiangular import check_delta, equiangular_curve
 from ._sweep import sweep
 
-__all__ = ["phase_diagram", "phase_diagram_block", "phase_diagram_tokens", "ginibre_matrices", "crossing_time",
+__all__ = ["phase_diagram", "phase_diagram_block", "phase_diagram_tokens", "phase_diagram_trajectories",
+           "ginibre_matrices", "crossing_time",
            "span_coordinates"]
 
 logger = logging.getLogger(__name__)
@@ -367,3 +368,62 @@ def crossing_time(ds: xr.Dataset, level: float = 0.5, variable: str = "probabili
         out[k] = t[j - 1] + (level - lo) / (hi - lo) * (t[j] - t[j - 1])
     return xr.DataArray(out, dims="beta", coords={"beta": ds["beta"]}, name="crossing_time",
                         attrs={"long_name": f"first time {variable} reaches {level}"})
+
+
+def phase_diagram_trajectories(betas: Sequence[float] = (4.0, 9.0), times: Sequence[float] = (2.5, 18.0, 30.0),
+                               n: int = 32, *, seed: int = 0, system: int = 0, normalized: bool = True,
+                               rtol: float = 1e-9, atol: float = 1e-11) -> xr.Dataset:
+    """Tokens on the unit circle at chosen (β, t): paper 2, Figure 4 (right panels), drawn by
+    :func:`meanfield.plot.phase_diagram_trajectories`.
+
+    System ``system`` of a d = 2 :func:`phase_diagram` with base ``seed`` (the same initial tokens,
+    :func:`phase_diagram_tokens`) is integrated with :func:`meanfield.simulate` for each β.
+
+    Parameters
+    ----------
+    betas : sequence of float
+        Inverse temperatures β ≥ 0.
+    times : sequence of float
+        Increasing times t > 0.
+    n : int
+        Tokens, n ≥ 2.
+    seed : int
+        Base seed of :func:`phase_diagram` (its initial tokens).
+    system : int
+        Which system of that phase diagram to integrate.
+    normalized : bool
+        SA (True) or USA (False), arXiv 2312.10794 (SA), (USA).
+    rtol, atol : float
+        Tolerances of the adaptive integrator of :func:`meanfield.simulate`.
+
+    Returns
+    -------
+    xarray.Dataset
+        ``positions`` (beta, time, particle): angles in [0, 2π) at t = 0 and at ``times``; attrs n, seed,
+        system, the model.
+
+    Raises
+    ------
+    ValueError
+        ``betas`` or ``times`` empty, not finite, negative (β) or not increasing (t).
+    """
+    n = check_positive_int("n", n, 2)
+    beta_values = np.atleast_1d(np.asarray(betas, dtype=float))
+    shown = np.atleast_1d(np.asarray(times, dtype=float))
+    if beta_values.ndim != 1 or beta_values.size == 0 or not np.all(np.isfinite(beta_values)) or np.any(
+            beta_values < 0):
+        raise ValueError(f"betas must be a non-empty sequence of finite values >= 0, got {betas!r}")
+    if shown.ndim != 1 or shown.size == 0 or not np.all(np.isfinite(shown)) or np.any(shown <= 0) or np.any(
+            np.diff(shown) <= 0):
+        raise ValueError(f"times must be a non-empty increasing sequence of times > 0, got {times!r}")
+    x0 = phase_diagram_tokens(seed, [system], 2, n)[0]
+    angles0 = np.arctan2(x0[:, 1], x0[:, 0])
+    t = np.concatenate([[0.0], shown])
+    runs = [simulate(SelfAttention(beta, normalized=normalized), angles0, t, rtol=rtol, atol=atol)
+            for beta in beta_values]
+    model = runs[0].attrs["model"]
+    return xr.Dataset({"positions": (("beta", "time", "particle"), np.stack([r["positions"].values for r in runs]),
+                                     {"long_name": "angle", "units": "rad"})},
+                      coords={"beta": beta_values, "time": t, "particle": np.arange(n)},
+                      attrs={"model": model, "n": n, "seed": seed, "system": system, "rtol": rtol, "atol": atol,
+                             "meanfield_version": __version__})
