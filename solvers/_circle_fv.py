@@ -204,6 +204,9 @@ class CircleFiniteVolume(FiniteVolumeScheme):
     def _setup_multipliers(self, velocity: ConvolutionVelocity) -> None:
         k = self.grid.wavenumbers
         h = self.spacing
+        if velocity.cauchy_drift:
+            raise ValueError(f"{self.name}: velocity.drift must be real; a complex drift (a species averaged over a "
+                             f"Cauchy law of drifts) is advanced by the spectral scheme, CircleSpectral")
         numerator, denominator = check_arg.velocity_multipliers(velocity, k, real=False)
         shift = np.exp(0.5j * k * h)
         sinc = np.sinc(k * h / (2 * np.pi))  # np.sinc(x) = sin(πx)/(πx)

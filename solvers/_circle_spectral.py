@@ -30,6 +30,10 @@ class CircleSpectral(SpectralScheme):
         X_m = ω_m + (A ⋆ ρ̄)/(B ⋆ ρ̄)      (ConvolutionVelocity; B ⋆ ρ̄ ≡ 1 without a denominator),
         X_m = func(ρ)_m                    (CallableVelocity, node values).
 
+    A complex drift ω_m = c_m - iγ_m makes density m the average of the species over
+    drifts ω ~ Cauchy(c_m, γ_m), exactly (:class:`ConvolutionVelocity`; numerators of one
+    harmonic, no denominator): its linear part is -ikc_m - kγ_m - σk².
+
     Space. ρ_m is represented by its trigonometric interpolant on the nodes
     θ_j = 2πj/N of ``grid``, ρ_m(θ) = Σ_{|k| ≤ N/2} ρ̂_{m,k} e^{ikθ} with
     ρ̂_{m,k} = (1/N) Σ_j ρ_m(θ_j) e^{-ikθ_j} (the :class:`CircleGrid`
@@ -127,6 +131,7 @@ class CircleSpectral(SpectralScheme):
     """
 
     grid_type: ClassVar[type] = CircleGrid
+    takes_cauchy_drift: ClassVar[bool] = True
 
     def __init__(
         self,
@@ -198,8 +203,21 @@ class CircleSpectral(SpectralScheme):
             drift = np.zeros(1)
             n_fields = m
         # the linear part L_{m,k} = -ikω_m - σk², integrated exactly (Lawson): drifts of
-        # heavy-tailed frequency laws do not limit the step
-        self._linear = -self._decay if np.all(drift == 0) else drift[:, None] * derivative[None, :] - self._decay
+        # heavy-tailed frequency laws do not limit the step; a complex drift c - iγ adds the damping -kγ
+        # of its Cauchy law (also at the Nyquist mode, whose derivative is set to zero)
+        if np.all(drift == 0):
+            self._linear = -self._decay
+        else:
+            self._linear = (drift.real[:, None] * derivative[None, :] + drift.imag[:, None] * k[None, :]
+                            - self._decay)
+        if isinstance(velocity, ConvolutionVelocity) and velocity.cauchy_drift:
+            higher = np.abs(self._num[2:]) > 0
+            if self._den is not None or np.any(higher):
+                raise ValueError(
+                    f"{self.name}: a complex drift (species averaged over a Cauchy law) is exact only for a numerator "
+                    f"of one harmonic (a_k = 0 for k >= 2) and no denominator; got "
+                    + ("a denominator" if self._den is not None else
+                       f"a_k != 0 at k = {int(k[2:][higher][0])}"))
         self._synth = RealFFT(self.n_padded, (m + n_fields,), threads=threads, backend=fft_backend, directions=("backward",))
         self._flux = RealFFT(self.n_padded, (m,), threads=threads, backend=fft_backend, directions=("forward",))
         self._ratio = np.empty(self.n_padded)
@@ -291,7 +309,8 @@ class CircleSpectral(SpectralScheme):
         self.nonlinear(rho_hat, out)
 
     def velocity_field(self, y: np.ndarray) -> np.ndarray:
-        """X_m at the nodes, shape (m, N) (interpolated on the N nodes, no padding)."""
+        """X_m at the nodes, shape (m, N) (interpolated on the N nodes, no padding); for a species averaged over
+        a Cauchy law of drifts, the velocity at its centre c_m."""
         rho_hat = self.spectrum(y)
         n = self.grid.n
         if self._callable is not None:
@@ -300,7 +319,7 @@ class CircleSpectral(SpectralScheme):
         ratio = scipy.fft.irfft(self._num * marginal, n, norm="forward")
         if self._den is not None:
             ratio = ratio / scipy.fft.irfft(self._den * marginal, n, norm="forward")
-        return self.velocity.drift[:, None] + ratio[None, :]
+        return self.velocity.drift.real[:, None] + ratio[None, :]
 
     def mass(self, y: np.ndarray) -> np.ndarray:
         """∫ ρ_m dθ by the trapezoidal rule (2π/N) Σ_j ρ_m(θ_j), shape (m,)."""
@@ -320,7 +339,10 @@ class CircleSpectral(SpectralScheme):
         return f"N={self.grid.n} nodes"
 
     def _remedy(self) -> str:
-        return f"use a larger grid (e.g. N={2 * self.grid.n}) or the finite-volume scheme"
+        larger = f"use a larger grid (e.g. N={2 * self.grid.n})"
+        if isinstance(self.velocity, ConvolutionVelocity) and self.velocity.cauchy_drift:
+            return larger + " (a density averaged over a Cauchy law of drifts stays smooth)"
+        return larger + " or the finite-volume scheme"
 
     def check(self, y: np.ndarray) -> None:
         """Raise on non-finite values, an under-resolved spectrum or (optionally) negative density."""

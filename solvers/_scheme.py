@@ -86,6 +86,9 @@ class Scheme(Stepper, ABC):
     """Whether :meth:`check` stops the run when the grid no longer resolves the density (the spectral
     schemes do, every step); a scheme that does not stays stable while the density concentrates below
     its cells, so a caller has to watch :meth:`spectral_tail`."""
+    takes_cauchy_drift: ClassVar[bool] = False
+    """Whether the scheme advances species averaged over a Cauchy law of drifts (a complex
+    :attr:`ConvolutionVelocity.drift`, exact for kernels of one harmonic)."""
     explicit_steps: ClassVar[bool] = False
     """Whether every step is bounded by the scheme's explicit stability limit (CFL, and with diffusion
     σ > 0 the diffusive limit ~h²/σ), so that the number of steps of a run can be estimated up front."""

@@ -46,6 +46,23 @@ class ConvolutionVelocity:
 
     where ``B ⋆ ρ̄ ≡ 1`` when ``denominator`` is None.
 
+    Species averaged over a Cauchy law of drifts (circle, spectral schemes). A
+    complex drift ν_m = c_m - iγ_m (γ_m > 0) stands for the continuum of species
+    with real drifts ω ~ Cauchy(c_m, γ_m), density (γ_m/π)/((ω - c_m)² + γ_m²):
+    density m is then ρ̄_m = ∫ ρ_ω (γ_m/π) dω/((ω - c_m)² + γ_m²), and the
+    scheme advances its coefficients ρ̂_{m,k}, k ≥ 0, with the rate -ikν_m =
+    -ikc_m - kγ_m in place of -ikω. This is exact (not a quadrature) when A
+    has one harmonic (a_k = 0 for |k| ≥ 2), B ⋆ ρ̄ ≡ 1 and the initial
+    densities do not depend on ω: the equation of ρ̂_{ω,k}, k ≥ 1, then
+    involves only ρ̂_{ω,k-1}, ρ̂_{ω,k}, ρ̂_{ω,k+1} and the marginal, so
+    ρ̂_{ω,k} is analytic and bounded in the lower half ω-plane (its drift factor
+    is e^{-ikωt}), and the residue at the law's pole c_m - iγ_m gives
+    ∫ ρ̂_{ω,k} (γ_m/π) dω/((ω - c_m)² + γ_m²) = ρ̂_{c_m - iγ_m, k}; negative k
+    follow by conjugation since ρ̄_m is real (E. Ott, T. M. Antonsen, Chaos 18
+    (2008) 037113 and Chaos 19 (2009) 023117, whose invariant manifold is the
+    special case ρ̂_k ∝ z^k). With the residue, ρ̄_m is smooth for every
+    t > 0 even where each ρ_ω concentrates into a Dirac.
+
     Convolution convention on S¹: (f ⋆ ρ)(θ) = ∫ f(θ - φ) ρ(φ) dφ. With
     f(θ) = Σ_k f̂_k e^{ikθ} and ρ̂_k = (1/2π) ∫ ρ e^{-ikθ} dθ, the multiplier
     at wavenumber k ≥ 0 is 2π f̂_k:  (f ⋆ ρ)^_k = 2π f̂_k ρ̂_k. Kernels are real,
@@ -60,7 +77,8 @@ class ConvolutionVelocity:
     denominator : callable or None
         k ↦ multipliers of B, or None for B ⋆ ρ̄ ≡ 1.
     drift : ndarray, shape (m,)
-        Natural frequencies ω_m (circle only).
+        Natural frequencies ω_m (circle only): real, or complex c_m - iγ_m
+        (γ_m ≥ 0) for a species averaged over a Cauchy law (above).
     weights : ndarray, shape (m,)
         Quadrature weights w_m of the species, summing to 1.
     """
@@ -71,7 +89,9 @@ class ConvolutionVelocity:
     weights: np.ndarray = field(default_factory=lambda: np.ones(1))
 
     def __post_init__(self) -> None:
-        drift = np.atleast_1d(np.asarray(self.drift, dtype=float))
+        drift = np.atleast_1d(np.asarray(self.drift))
+        cauchy = np.iscomplexobj(drift) and bool(np.any(drift.imag != 0))
+        drift = drift.astype(complex) if cauchy else np.real(drift).astype(float)
         weights = np.atleast_1d(np.asarray(self.weights, dtype=float))
         if drift.ndim != 1 or weights.shape != drift.shape:
             raise ValueError(
@@ -79,6 +99,9 @@ class ConvolutionVelocity:
             )
         if not (np.all(np.isfinite(drift)) and np.all(np.isfinite(weights))):
             raise ValueError("drift and weights must be finite")
+        if np.any(drift.imag > 0):
+            raise ValueError(f"a complex drift c - iγ must have γ >= 0 (the Cauchy law's pole in the lower half-plane), "
+                             f"got {drift!r}")
         if np.any(weights < 0) or not np.isclose(weights.sum(), 1.0, rtol=0, atol=1e-12):
             raise ValueError(f"weights must be non-negative and sum to 1, got sum {weights.sum()!r}")
         object.__setattr__(self, "drift", drift)
@@ -88,6 +111,11 @@ class ConvolutionVelocity:
     def n_species(self) -> int:
         """Number m of densities coupled through the marginal."""
         return self.drift.size
+
+    @property
+    def cauchy_drift(self) -> bool:
+        """Whether a species averages its drifts over a Cauchy law (a complex drift)."""
+        return bool(np.iscomplexobj(self.drift))
 
 
 @dataclass(frozen=True)

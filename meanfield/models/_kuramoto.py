@@ -16,7 +16,7 @@ from ..domains._geometry import CircleGeometry
 from .._validate import check_nonnegative
 from ._energy import double_integral
 from ._kuramoto_moments import KuramotoVelocity, fourier_moments
-from ._model import Model
+from ._model import DEFAULT_FREQUENCY_NODES, Model
 
 __all__ = ["FREQUENCY_RULES", "Kuramoto"]
 
@@ -42,7 +42,10 @@ class Kuramoto(Model):
     frequencies : None, float or scipy.stats frozen distribution
         Law g of the natural frequencies: None or a number for identical
         oscillators (g = δ_ω), or a continuous law (``scipy.stats.norm(0, s)``,
-        ``scipy.stats.cauchy(0, γ)``, …), discretised by quadrature in ω.
+        ``scipy.stats.cauchy(0, γ)``, …). The PDE discretises it by quadrature
+        in ω (:meth:`frequency_quadrature`), or, for a Lorentzian law with an
+        interaction of one harmonic, represents it exactly by its pole
+        (:meth:`velocity_spec`).
     noise : float
         Diffusion σ ≥ 0.
     interaction : array_like of complex, optional
@@ -115,7 +118,7 @@ class Kuramoto(Model):
             "interaction": repr(self.interaction.tolist()),
         }
 
-    def frequency_quadrature(self, n_nodes: int = 32) -> tuple[np.ndarray, np.ndarray]:
+    def frequency_quadrature(self, n_nodes: int = DEFAULT_FREQUENCY_NODES) -> tuple[np.ndarray, np.ndarray]:
         """Nodes ω_m and weights w_m (Σ w_m = 1) discretising the frequency law.
 
         Identical oscillators: one node. Normal law: Gauss–Hermite (exact for
@@ -147,10 +150,37 @@ class Kuramoto(Model):
         out[inside] = 2 * np.pi * self.coupling * np.conj(self.interaction[k[inside]])
         return out
 
-    def velocity_spec(self, n_frequency_nodes: int = 32) -> ConvolutionVelocity:
-        """X_m = ω_m + K (g ⋆ ρ̄) with g(u) = h(-u): multiplier 2π K conj(ĥ_k)."""
+    def velocity_spec(self, n_frequency_nodes: int | None = None) -> ConvolutionVelocity:
+        """X_m = ω_m + K (g ⋆ ρ̄) with g(u) = h(-u): multiplier 2π K conj(ĥ_k).
+
+        ``n_frequency_nodes`` nodes ω_m of :meth:`frequency_quadrature`, one species each. None: the law's
+        exact form where there is one, else :data:`DEFAULT_FREQUENCY_NODES` nodes. The exact form of a
+        Lorentzian law g(ω) = (γ/π)/((ω - c)² + γ²) with an interaction of one harmonic
+        (:attr:`first_harmonic`) is one species of complex drift c - iγ: the θ-marginal ∫ ρ_ω g(ω) dω itself,
+        whose Fourier coefficients ρ̂_k, k ≥ 1, are those of ρ_ω at the pole ω = c - iγ (the residue theorem;
+        :class:`solvers.ConvolutionVelocity`), so that dρ̂_k/dt = -ik(c + Kĥ_0)ρ̂_k - kγρ̂_k + (transport by
+        the first harmonic) - σk²ρ̂_k is exact in ω, with and without noise (Ott & Antonsen, Chaos 18 (2008)
+        037113; 19 (2009) 023117: their manifold ρ̂_k ∝ z^k is invariant under it).
+        """
+        if n_frequency_nodes is None:
+            pole = self.lorentzian_pole
+            if pole is not None:
+                return ConvolutionVelocity(numerator=self.interaction_multipliers, drift=[pole], weights=[1.0])
+            n_frequency_nodes = DEFAULT_FREQUENCY_NODES
         nodes, weights = self.frequency_quadrature(n_frequency_nodes)
         return ConvolutionVelocity(numerator=self.interaction_multipliers, drift=nodes, weights=weights)
+
+    @property
+    def lorentzian_pole(self) -> complex | None:
+        """c - iγ for a Lorentzian law ``scipy.stats.cauchy(c, γ)`` and an interaction of one harmonic (the law
+        then has an exact form in the PDE, :meth:`velocity_spec`); None otherwise."""
+        freq = self.frequencies
+        if not self.first_harmonic or not isinstance(getattr(freq, "dist", None), type(scipy.stats.cauchy)):
+            return None
+        args, kwds = tuple(freq.args), dict(freq.kwds)
+        loc = float(args[0]) if len(args) > 0 else float(kwds.get("loc", 0.0))
+        scale = float(args[1]) if len(args) > 1 else float(kwds.get("scale", 1.0))
+        return complex(loc, -scale)
 
     def potential_multipliers(self, k: np.ndarray) -> np.ndarray:
         """Multipliers 2π Ĝ_k of the potential G with X = ω + ∂_θ(G ⋆ ρ̄), for an odd h.
@@ -274,10 +304,23 @@ class Kuramoto(Model):
         if not isinstance(domain, Circle):
             raise ValueError(f"Kuramoto models live on the circle, got a {domain.kind} domain")
 
-    def grid_velocity(self, domain: Any, frequency_nodes: int = 32) -> ConvolutionVelocity:
-        """:meth:`velocity_spec` with ``frequency_nodes`` quadrature nodes in ω (one species per node)."""
+    def grid_velocity(self, domain: Any, frequency_nodes: int | None = None) -> ConvolutionVelocity:
+        """:meth:`velocity_spec` with ``frequency_nodes`` quadrature nodes in ω (one species per node; None: the
+        exact pole of a Lorentzian law with one harmonic, else :data:`DEFAULT_FREQUENCY_NODES` nodes)."""
         self._check_domain(domain)
         return self.velocity_spec(frequency_nodes)
+
+    def pde_attrs(self, velocity: ConvolutionVelocity) -> dict[str, Any]:
+        """``frequency_quadrature`` ("cauchy_pole": the exact form of a Lorentzian law; "gauss_hermite" or
+        "midpoint_quantiles", :meth:`frequency_quadrature`) and ``frequency_nodes``, for a frequency law."""
+        if velocity.cauchy_drift:
+            return {"frequency_quadrature": "cauchy_pole"}
+        freq = self.frequencies
+        if freq is None or _is_number(freq):
+            return {}
+        rule = "gauss_hermite" if isinstance(getattr(freq, "dist", None), type(scipy.stats.norm)) else \
+            "midpoint_quantiles"
+        return {"frequency_quadrature": rule, "frequency_nodes": int(velocity.n_species)}
 
     def density_velocity(self, domain: Any, values: np.ndarray, frequencies: Any) -> np.ndarray:
         """ω + K ∫ h(φ - θ) ρ(φ) dφ at the nodes (ω: ``frequencies``, default 0), by FFT."""

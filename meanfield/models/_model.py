@@ -23,16 +23,17 @@ Particles
     (path "ensemble"), or None. ``attention_matrix(points, head, t)``: the softmax weights
     of self-attention models.
 Energy
-    ``has_energy``; ``energy_kernel(d)``: the Funk–Hecke multipliers of the energy's
-    potential on S^{d-1} and the log of their scale; ``particle_energy(states, weights,
-    geometry, accuracy)`` (one per system); ``density_energy(domain, values)`` (one per
-    leading index of the node values).
+    ``has_energy``; ``particle_energy(states, weights, geometry, accuracy)`` (one per
+    system); ``density_energy(domain, values)`` (one per leading index of the node values).
 The PDE
     ``grid_velocity(domain, frequency_nodes)``: the velocity specification handed to the
-    schemes of :mod:`solvers` (:class:`solvers.ConvolutionVelocity`);
+    schemes of :mod:`solvers` (:class:`solvers.ConvolutionVelocity`; ``frequency_nodes`` None:
+    the model's exact form of its frequency law where it has one, else
+    :data:`DEFAULT_FREQUENCY_NODES` quadrature nodes);
+    ``pde_attrs(velocity)``: how that specification discretises the model, for a result's attrs;
     ``density_velocity(domain, values, frequencies)``: X at the nodes of a density;
-    ``concentrates``: whether a solution concentrates into Diracs (σ = 0), which decides
-    ``solve(method="auto")``.
+    ``concentrates(velocity)``: whether a solution concentrates into Diracs (σ = 0, unless every
+    species averages its drifts over a Cauchy law), which decides ``solve(method="auto")``.
 
 :class:`Model` implements the shared part (:meth:`Model.velocity`) and the defaults (no
 frequencies, no exact flow, no compiled kernel, no energy, no PDE); a new model subclasses it
@@ -50,7 +51,10 @@ from solvers import ConvolutionVelocity
 from ..measures._measure import Density
 from ..measures._read_particles import SPHERE_TOLERANCE, read_particles
 
-__all__ = ["Model", "check_model"]
+__all__ = ["DEFAULT_FREQUENCY_NODES", "Model", "check_model"]
+
+#: quadrature nodes of a frequency law in ω when the caller names none and the law has no exact form
+DEFAULT_FREQUENCY_NODES = 32
 
 
 def check_model(model: Any, name: str = "model") -> Any:
@@ -118,10 +122,6 @@ class Model:
     def _no_energy(self) -> ValueError:
         return ValueError(f"{self.name} has no interaction energy")
 
-    def energy_kernel(self, d: int) -> tuple[Any, float]:
-        """(G̃, s): E[ρ] = e^s · (1/2) ∫ ρ (G ⋆ ρ) dσ with G's Funk–Hecke multipliers e^s G̃(l) on S^{d-1}."""
-        raise self._no_energy()
-
     def particle_energy(self, states: np.ndarray, weights: np.ndarray, geometry: Any,
                         accuracy: float | None = None) -> np.ndarray:
         """The energy of each system of particles, shape (systems,)."""
@@ -132,15 +132,21 @@ class Model:
         raise self._no_energy()
 
     # ------------------------------------------------------------------ the PDE
-    @property
-    def concentrates(self) -> bool:
-        """Whether a solution may concentrate into Diracs (clusters, locked oscillators): without noise."""
-        return self.noise == 0
+    def concentrates(self, velocity: ConvolutionVelocity) -> bool:
+        """Whether a solution with the specification ``velocity`` may concentrate into Diracs (clusters, locked
+        oscillators): without noise, unless every species averages its drifts over a Cauchy law (whose damping
+        kγ of mode k keeps the density smooth)."""
+        return self.noise == 0 and not velocity.cauchy_drift
 
-    def grid_velocity(self, domain: Any, frequency_nodes: int = 32) -> ConvolutionVelocity:
+    def grid_velocity(self, domain: Any, frequency_nodes: int | None = None) -> ConvolutionVelocity:
         """The velocity specification of the mean-field PDE on ``domain``."""
         raise TypeError(f"{self.name} has no mean-field PDE in meanfield: its particles are simulated by "
                         f"meanfield.simulate")
+
+    def pde_attrs(self, velocity: ConvolutionVelocity) -> dict[str, Any]:
+        """What the specification ``velocity`` of :meth:`grid_velocity` discretises, for a result's attrs
+        (here: nothing beyond the model's :attr:`attrs`)."""
+        return {}
 
     def density_velocity(self, domain: Any, values: np.ndarray, frequencies: Any) -> np.ndarray:
         """X[ρ] at the nodes of node values ``values``."""

@@ -188,7 +188,7 @@ class SelfAttention(Model):
         return interaction_energy(beta, double_integral(domain, values, lambda ell: scaled(ell, beta, d)))
 
     # ------------------------------------------------------------------ the PDE
-    def grid_velocity(self, domain: Any, frequency_nodes: int = 32) -> ConvolutionVelocity:
+    def grid_velocity(self, domain: Any, frequency_nodes: int | None = None) -> ConvolutionVelocity:
         """:meth:`velocity_spec` of the domain's dimension (one species)."""
         return self.velocity_spec(domain.dimension)
 

@@ -4,11 +4,13 @@
 :mod:`solvers` whose ``grid_type`` the grid is), a scheme class itself (in the manner of
 ``scipy.integrate.solve_ivp``), or "auto". "auto" asks the model and the domain:
 
-* without noise (``model.concentrates``) the density concentrates into Diracs — clusters of tokens,
-  locked oscillators of a Kuramoto model — which no spectral grid can resolve: finite volume, which stays
-  positive and converges in the grid, where the grid has it;
-* with noise σ > 0 the density stays smooth (its narrowest feature is bounded below through σ):
-  spectral, which converges spectrally and checks its own resolution every step;
+* without noise (``model.concentrates(velocity)``) the density concentrates into Diracs — clusters of
+  tokens, locked oscillators of a Kuramoto model — which no spectral grid can resolve: finite volume, which
+  stays positive and converges in the grid, where the grid has it;
+* with noise σ > 0 the density stays smooth (its narrowest feature is bounded below through σ), and so does
+  the marginal of a frequency law averaged exactly by its Cauchy pole (a Lorentzian law with one-harmonic
+  coupling, :class:`solvers.ConvolutionVelocity`): spectral, which converges spectrally and checks its own
+  resolution every step;
 * a grid with one scheme (a ZonalSphere: Gauss nodes or cells) takes that one.
 
 The choice and its reason are recorded in the result (attrs ``method``, ``method_requested``,
@@ -29,8 +31,9 @@ METHOD_AUTO = "auto"
 _NOT_OPTIONS = ("self", "grid", "velocity", "diffusion")
 
 
-def choose_method(model: Any, domain: Any, method: str | type[Scheme]) -> tuple[type[Scheme], str]:
-    """The scheme class of ``method`` on ``domain`` and the reason it runs.
+def choose_method(model: Any, domain: Any, method: str | type[Scheme], velocity: Any) -> tuple[type[Scheme], str]:
+    """The scheme class of ``method`` on ``domain`` for the velocity specification ``velocity`` of ``model``, and
+    the reason it runs.
 
     Raises
     ------
@@ -54,12 +57,18 @@ def choose_method(model: Any, domain: Any, method: str | type[Scheme]) -> tuple[
         cls = next(iter(schemes.values()))
         hint = domain.method_hint()
         return cls, f"auto: the only scheme on {domain!r} ({hint})" if hint else f"auto: the only scheme on {domain!r}"
-    if model.concentrates and "finite_volume" in schemes:
+    if model.concentrates(velocity) and "finite_volume" in schemes:
         return schemes["finite_volume"], (
             "auto: without noise the density concentrates into Diracs (clusters, locked oscillators), which no "
             "spectral grid resolves; finite volume stays positive and converges in the grid")
-    return schemes["spectral"], ("auto: with noise the density stays smooth; the spectral scheme converges "
-                                 "spectrally and checks its resolution every step")
+    if velocity.cauchy_drift:
+        why = ("the density is the marginal over a Lorentzian frequency law, taken exactly at its pole, whose "
+               "damping k*gamma of mode k keeps it smooth although each frequency's density concentrates")
+    elif model.noise > 0:
+        why = "with noise the density stays smooth"
+    else:
+        why = f"{model.name} says its density does not concentrate (concentrates() is False)"
+    return schemes["spectral"], f"auto: {why}; the spectral scheme converges spectrally and checks its resolution every step"
 
 
 def scheme_options(cls: type[Scheme], given: dict[str, Any]) -> dict[str, Any]:

@@ -19,7 +19,7 @@ from solvers import Scheme
 
 from ..io._checkpoint import fingerprint, locks_checkpoint
 from ..measures._measure import Density
-from ..models._model import check_model
+from ..models._model import DEFAULT_FREQUENCY_NODES, check_model
 from ..runs import EvolveIntegrator, Run, drive
 from .._validate import as_times, check_flag, check_nonnegative, check_positive_int
 from .._version import __version__
@@ -50,7 +50,7 @@ def solve(
     atol: float | None = None,
     dt: float | None = None,
     cfl: float | None = None,
-    frequency_nodes: int = 32,
+    frequency_nodes: int | None = None,
     max_step: float = np.inf,
     progress: bool = False,
     checkpoint: str | os.PathLike | None = None,
@@ -85,8 +85,15 @@ def solve(
         ≤ dt, validated against the stability bound); None: CFL control.
     cfl : float, optional
         Finite volume: the fraction of the stability bound its adaptive step uses.
-    frequency_nodes : int
-        Quadrature nodes in ω for a Kuramoto frequency law.
+    frequency_nodes : int, optional
+        Quadrature nodes in ω for a Kuramoto frequency law (one density per
+        node, :meth:`Kuramoto.frequency_quadrature`). None (default): the
+        law's exact form where the model has one and the scheme takes it — a
+        Lorentzian law with one-harmonic coupling is one density, the marginal
+        over ω, advanced at the law's pole c - iγ (exact in ω, smooth, no
+        rephasing; :meth:`Kuramoto.velocity_spec`) by the spectral scheme —
+        else 32 nodes. attrs ``frequency_quadrature`` ("cauchy_pole",
+        "midpoint_quantiles", "gauss_hermite") and ``frequency_nodes`` say which.
     max_step : float
         Upper bound on every time step, on top of the scheme's own control.
     progress : bool
@@ -124,8 +131,9 @@ def solve(
     -------
     xarray.Dataset
         ``density`` (time, *grid), ``energy``, ``mass``, ``order_parameter``,
-        ``steps`` (time); for a Kuramoto frequency law also
-        ``density_by_frequency`` (time, frequency, θ) and ``frequency_weight``.
+        ``steps`` (time); for a Kuramoto frequency law on quadrature nodes also
+        ``density_by_frequency`` (time, frequency, θ) and ``frequency_weight``
+        (at a Lorentzian's pole ``density`` is the marginal itself).
         attrs hold every parameter, the method and why it ran, every scheme
         option (given or default, as ``option_<name>``), the version and run
         facts (``success``, ``message``, ``n_steps``, ``n_rejected``, ``nfev``,
@@ -172,7 +180,8 @@ def solve(
         )
     times = as_times(t)
     domain = rho0.domain
-    check_positive_int("frequency_nodes", frequency_nodes)
+    if frequency_nodes is not None:
+        check_positive_int("frequency_nodes", frequency_nodes)
     check_nonnegative("checkpoint_interval", checkpoint_interval)
     check_flag("progress", progress)
     if not max_step > 0:
@@ -180,7 +189,9 @@ def solve(
     if resume and checkpoint is None:
         raise ValueError("resume=True needs a checkpoint path")
     velocity = model.grid_velocity(domain, frequency_nodes)
-    scheme_cls, reason = choose_method(model, domain, method)
+    scheme_cls, reason = choose_method(model, domain, method, velocity)
+    if velocity.cauchy_drift and not scheme_cls.takes_cauchy_drift:  # e.g. method="finite_volume": nodes in ω
+        velocity = model.grid_velocity(domain, DEFAULT_FREQUENCY_NODES)
     given = {name: value for name, value in (("rtol", rtol), ("atol", atol), ("dt", dt), ("cfl", cfl))
              if value is not None}
     effective = scheme_options(scheme_cls, {**given, **options})
@@ -189,8 +200,9 @@ def solve(
     attrs = _attrs(model, domain, scheme, effective, velocity, max_step, rho0)
     attrs.update(method_requested=method if isinstance(method, str) else method.__name__, method_reason=reason)
     check_step_count(scheme, y0, times, max_step, model.noise)
-    check_recurrence(lambda m: model.grid_velocity(domain, m).drift, frequency_nodes, float(times[-1] - times[0]),
-                     model.noise)
+    if velocity.n_species > 1:
+        check_recurrence(lambda m: model.grid_velocity(domain, m).drift, velocity.n_species,
+                         float(times[-1] - times[0]), model.noise)
     integrator = EvolveIntegrator(scheme, max_step=max_step, raise_on_error=raise_on_error)
     record = DensityRecord(model, domain, velocity, scheme, lambda: integrator.record.steps_per_output, times)
     run = Run(integrator, record, y0, times, netcdf_safe(attrs), f"{model.name} {scheme.name}", RESUME_MAY_DIFFER)
@@ -207,8 +219,7 @@ def _attrs(model: Any, domain: Any, scheme: Scheme, options: dict[str, Any], vel
                  Conventions="CF-1.8", rho0_sha256=fingerprint(np.asarray(rho0.values), text=repr(domain)))
     for name, value in options.items():
         attrs[f"option_{name}"] = value if isinstance(value, (int, float, str)) else repr(value)
-    if velocity.n_species > 1:
-        attrs["frequency_nodes"] = int(velocity.n_species)
+    attrs.update(model.pde_attrs(velocity))
     if np.isfinite(max_step):
         attrs["max_step"] = float(max_step)
     return attrs

@@ -192,7 +192,8 @@ def kuramoto_run(
         nodes, t_rec = _pde_nodes(model, frequency_nodes, t_final, noise)
         domain = Circle(int(grid))
         rho0 = density(domain, lambda th: 1 + PDE_PERTURBATION * np.cos(th))
-        scheme = choose_method(model, domain, METHOD_AUTO)[0].name  # finite volume without noise, else spectral
+        # finite volume without noise, else spectral
+        scheme = choose_method(model, domain, METHOD_AUTO, model.grid_velocity(domain, nodes))[0].name
         options = {"rtol": rtol, "atol": rtol * 1e-3} if scheme == "spectral" else {}
         ds = solve(model, rho0, times, method=scheme, frequency_nodes=nodes, **options)
         attrs.update(scheme=scheme, theta_nodes=int(grid), frequency_nodes=nodes, recurrence_time=t_rec,
