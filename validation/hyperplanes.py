@@ -98,7 +98,7 @@ def theorem42_table(betas, seeds) -> tuple[xr.Dataset, dict]:
                     residual=float(residual[-1]), settled_at=float(settled),
                     decreasing=int(np.all(np.diff(residual[late]) < 0)),
                     rate=float(rate), success=int(ds.attrs["success"]), steps=int(ds.attrs["n_steps"]),
-                    min_step=float(ds.attrs["min_step"]),
+                    dt_min=float(ds.attrs["dt_min"]),
                 ))
                 histories.append(residual)
                 # the figure shows, per d, the first instance with the most levels
@@ -277,7 +277,7 @@ def main(argv: list[str] | None = None) -> int:
     lines.append(f"levels at t = {T_FINAL:g}: " + ", ".join(f"{c} instances with {m}" for m, c in enumerate(counts)
                                                               if c and m) + f"; all tokens on H_0: {zero}")
     lines.append(f"integrator: {table['steps'].values.min()} to {table['steps'].values.max()} steps, smallest step "
-                 f"{table['min_step'].values.min():.1e} (P switches between near-tied leaders on a scale e^(-2t))")
+                 f"{table['dt_min'].values.min():.1e} (P switches between near-tied leaders on a scale e^(-2t))")
     lines.append(f"levels settled by t = {table['settled_at'].values.max():g}; "
                  f"rate: min {table['rate'].values.min():.4f}, max {table['rate'].values.max():.4f} "
                  f"(predicted lambda_1 = 1); residual at t = {T_FINAL:g}: max {table['residual'].values.max():.2e}")

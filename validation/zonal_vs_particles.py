@@ -31,7 +31,7 @@ import xarray as xr
 from matplotlib.figure import Figure
 
 import meanfield as mf
-from meanfield.measures import polar_angles
+from meanfield.measures import polar_angles, polar_wasserstein
 
 MIN_RATIO = 1.4
 """W₁(n)/W₁(4n) must exceed this (n^{-1/2} law: 2; the scatter of a mean over 4–32 systems allows ~1.5)."""
@@ -59,7 +59,8 @@ def run_case(d: int, beta: float, kappa: float, n_degrees: int, sizes) -> dict:
         positions = particles.positions.values
         distances[n_particles] = np.array(
             [
-                np.mean([zonal.polar_wasserstein(pde.density.values[k], positions[s, k]) for s in range(n_systems)])
+                np.mean([polar_wasserstein(mf.Density(zonal, pde.density.values[k]), positions[s, k])
+                         for s in range(n_systems)])
                 for k in range(len(TIMES))
             ]
         )

@@ -8,8 +8,8 @@ named after the run (:func:`default_solve_output`, e.g.
 they are.
 
 The NetCDF file is also the run's checkpoint: besides the result it keeps the
-scheme's own state at the last output (the ``scheme_*`` variables and the
-``checkpoint_dt_next`` attribute of :mod:`meanfield.io._checkpoint`), so that
+scheme's own state at the last output (the ``scheme_*`` variables of
+:mod:`meanfield.io._checkpoint`, with the time reached and the next step size), so that
 ``--resume`` continues an interrupted run, or extends a finished one to a
 later ``--t-final``, exactly where it stopped: an interrupted run resumed
 gives the uninterrupted result bit for bit. A resumed file keeps the
