@@ -13,8 +13,8 @@ same run:
 * ``fv-fft``: the finite-volume scheme with the spectral face velocity
   (one rfft and one batched irfft per stage);
 * ``fv-direct``: the baseline above;
-* ``spectral``: ``SCHEMES[("circle", "spectral")]`` (adaptive embedded RK,
-  dealiased), when registered; skipped otherwise.
+* ``spectral``: :class:`solvers.CircleSpectral` (adaptive embedded RK,
+  dealiased).
 
 Problem: SA, β = 4, ρ₀ = (1 + 0.1 cos θ + 0.1 sin 2θ + 0.05 cos 3θ)/2π,
 t ∈ [0, 5] (two clusters form). Error: max over k = 1, …, 8 of the error of
@@ -37,7 +37,7 @@ import time
 import numpy as np
 
 import meanfield as mf
-from solvers import SCHEMES, CallableVelocity, CircleFiniteVolume, CircleGrid, evolve
+from solvers import CallableVelocity, CircleFiniteVolume, CircleGrid, CircleSpectral, evolve
 
 BETA = 4.0
 FINAL_TIME = 5.0
@@ -89,7 +89,7 @@ def run(method: str, n: int, repeat: int = 1, **options) -> tuple[float, np.ndar
     elif method == "fv-direct":
         scheme = CircleFiniteVolume(grid, direct_velocity(n))
     else:
-        scheme = SCHEMES[("circle", "spectral")](grid, model.velocity_spec(2), **options)
+        scheme = CircleSpectral(grid, model.velocity_spec(2), **options)
     cells = method.startswith("fv")
     y0 = initial_values(n, cell_averages=cells)
     elapsed = np.inf
@@ -108,13 +108,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if os.environ.get("OMP_NUM_THREADS") != "1":
         print("note: set OMP_NUM_THREADS=1 for comparable timings")
-    spectral = ("circle", "spectral") in SCHEMES
-    if spectral:
-        reference = run("spectral", 512, rtol=1e-11, atol=1e-14)[1]
-        reference_name = "spectral N=512 rtol=1e-11"
-    else:
-        reference = run("fv-fft", 8192)[1]
-        reference_name = "finite volume N=8192"
+    reference = run("spectral", 512, rtol=1e-11, atol=1e-14)[1]
+    reference_name = "spectral N=512 rtol=1e-11"
     if reference is None:
         print("the reference run failed")
         return 1
@@ -122,11 +117,8 @@ def main(argv: list[str] | None = None) -> int:
     plans: list[tuple[str, list[int], dict]] = [
         ("fv-direct", [64, 128, 256, 512, 1024], {}),
         ("fv-fft", [64, 128, 256, 512, 1024], {}),
+        ("spectral", [32, 64, 128, 256], {"rtol": 1e-6, "atol": 1e-10}),
     ]
-    if spectral:
-        plans.append(("spectral", [32, 64, 128, 256], {"rtol": 1e-6, "atol": 1e-10}))
-    else:
-        print("spectral: SCHEMES[('circle', 'spectral')] is not registered; row skipped")
     for method, _, options in plans:  # warm-up: compiled kernels, FFT plans
         run(method, 64, **options)
     print(f"{'method':>10} {'N':>5} {'steps':>6} {'time [s]':>9} {'error':>9}")
