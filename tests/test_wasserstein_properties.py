@@ -69,7 +69,7 @@ def test_sliced_estimate_within_its_stated_standard_error(p):
     x /= np.linalg.norm(x, axis=1, keepdims=True)
     y = rng.normal(size=(80, 3)) + [0.0, 0.0, 1.0]
     y /= np.linalg.norm(y, axis=1, keepdims=True)
-    options = {"max_exact_atoms": 10, "return_info": True}
+    options = {"method": "sliced", "return_info": True}
     estimate = wasserstein(x, y, p, n_projections=100, seed=1, **options)
     reference = wasserstein(x, y, p, n_projections=2000, seed=2, **options)
     assert reference.accuracy < estimate.accuracy / 3  # SE ~ K^{-1/2}: sqrt(20) ≈ 4.5
