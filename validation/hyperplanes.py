@@ -30,8 +30,11 @@ into Q, K), integrated through the rescaled tokens z_i = e^{-tV} x_i
 
 Writes hyperplanes_checks.txt/.nc, hyperplanes_mixed.nc, hyperplanes_theorem42.png
 and hyperplanes_mixed.png; exits with status 1 on a mismatch.
-Run time: about 2 minutes on one core (82 s of CPU; a few instances need up to 46 000 steps, see
-the table), ``--quick`` (β ∈ {1, 4}, 2 seeds) about 1 minute.
+An instance whose leaders stay tied late (attention stiff across the tie, steps ~ e^{-2λ_1 t}/β)
+cannot be integrated explicitly to t = 16: after MAX_STEPS steps it is listed as stopped and not
+checked (measured: 1 of 40, d = 3, β = 4, seed 1, held at steps of 3.4e-13 from t = 13.97); the run
+fails when more than 10% stop. One line per instance is printed as it finishes.
+Run time: 109 s on one core, ``--quick`` (β ∈ {1, 4}, 3 seeds) 58 s.
 
 Run:  python validation/hyperplanes.py [--output-dir DIR] [--quick]
 """
@@ -69,10 +72,17 @@ RATE_TOLERANCE = 0.1
 """|measured rate - λ_1|: the e^{-λ_1 t} law holds up to corrections from tokens of the same cluster
 (measured 0.92 to 1.00 for λ_1 = 1)."""
 RTOL, ATOL = 1e-10, 1e-13
+MAX_STEPS = 50_000
+"""Step budget of one instance, 1.5x the largest instance that reaches T_FINAL (34 390 steps). When two
+leaders stay tied for a row's maximum, attention is stiff across the tie with Lipschitz constant
+~ β e^{2 λ_1 t}, and an explicit integrator is held at steps ~ e^{-2 λ_1 t}/β (3e-13 at t = 14): such an
+instance cannot reach T_FINAL. It is reported as stopped, not checked."""
+MAX_STOPPED_SHARE = 0.1
+"""The run fails when more than this share of the instances stop at the step budget."""
 
 
-def theorem42_table(betas, seeds) -> tuple[xr.Dataset, dict]:
-    rows, histories = [], []
+def theorem42_table(betas, seeds) -> tuple[xr.Dataset, dict, list[dict]]:
+    rows, histories, stopped = [], [], []
     examples: dict = {}
     for d, n in DIMENSIONS.items():
         for beta in betas:
@@ -80,8 +90,16 @@ def theorem42_table(betas, seeds) -> tuple[xr.Dataset, dict]:
                 Q, K, V = mf.random_good_triple(d, seed=1000 * d + seed)
                 check = mf.check_good_triple(Q, K, V, beta)
                 x0 = np.random.default_rng(seed).standard_normal((n, d))
+                clock = time.perf_counter()
                 ds = mf.simulate(mf.Attention(beta, Q, K, V, projection=False, rescaled=True), x0, TIMES,
-                                 rtol=RTOL, atol=ATOL)
+                                 rtol=RTOL, atol=ATOL, max_steps=MAX_STEPS)
+                reached = float(ds.time.values[-1])
+                print(f"d = {d}, beta = {beta:g}, seed = {seed}: t = {reached:g} in {int(ds.attrs['n_steps'])} steps, "
+                      f"{time.perf_counter() - clock:.1f} s", flush=True)
+                if not ds.attrs["success"]:
+                    stopped.append(dict(d=d, beta=beta, seed=seed, reached=reached, steps=int(ds.attrs["n_steps"]),
+                                        dt_min=float(ds.attrs["dt_min"]), message=str(ds.attrs["message"])))
+                    continue
                 out = mf.hyperplanes(ds, tolerance=TOLERANCE)
                 final = out.isel(time=-1)
                 residual = out["residual"].values
@@ -113,7 +131,7 @@ def theorem42_table(betas, seeds) -> tuple[xr.Dataset, dict]:
         min_fit_span=MIN_FIT_SPAN, tolerance=TOLERANCE, residual_tolerance=RESIDUAL_TOLERANCE,
         rate_tolerance=RATE_TOLERANCE, rtol=RTOL, atol=ATOL, meanfield_version=mf.__version__,
         method="simulate(Attention(projection=False, rescaled=True)), dopri5; hyperplanes()")
-    return table, examples
+    return table, examples, stopped
 
 
 def instance_ok(row: xr.Dataset) -> bool:
@@ -248,12 +266,12 @@ def plot_mixed(runs: list, path: Path) -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--output-dir", type=Path, default=Path("validation_output"))
-    parser.add_argument("--quick", action="store_true", help="β ∈ {1, 4}, 2 seeds")
+    parser.add_argument("--quick", action="store_true", help="β ∈ {1, 4}, 3 seeds")
     args = parser.parse_args(argv)
     args.output_dir.mkdir(parents=True, exist_ok=True)
     start = time.perf_counter()
-    betas, seeds = ((1.0, 4.0), range(2)) if args.quick else (BETAS, SEEDS)
-    table, examples = theorem42_table(betas, seeds)
+    betas, seeds = ((1.0, 4.0), range(3)) if args.quick else (BETAS, SEEDS)
+    table, examples, stopped = theorem42_table(betas, seeds)
     table.to_netcdf(args.output_dir / "hyperplanes_checks.nc")
     ok = True
     lines = [f"(a) Theorem 4.2, random good triples: at t = {T_FINAL:g} at most 3 levels in {{min a, 0, max a}}, "
@@ -272,6 +290,13 @@ def main(argv: list[str] | None = None) -> int:
                      f"{float(row.residual):9.2e} {float(row.settled_at):7.1f} {float(row.rate):6.3f} "
                      f"{float(row.lambda1):5.2f} "
                      f"{'yes' if good else 'NO':>4}")
+    for row in stopped:
+        lines.append(f"{row['d']:2d} {row['beta']:5.2g} {row['seed']:4d}  stopped at t = {row['reached']:g} after "
+                     f"{row['steps']} steps, smallest step {row['dt_min']:.1e}: not checked ({row['message']})")
+    share = len(stopped) / (len(stopped) + table.sizes["instance"])
+    ok &= share <= MAX_STOPPED_SHARE
+    lines.append(f"stopped at the step budget of {MAX_STEPS}: {len(stopped)} instance(s), {share:.0%} "
+                 f"(at most {MAX_STOPPED_SHARE:.0%})")
     counts = np.bincount(table["n_hyperplanes"].values, minlength=4)
     zero = int(np.sum((table["n_hyperplanes"].values == 1) & (np.abs(table["high_level"].values) < 1e-3)))
     lines.append(f"levels at t = {T_FINAL:g}: " + ", ".join(f"{c} instances with {m}" for m, c in enumerate(counts)
