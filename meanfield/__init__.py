@@ -27,7 +27,7 @@ from .measures import (
     wasserstein,
     wrapped_cauchy,
 )
-from .models import Attention, Kuramoto, SelfAttention, energy
+from .models import Attention, Kuramoto, RepulsiveSelfAttention, SelfAttention, energy
 from .particles import (
     attention_matrix,
     number_of_clusters,
@@ -64,6 +64,7 @@ __all__ = [
     "EmpiricalMeasure",
     "Kuramoto",
     "MostUnstableMode",
+    "RepulsiveSelfAttention",
     "SelfAttention",
     "SweepError",
     "Sphere",

@@ -95,8 +95,10 @@ def test_second_order_convergence_on_a_smooth_solution(model, sizes, reference_s
         mf.SelfAttention(2.0, normalized=False, noise=0.3),
         mf.SelfAttention(2.0, normalized=True, noise=0.1),
         mf.SelfAttention(0.0, normalized=True, noise=0.2),
+        mf.RepulsiveSelfAttention(2.0, normalized=False),
+        mf.RepulsiveSelfAttention(2.0, normalized=True, noise=0.1),
     ],
-    ids=["USA", "SA", "beta0", "USA-noise", "SA-noise", "beta0-noise"],
+    ids=["USA", "SA", "beta0", "USA-noise", "SA-noise", "beta0-noise", "USA-repulsive", "SA-repulsive-noise"],
 )
 @pytest.mark.parametrize("k", [1, 2, 3])
 def test_linear_growth_rate(model, k):

@@ -46,8 +46,10 @@ def test_registered():
         mf.SelfAttention(0.0, normalized=True),
         mf.SelfAttention(1.0, normalized=False, noise=0.1),
         mf.SelfAttention(2.0, normalized=True, noise=0.1),
+        mf.RepulsiveSelfAttention(1.0, normalized=False),
+        mf.RepulsiveSelfAttention(2.0, normalized=True, noise=0.1),
     ],
-    ids=["USA", "SA", "beta0", "USA-noise", "SA-noise"],
+    ids=["USA", "SA", "beta0", "USA-noise", "SA-noise", "USA-repulsive", "SA-repulsive-noise"],
 )
 @pytest.mark.parametrize("k", [1, 2, 3, 4])
 def test_linear_growth_rate_about_uniform(model, k):

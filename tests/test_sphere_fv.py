@@ -191,20 +191,23 @@ def test_second_order_convergence_to_the_spectral_solution() -> None:
 
 
 @pytest.mark.parametrize(
-    ("normalized", "beta", "noise", "modes"),
+    ("model_class", "normalized", "beta", "noise", "modes"),
     [
-        (True, 2.0, 0.0, [(1, 0), (2, 0), (3, 1), (4, 2)]),
-        (False, 2.0, 0.0, [(1, 0), (2, 0), (3, 1)]),
-        (False, 2.0, 0.3, [(2, 0), (3, 1)]),
-        (False, 5.0, 0.0, [(2, 0), (3, 1)]),
-        pytest.param(False, 2.0, 0.3, [(1, 0), (4, 2)], marks=pytest.mark.slow),
-        pytest.param(True, 2.0, 0.3, [(1, 0), (2, 0), (4, 2)], marks=pytest.mark.slow),
+        (mf.SelfAttention, True, 2.0, 0.0, [(1, 0), (2, 0), (3, 1), (4, 2)]),
+        (mf.SelfAttention, False, 2.0, 0.0, [(1, 0), (2, 0), (3, 1)]),
+        (mf.SelfAttention, False, 2.0, 0.3, [(2, 0), (3, 1)]),
+        (mf.SelfAttention, False, 5.0, 0.0, [(2, 0), (3, 1)]),
+        (mf.RepulsiveSelfAttention, True, 2.0, 0.0, [(1, 0), (2, 0), (3, 1)]),
+        (mf.RepulsiveSelfAttention, False, 5.0, 0.0, [(2, 0), (3, 1)]),
+        pytest.param(mf.SelfAttention, False, 2.0, 0.3, [(1, 0), (4, 2)], marks=pytest.mark.slow),
+        pytest.param(mf.SelfAttention, True, 2.0, 0.3, [(1, 0), (2, 0), (4, 2)], marks=pytest.mark.slow),
+        pytest.param(mf.RepulsiveSelfAttention, True, 2.0, 0.3, [(1, 0), (4, 2)], marks=pytest.mark.slow),
     ],
 )
-def test_growth_rates_to_second_order(normalized: bool, beta: float, noise: float, modes) -> None:
-    """The scheme's own step control (no max_step) resolves the linear growth near the uniform state."""
+def test_growth_rates_to_second_order(model_class, normalized: bool, beta: float, noise: float, modes) -> None:
+    """The scheme's own step control (no max_step) resolves the linear growth (repulsive: decay) near uniform."""
     g = SphereGrid(8)
-    model = mf.SelfAttention(beta, normalized=normalized, noise=noise)
+    model = model_class(beta, normalized=normalized, noise=noise)
     for ell, m in modes:
         alm = np.zeros(g.nalm, complex)
         alm[g.degrees == 0] = 1 / np.sqrt(4 * np.pi)

@@ -24,7 +24,7 @@ from .._validate import as_times
 from ..io._conventions import described_run
 from ..io._files import check_result_paths
 from ..plot import meanfield_limit
-from ._options import add_model_arguments, add_output_arguments, check_at_least
+from ._options import add_model_arguments, add_output_arguments, check_at_least, model_from_args
 from ._sweep_options import sweep_options
 
 __all__ = ["add_compare_arguments", "compare_command", "default_output"]
@@ -45,13 +45,13 @@ def add_compare_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--dt", type=float, default=5e-3, help="time step of the particle SDE when --noise > 0")
     add_output_arguments(parser,
                          "NetCDF output; PNG beside it (default: named after the run, "
-                         "meanfield_compare_<SA|USA>_beta<β>[_noise<σ>]_<sampler>_W<p>.nc)",
+                         "meanfield_compare_<SA|USA>[-repulsive]_beta<β>[_noise<σ>]_<sampler>_W<p>.nc)",
                          "hide the progress bar over systems")
 
 
 def default_output(args: argparse.Namespace) -> Path:
-    """``meanfield_compare_<SA|USA>_beta<β>[_noise<σ>]_<sampler>_W<p>.nc``."""
-    model = "USA" if args.unnormalized else "SA"
+    """``meanfield_compare_<SA|USA>[-repulsive]_beta<β>[_noise<σ>]_<sampler>_W<p>.nc``."""
+    model = model_from_args(args).name
     noise = f"_noise{args.noise:g}" if args.noise > 0 else ""
     return Path(f"meanfield_compare_{model}_beta{args.beta:g}{noise}_{args.sampler}_W{args.p:g}.nc")
 
@@ -67,7 +67,7 @@ def compare_command(args: argparse.Namespace) -> int:
     output = args.output if args.output is not None else default_output(args)
     output.parent.mkdir(parents=True, exist_ok=True)
     output, png = check_result_paths(output)
-    model = mf.SelfAttention(args.beta, normalized=not args.unnormalized, noise=args.noise)
+    model = model_from_args(args)
     rho0 = mf.von_mises(mf.Circle(args.grid), 0.0, args.kappa)
     simulate_options = {"dt": args.dt} if args.noise > 0 else {}
     study = meanfield_study(

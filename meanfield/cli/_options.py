@@ -1,7 +1,7 @@
 """Command-line options that several subcommands share, added by one function each.
 
-* :func:`add_model_arguments`: the self-attention model (``--beta``, ``--noise``, ``--unnormalized``) of
-  ``meanfield solve`` and ``meanfield compare``.
+* :func:`add_model_arguments`, :func:`model_from_args`: the self-attention model (``--beta``, ``--noise``,
+  ``--unnormalized``, ``--repulsive``) of ``meanfield solve`` and ``meanfield compare``.
 * :func:`add_output_arguments`: what every computing command ends with: ``--output``, ``--no-progress``,
   the sweep options of :mod:`meanfield.cli._sweep_options` (for the commands that run a sweep), the
   ``command_line`` default that :func:`meanfield.cli.main` fills in for the file's ``history``.
@@ -13,16 +13,26 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from ..models import RepulsiveSelfAttention, SelfAttention
+
 from ._sweep_options import add_sweep_arguments
 
-__all__ = ["add_model_arguments", "add_output_arguments", "check_at_least"]
+__all__ = ["add_model_arguments", "add_output_arguments", "check_at_least", "model_from_args"]
 
 
 def add_model_arguments(parser: argparse.ArgumentParser, beta: float, noise_help: str) -> None:
-    """Add ``--beta`` (default ``beta``), ``--noise`` (help ``noise_help``) and ``--unnormalized`` to ``parser``."""
+    """Add ``--beta`` (default ``beta``), ``--noise`` (help ``noise_help``), ``--unnormalized`` and ``--repulsive``
+    to ``parser``."""
     parser.add_argument("--beta", type=float, default=beta, help="inverse temperature β ≥ 0")
     parser.add_argument("--noise", type=float, default=0.0, help=noise_help)
     parser.add_argument("--unnormalized", action="store_true", help="USA instead of SA (no softmax normalisation)")
+    parser.add_argument("--repulsive", action="store_true", help="V = -I: tokens repel (RepulsiveSelfAttention)")
+
+
+def model_from_args(args: argparse.Namespace) -> SelfAttention:
+    """The model of ``--beta``, ``--noise``, ``--unnormalized`` and ``--repulsive``."""
+    model = RepulsiveSelfAttention if args.repulsive else SelfAttention
+    return model(args.beta, normalized=not args.unnormalized, noise=args.noise)
 
 
 def add_output_arguments(parser: argparse.ArgumentParser, output_help: str, progress_help: str,

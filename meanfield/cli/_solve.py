@@ -38,7 +38,7 @@ from ..io._conventions import described_run
 from ..io._files import check_result_paths, write_netcdf
 from ..measures._perturbed_uniform import perturbed_uniform
 from ..plot import density_map, sphere_maps
-from ._options import add_model_arguments, add_output_arguments, check_at_least
+from ._options import add_model_arguments, add_output_arguments, check_at_least, model_from_args
 
 __all__ = ["add_solve_arguments", "default_solve_output", "solve_command"]
 
@@ -69,15 +69,15 @@ def add_solve_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--resume", action="store_true", help="continue from the output file if it holds a partial run")
     add_output_arguments(parser,
                          "NetCDF output and checkpoint (with the scheme_* state variables); PNG beside it "
-                         "(default: named after the run, meanfield_solve_<SA|USA>_beta<β>[_noise<σ>]_<domain>"
+                         "(default: named after the run, meanfield_solve_<SA|USA>[-repulsive]_beta<β>[_noise<σ>]_<domain>"
                          "[_d<d>]_<method>.nc)",
                          "hide the progress bar", sweep=False)
 
 
 def default_solve_output(args: argparse.Namespace) -> Path:
-    """``meanfield_solve_<SA|USA>_beta<β>[_noise<σ>]_<domain>[_d<d>]_<method>.nc``: what was run, without the
+    """``meanfield_solve_<SA|USA>[-repulsive]_beta<β>[_noise<σ>]_<domain>[_d<d>]_<method>.nc``: what was run, without the
     times (so that ``--resume`` with a later ``--t-final`` extends the same file)."""
-    model = "USA" if args.unnormalized else "SA"
+    model = model_from_args(args).name
     noise = f"_noise{args.noise:g}" if args.noise > 0 else ""
     domain = f"zonal_d{args.dimension}" if args.domain == "zonal" else args.domain
     return Path(f"meanfield_solve_{model}_beta{args.beta:g}{noise}_{domain}_{args.method}.nc")
@@ -95,7 +95,7 @@ def solve_command(args: argparse.Namespace) -> int:
         check_at_least(args, lmax=2)
     else:
         check_at_least(args, grid=2 if args.domain == "zonal" and args.method != "finite_volume" else 4)
-    model = mf.SelfAttention(args.beta, normalized=not args.unnormalized, noise=args.noise)
+    model = model_from_args(args)
     if args.domain == "zonal":
         nodes = "cells" if args.method == "finite_volume" else "gauss"
         domain = mf.ZonalSphere(args.dimension, args.grid, nodes=nodes)

@@ -10,6 +10,7 @@ from ._attention import Attention, FeedForward, softmax_attention
 from ._energy import energy, particle_energy
 from ._kuramoto import Kuramoto
 from ._model import Model
+from ._repulsive_self_attention import RepulsiveSelfAttention
 from ._self_attention import SelfAttention
 
 __all__ = [
@@ -17,6 +18,7 @@ __all__ = [
     "FeedForward",
     "Kuramoto",
     "Model",
+    "RepulsiveSelfAttention",
     "SelfAttention",
     "energy",
     "particle_energy",

@@ -4,15 +4,18 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..models._repulsive_self_attention import RepulsiveSelfAttention
 from ..models._self_attention import SelfAttention
 
 __all__ = ["require_self_attention"]
 
 
 def require_self_attention(model: Any, purpose: str) -> SelfAttention:
-    """``model`` itself if it is a :class:`meanfield.SelfAttention` (SA or USA), else a TypeError
-    naming ``purpose``, the study that needs it."""
-    if not isinstance(model, SelfAttention):
+    """``model`` itself if it is an attractive :class:`meanfield.SelfAttention` (SA or USA), else a
+    TypeError naming ``purpose``, the study that needs it (these studies are of clustering, which the
+    repulsive model does not do)."""
+    if not isinstance(model, SelfAttention) or isinstance(model, RepulsiveSelfAttention):
         raise TypeError(f"model must be a meanfield.SelfAttention (SA or USA) for {purpose}, "
-                        f"got {type(model).__name__}")
+                        f"got {type(model).__name__}" + (" (its tokens repel, they do not cluster)"
+                                                         if isinstance(model, RepulsiveSelfAttention) else ""))
     return model
