@@ -51,6 +51,7 @@ from .studies import equiangular_concentration
 from .studies import continuation, critical_beta, critical_noise, landau_coefficient
 from .studies import stationary_density, stationary_state
 from .studies import meanfield_study
+from .studies import SharpConfiguration, design_strength, sharp_configuration
 
 __all__ = [
     "meanfield_study",
@@ -66,6 +67,7 @@ __all__ = [
     "MostUnstableMode",
     "RepulsiveSelfAttention",
     "SelfAttention",
+    "SharpConfiguration",
     "SweepError",
     "Sphere",
     "WassersteinResult",
@@ -73,6 +75,7 @@ __all__ = [
     "__version__",
     "attention_matrix",
     "cluster_dynamics",
+    "design_strength",
     "compare",
     "density",
     "energy",
@@ -94,6 +97,7 @@ __all__ = [
     "phase_diagram",
     "phase_diagram_trajectories",
     "sample",
+    "sharp_configuration",
     "simulate",
     "solve",
     "sphere_area",

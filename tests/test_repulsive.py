@@ -76,15 +76,10 @@ def test_pde_energy_decreases_to_the_energy_of_the_uniform_measure(domain, metho
     assert (energy[-1] - uniform) < 0.05 * (energy[0] - uniform)
 
 
-def _pentagon_energy(beta: float) -> float:
-    k = np.arange(5)
-    return float(np.exp(beta * np.cos(2 * np.pi * (k[:, None] - k[None]) / 5)).sum() / (2 * beta * 25))
-
-
 @pytest.mark.parametrize("path", ["direct", "nufft"])
 def test_five_tokens_on_the_circle_reach_the_regular_pentagon(path):
     # the minimiser of H_β over 5 points of S¹ is the regular pentagon (paper 2, Theorem 9.2; on S¹ every
-    # regular n-gon is a sharp configuration); its energy (1/(2β n²)) Σ_ij e^{β cos(2π(i-j)/n)}
+    # regular n-gon is a sharp configuration), a 4-design
     model = mf.RepulsiveSelfAttention(1.0, normalized=False)
     start = np.random.default_rng(0).uniform(0.0, 2 * np.pi, 5)
     out = mf.simulate(model, start, np.linspace(0.0, 40.0, 41), domain="circle", path=path, rtol=1e-12,
@@ -94,7 +89,10 @@ def test_five_tokens_on_the_circle_reach_the_regular_pentagon(path):
     gaps = np.diff(np.concatenate([theta, theta[:1] + 2 * np.pi]))
     # the slowest mode of the pentagon decays like e^{-0.6 t}: 1e-10 at t = 40 (measured 7e-11)
     assert np.abs(gaps - 2 * np.pi / 5).max() < 5e-10
-    assert abs(float(out["energy"].values[-1]) - _pentagon_energy(1.0)) < 1e-12
+    pentagon = mf.sharp_configuration("polygon", n=5)
+    assert abs(float(out["energy"].values[-1]) - pentagon.energy(1.0)) < 1e-12
+    final = np.stack([np.cos(theta), np.sin(theta)], axis=-1)
+    assert mf.design_strength(final, tolerance=1e-16) == pentagon.strength
     assert np.all(np.diff(out["energy"].values) <= 1e-15)
 
 
@@ -109,6 +107,9 @@ def test_four_tokens_on_the_sphere_reach_the_regular_tetrahedron(normalized):
     inner = (x @ x.T)[np.triu_indices(4, 1)]
     np.testing.assert_allclose(inner, -1 / 3, atol=1e-8)
     assert np.all(np.diff(out["energy"].values) <= 1e-15)
+    # H_β is stationary at the minimiser: an O(1e-8) error in the points moves it by O(1e-16)
+    assert abs(float(out["energy"].values[-1]) - mf.sharp_configuration("simplex", d=3).energy(1.0)) < 1e-14
+    assert mf.design_strength(x, tolerance=1e-14) == 2
 
 
 def test_noisy_particles_run_on_the_sphere():

@@ -1,0 +1,59 @@
+"""The exact configurations of paper 2, Theorem 9.2: their inner-product distributions, design strengths
+and energies, computed from the points and compared with the stated exact values."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import meanfield as mf
+
+CASES = [
+    (("polygon",), {"n": 5}, 4),
+    (("polygon",), {"n": 6}, 5),
+    (("simplex",), {"d": 3}, 2),
+    (("simplex",), {"d": 5}, 2),
+    (("cross_polytope",), {"d": 3}, 3),
+    (("cross_polytope",), {"d": 4}, 3),
+    (("icosahedron",), {}, 5),
+    (("600_cell",), {}, 11),
+    (("e8",), {}, 7),
+]
+
+
+@pytest.mark.parametrize(("args", "kwargs", "strength"), CASES, ids=lambda v: str(v))
+def test_points_have_the_stated_inner_products_strength_and_energy(args, kwargs, strength):
+    config = mf.sharp_configuration(*args, **kwargs)
+    x = config.points
+    n, d = x.shape
+    assert int(config.multiplicities.sum()) == n
+    np.testing.assert_allclose(np.linalg.norm(x, axis=1), 1.0, atol=1e-15)
+    gram = x @ x.T
+    # every point sees the same distribution (distance-regular), to round-off
+    for row in gram:
+        nearest = np.abs(row[:, None] - config.inner_products[None]).argmin(axis=1)
+        np.testing.assert_allclose(row, config.inner_products[nearest], atol=1e-14)
+        assert np.array_equal(np.bincount(nearest, minlength=len(config.multiplicities)), config.multiplicities)
+    assert config.strength == strength
+    assert mf.design_strength(x) == strength
+    for beta in (0.5, 2.0, 8.0):
+        model = mf.SelfAttention(beta, normalized=False)
+        positions = np.arctan2(x[:, 1], x[:, 0]) if d == 2 else x
+        computed = float(mf.energy(model, positions, domain="circle" if d == 2 else "sphere"))
+        assert computed == pytest.approx(config.energy(beta), rel=1e-13)
+
+
+def test_a_perturbed_configuration_loses_its_strength():
+    x = mf.sharp_configuration("icosahedron").points.copy()
+    x[0] += 1e-3 * np.array([1.0, 0.0, 0.0])
+    x[0] /= np.linalg.norm(x[0])
+    assert mf.design_strength(x) == 0
+
+
+def test_bad_inputs_are_refused_by_name():
+    with pytest.raises(ValueError, match="unknown configuration"):
+        mf.sharp_configuration("dodecahedron")
+    with pytest.raises(ValueError, match="n >= 2"):
+        mf.sharp_configuration("polygon", n=1)
+    with pytest.raises(ValueError, match="unit vectors"):
+        mf.design_strength(np.ones((3, 3)))
