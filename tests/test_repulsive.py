@@ -132,3 +132,28 @@ def test_the_command_line_runs_the_repulsive_model_under_its_own_name(tmp_path, 
     with xr.open_dataset(tmp_path / "meanfield_solve_USA-repulsive_beta2_circle_finite_volume.nc") as ds:
         assert ds.attrs["model"] == "USA-repulsive" and ds.attrs["repulsive"] == 1
         assert np.all(np.diff(ds["energy"].values) < 0)
+
+
+@pytest.mark.parametrize(("n", "d"), [(8, 3), (3, 5)])
+def test_tokens_in_rd_collapse_to_the_origin_with_uniform_attention(n, d):
+    # paper 1, Theorem 8.5 (V = -I on R^d): x_i → 0 and P → 11ᵀ/n. Near 0, P_ij ≈ (1 + β<x_i, y_j>)/n with
+    # y_i = x_i - x̄, so ẋ̄ = -(I + βS) x̄ and ẏ_i = -β S y_i, S = (1/n) Σ_j y_j y_jᵀ: Ṡ = -2β S², hence
+    # S(t) = S_0 (I + 2βt S_0)^{-1} and 2βt tr S(t) → r = rank S_0 = min(n - 1, d), with a 1/t correction;
+    # the mean decays like e^{-t}, and P - 11ᵀ/n like 1/t.
+    beta = 1.0
+    model = mf.Attention(beta, V=-np.eye(d), projection=False)
+    x0 = np.random.default_rng(1).standard_normal((n, d))
+    times = np.array([0.0, 1e3, 1e4])
+    out = mf.simulate(model, x0, times, rtol=1e-10, atol=1e-300)
+    assert out.attrs["success"] == 1
+    x = out["positions"].values
+    y = x - x.mean(axis=1, keepdims=True)
+    spread = 2 * beta * times * np.einsum("tnd,tnd->t", y, y) / n
+    r = min(n - 1, d)
+    gaps = np.abs(spread[1:] - r)
+    assert gaps[1] < 2e-3 * r  # measured 1.6e-3 (r = 3), 6e-4 (r = 2)
+    assert 7 < gaps[0] / gaps[1] < 13  # the 1/t correction
+    assert np.linalg.norm(x[-1].mean(axis=0)) < 1e-10
+    deviation = [np.abs(mf.attention_matrix(model, xt) - 1 / n).max() for xt in x[1:]]
+    assert 9 < deviation[0] / deviation[1] < 11  # P - 11ᵀ/n ∝ 1/t
+    assert np.all(np.diff(out["energy"].values) < 0)

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+import scipy.special
 
 from ..domains._geometry import EuclideanGeometry, SphereGeometry, tangent_projection
 from .._validate import check_beta
@@ -174,6 +175,57 @@ class Attention(Model):
         if self.rescaled:
             points = points @ matrix_exponential(t * V[0]).T
         return softmax_attention(points, points, self.beta * Q[head].T @ K[head])
+
+    # ------------------------------------------------------------------ energy
+    def gradient_factor(self, d: int) -> float:
+        """c with V = c QᵀK, QᵀK symmetric, one head, no feed-forward term, not rescaled: the case where the
+        dynamics is a gradient flow of E_β for the metric Σ_i Z_i <a_i, b_i> (paper 2, §3.4.1, (3.12)) turned
+        by c; a ValueError saying which condition fails otherwise."""
+        if self.heads != 1 or self.ffn is not None or self.rescaled:
+            raise ValueError("Attention has an interaction energy only with one head, no ffn and rescaled=False "
+                             f"(got heads={self.heads}, ffn={'none' if self.ffn is None else 'given'}, "
+                             f"rescaled={self.rescaled})")
+        Q, K, V = (m[0] for m in self.matrices(d))
+        M = Q.T @ K
+        scale = max(float(np.abs(M).max()), 1e-300)
+        if np.abs(M - M.T).max() > 1e-12 * scale:
+            raise ValueError("Attention has an interaction energy only when QᵀK is symmetric (paper 2, §3.4.1); "
+                             f"here |QᵀK - KᵀQ| = {np.abs(M - M.T).max():.3g}")
+        c = float(np.sum(V * M) / np.sum(M * M))
+        if c == 0 or np.abs(V - c * M).max() > 1e-12 * max(float(np.abs(V).max()), 1e-300):
+            raise ValueError("Attention has an interaction energy only when V = c QᵀK for a real c ≠ 0 "
+                             "(paper 2, §3.4.1: V = QᵀK, c = 1; V = -I with Q = K = I, c = -1)")
+        return c
+
+    @property
+    def has_energy(self) -> bool:
+        """True where :meth:`gradient_factor` exists (its dimension is that of the weights, or any for
+        identity weights)."""
+        try:
+            self.gradient_factor(self._dim or 2)
+        except ValueError:
+            return False
+        return True
+
+    def particle_energy(self, states: np.ndarray, weights: np.ndarray, geometry: Any,
+                        accuracy: float | None = None) -> np.ndarray:
+        """E_β(X) = (1/2β) Σ_{i,j} w_i w_j e^{β<Q x_i, K x_j>} per system (paper 2, §3.4.1 with the weights
+        w_i = 1/n of :func:`meanfield.energy`; E_0 = (1/2) Σ w_i w_j <Q x_i, K x_j>), summed in logarithms.
+        Along the dynamics ẋ_i = Π_{x_i} Σ_j P_ij V x_j with V = c QᵀK:
+
+            dE_β/dt = (1/c) Σ_i w_i Z_i |ẋ_i|²,   Z_i = Σ_j w_j e^{β<Q x_i, K x_j>},
+
+        so E_β increases for c > 0 and decreases for c < 0 (V = -I)."""
+        x = np.asarray(states, dtype=float)
+        self.gradient_factor(x.shape[-1])
+        Q, K, _ = (m[0] for m in self.matrices(x.shape[-1]))
+        inner = np.einsum("sia,ab,sjb->sij", x, Q.T @ K, x)
+        pair = weights[:, :, None] * weights[:, None, :]
+        if self.beta == 0:
+            return 0.5 * np.sum(pair * inner, axis=(1, 2))
+        log_sum = scipy.special.logsumexp(self.beta * inner, b=pair, axis=(1, 2))
+        with np.errstate(over="ignore"):
+            return np.exp(log_sum - np.log(2 * self.beta))
 
     def check_particles(self, geometry: Any) -> None:
         """Points of S^{d-1} with the projection, of R^d without it (shape (n, d))."""

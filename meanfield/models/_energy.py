@@ -42,8 +42,9 @@ def particle_energy(model: Any, measure: EmpiricalMeasure | np.ndarray, *, domai
         (:mod:`meanfield.measures._read_particles`): on ``domain`` if given, on the
         model's ``particle_domain`` (the circle for a Kuramoto model), else by its shape
         (1-D angles, 2-D (n, d) points); weights are 1/n.
-    domain : {"circle", "sphere"}, optional
-        How a plain array is read ("circle" for systems of angles (systems, n)).
+    domain : {"circle", "sphere", "euclidean"}, optional
+        How a plain array is read ("circle" for systems of angles (systems, n); "euclidean" for
+        points of R^d, which only a model moving particles there accepts).
     renormalize : bool
         Project points onto the sphere instead of rejecting points off it.
     sphere_tolerance : float
@@ -63,7 +64,7 @@ def particle_energy(model: Any, measure: EmpiricalMeasure | np.ndarray, *, domai
     """
     check_model(model)
     read = read_particles(measure, name="measure", domain=domain, fixed=model.particle_domain,
-                          kinds=("circle", "sphere"), renormalize=renormalize, tolerance=sphere_tolerance)
+                          renormalize=renormalize, tolerance=sphere_tolerance)
     model.check_particles(read.geometry)
     out = model.particle_energy(read.points, read.weights, read.geometry)
     return out if read.batched else float(out[0])
@@ -74,7 +75,8 @@ def energy(model: Any, measure: Density | EmpiricalMeasure | np.ndarray, **parti
 
     Parameters
     ----------
-    model : SelfAttention or Kuramoto (any model with ``has_energy``)
+    model : SelfAttention, RepulsiveSelfAttention, Kuramoto, or Attention with V = c QᵀK symmetric
+        (any model with ``has_energy``; :meth:`Attention.particle_energy`)
     measure : Density, EmpiricalMeasure, or array of particle positions
         Densities are integrated by their domain's quadrature (spectrally
         accurate for smooth densities); particles give
@@ -90,8 +92,8 @@ def energy(model: Any, measure: Density | EmpiricalMeasure | np.ndarray, **parti
     Raises
     ------
     ValueError
-        A model without an energy (a Kuramoto interaction that is not odd, general
-        attention weights), or a measure the model does not live on.
+        A model without an energy (a Kuramoto interaction that is not odd, attention weights
+        without the gradient structure), or a measure the model does not live on.
 
     Examples
     --------

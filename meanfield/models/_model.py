@@ -170,9 +170,9 @@ class Model:
             Natural frequencies ω (default 0): per particle, or for a density the
             frequency (scalar or per node) of the oscillators whose velocity is
             returned; the model's frequency law does not enter.
-        domain : {"circle", "sphere"}, optional
+        domain : {"circle", "sphere", "euclidean"}, optional
             How a plain array is read (default: the model's ``particle_domain``, else by shape;
-            "circle" for systems of angles).
+            "circle" for systems of angles, "euclidean" for points of R^d).
         renormalize : bool
             Project particles onto the sphere instead of rejecting points off it.
         sphere_tolerance : float
@@ -193,7 +193,7 @@ class Model:
         if isinstance(measure, Density):
             return self.density_velocity(measure.domain, measure.values, frequencies)
         read = read_particles(measure, name="measure", domain=domain, fixed=self.particle_domain,
-                              kinds=("circle", "sphere"), renormalize=renormalize, tolerance=sphere_tolerance)
+                              renormalize=renormalize, tolerance=sphere_tolerance)
         self.check_particles(read.geometry)
         omega = None if frequencies is None else np.broadcast_to(np.asarray(frequencies, float), read.points.shape)
         out = self.particle_velocity(read.geometry, read.weights, omega, path="direct")(0.0, read.points)
