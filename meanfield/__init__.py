@@ -51,7 +51,7 @@ from .studies import equiangular_concentration
 from .studies import continuation, critical_beta, critical_noise, landau_coefficient
 from .studies import stationary_density, stationary_state
 from .studies import meanfield_study
-from .studies import SharpConfiguration, design_strength, sharp_configuration
+from .studies import SharpConfiguration, design_strength, optimal_configurations, sharp_configuration
 
 __all__ = [
     "meanfield_study",
@@ -93,6 +93,7 @@ __all__ = [
     "numerical_rank",
     "order_parameter",
     "orthogonal_frame",
+    "optimal_configurations",
     "pairwise_inner_products",
     "phase_diagram",
     "phase_diagram_trajectories",

@@ -17,6 +17,7 @@ from typing import NamedTuple
 
 from ..studies import SweepError
 from ._compare import add_compare_arguments, compare_command
+from ._configurations import add_configurations_arguments, configurations_command
 from ._kuramoto import add_kuramoto_arguments, kuramoto_command
 from ._phase_diagram import add_phase_diagram_arguments, phase_diagram_command
 from ._plot import add_plot_parser, plot_command
@@ -60,6 +61,13 @@ COMMANDS: dict[str, Command] = {
         "Kuramoto model with Lorentzian or Gaussian natural frequencies (and noise), by particles or "
         "the PDE: r(t) of one coupling, or r_inf(K) over --couplings against the self-consistency theory.",
         add_kuramoto_arguments, kuramoto_command,
+    ),
+    "configurations": Command(
+        "repulsive energy minimisers from random starts: what n points on S^{d-1} reach (NetCDF + PNG)",
+        "Drive random n-point configurations on S^{d-1} down H_beta = (1/(2 beta n^2)) sum exp(beta <x_i, x_j>) "
+        "by L-BFGS or the repulsive gradient flow and identify the sharp configurations reached (paper 2, "
+        "Theorem 9.2).",
+        add_configurations_arguments, configurations_command,
     ),
 }
 

@@ -16,7 +16,8 @@ Curves over time
 Animations
     :func:`animate_density`, :func:`animate_particles`, :func:`save_animation` (GIF, or MP4 with ffmpeg).
 Studies
-    :func:`phase_diagram`, :func:`phase_diagram_trajectories`, :func:`bifurcation`, :func:`meanfield_limit`.
+    :func:`phase_diagram`, :func:`phase_diagram_trajectories`, :func:`bifurcation`, :func:`meanfield_limit`,
+    :func:`optimal_configurations`.
 
 This sub-package imports matplotlib; ``import meanfield`` alone does not (``mf.plot`` loads it on first use).
 """
@@ -26,6 +27,7 @@ from __future__ import annotations
 from ._animation import animate_density, animate_particles, save_animation
 from ._bifurcation import bifurcation
 from ._comparison import comparison
+from ._configurations import optimal_configurations
 from ._curves import energy_curve, order_parameter_curve
 from ._density import density_map
 from ._inner_products import inner_products
@@ -44,6 +46,7 @@ __all__ = [
     "energy_curve",
     "inner_products",
     "meanfield_limit",
+    "optimal_configurations",
     "order_parameter_curve",
     "orthographic_image",
     "particle_paths",

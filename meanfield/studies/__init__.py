@@ -21,6 +21,7 @@ from ._continuation import continuation
 from ._noisy_transition import critical_beta, critical_noise, landau_coefficient
 from ._meanfield_limit import meanfield_study
 from ._configurations import SharpConfiguration, design_strength, sharp_configuration
+from ._optimal_configurations import candidate_configurations, optimal_configurations
 
 __all__: list[str] = ["SweepError", "sweep"]
 __all__ += ["equiangular_curve", "equiangular_gamma", "ginibre_matrices", "phase_diagram", "phase_diagram_tokens",
@@ -34,4 +35,5 @@ __all__ += ["continuation", "critical_beta", "critical_noise", "landau_coefficie
             "stationary_state"]
 __all__ += ["cluster_dynamics", "energy_staircase", "equispaced_instability_rate", "two_cluster_jump"]
 __all__ += ["meanfield_study"]
-__all__ += ["SharpConfiguration", "design_strength", "sharp_configuration"]
+__all__ += ["SharpConfiguration", "candidate_configurations", "design_strength", "optimal_configurations",
+            "sharp_configuration"]
