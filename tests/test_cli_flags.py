@@ -14,9 +14,11 @@ README = Path(__file__).resolve().parents[1] / "README.md"
 
 def test_help_shows_one_name_per_meaning(capsys):
     """Grid nodes are --grid, particles per system --particles, independent systems --systems, d --dimension."""
-    meanings = {"--grid": {"solve", "compare", "kuramoto"}, "--particles": {"compare", "phase-diagram", "kuramoto"},
-                "--systems": {"compare", "phase-diagram", "kuramoto"}, "--dimension": {"solve", "phase-diagram"}}
-    for command in ("solve", "compare", "phase-diagram", "kuramoto"):
+    meanings = {"--grid": {"solve", "compare", "kuramoto"},
+                "--particles": {"compare", "phase-diagram", "kuramoto", "configurations"},
+                "--systems": {"compare", "phase-diagram", "kuramoto"},
+                "--dimension": {"solve", "phase-diagram", "configurations"}}
+    for command in ("solve", "compare", "phase-diagram", "kuramoto", "configurations"):
         with pytest.raises(SystemExit):
             build_parser().parse_args([command, "--help"])
         text = capsys.readouterr().out
@@ -62,7 +64,8 @@ def test_the_readme_solve_examples_write_three_different_files():
     assert len(names) >= 3 and len(set(names)) == len(names), names
     assert names == [Path("meanfield_solve_SA_beta9_noise0.001_circle_spectral.nc"),
                      Path("meanfield_solve_SA_beta4_sphere_finite_volume.nc"),
-                     Path("meanfield_solve_SA_beta4_zonal_d16_finite_volume.nc")]
+                     Path("meanfield_solve_SA_beta4_zonal_d16_finite_volume.nc"),
+                     Path("meanfield_solve_USA-repulsive_beta4_circle_finite_volume.nc")]
     bare = default_solve_output(parser.parse_args(["solve"]))  # the quick start's ``meanfield solve``
     assert bare == Path("meanfield_solve_SA_beta4_circle_finite_volume.nc") and bare not in names
     assert f"`{bare}`" in README.read_text()

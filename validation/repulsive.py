@@ -65,7 +65,7 @@ def pde_table() -> tuple[list[str], bool, list]:
 def configuration_table() -> tuple[list[str], bool, xr.Dataset]:
     lines = ["", "(b) optimal configurations by L-BFGS from random starts",
              f"  {'n':>4} {'d':>2} {'beta':>4} {'starts':>6} {'reached':<15} {'fraction':>8} {'max |H-exact|':>13} "
-             f"{'strengths':<10} {'iterations':>10} {'s/start':>8}"]
+             f"{'strengths':<10} {'inner prods':>11} {'iterations':>10} {'s/start':>8}"]
     ok, pieces = True, []
     for n, d in CONFIGURATIONS:
         for beta in BETAS:
@@ -75,14 +75,16 @@ def configuration_table() -> tuple[list[str], bool, xr.Dataset]:
             fraction = float(out["fraction"].values[0])
             strengths = sorted(set(out["strength"].values.tolist()))
             gap = float(out["energy_gap"].values.max())
+            distinct = sorted(set(out["n_inner_products"].values.tolist()))
+            shown = ",".join(map(str, distinct)) if len(distinct) <= 2 else f"{distinct[0]}-{distinct[-1]}"
             if (n, d) in CHECKED:
                 strength, expected = CHECKED[(n, d)]
                 ok &= name == expected and fraction == 1.0 and gap <= ENERGY_TOLERANCE and strengths == [strength]
             lines.append(f"  {n:4d} {d:2d} {beta:4g} {starts:6d} {name:<15} {fraction:8.2f} {gap:13.2e} "
-                         f"{','.join(map(str, strengths)):<10} {int(out['iterations'].values.max()):10d} "
+                         f"{','.join(map(str, strengths)):<10} {shown:>11} {int(out['iterations'].values.max()):10d} "
                          f"{float(out['seconds'].values.mean()):8.2f}")
             pieces.append(out.expand_dims(case=[f"n{n}_d{d}_beta{beta:g}"]).drop_vars("configuration_name")
-                          [["energy", "energy_gap", "strength", "iterations", "seconds"]])
+                          [["energy", "energy_gap", "strength", "n_inner_products", "iterations", "seconds"]])
     return lines, ok, xr.concat(pieces, "case", join="outer", coords="minimal", compat="override")
 
 
