@@ -112,6 +112,11 @@ def test_four_tokens_on_the_sphere_reach_the_regular_tetrahedron(normalized):
     assert mf.design_strength(x, tolerance=1e-14) == 2
 
 
+def test_points_of_rd_are_refused_naming_the_model_that_takes_them():
+    with pytest.raises(ValueError, match="V=-np.eye"):
+        mf.simulate(mf.RepulsiveSelfAttention(1.0), np.ones((3, 2)), [0.0, 1.0], domain="euclidean")
+
+
 def test_noisy_particles_run_on_the_sphere():
     x0 = np.random.default_rng(2).standard_normal((50, 3))
     x0 /= np.linalg.norm(x0, axis=1, keepdims=True)

@@ -14,6 +14,8 @@ import numpy as np
 
 from solvers import ConvolutionVelocity
 
+from ..domains._geometry import EuclideanGeometry
+
 from ._self_attention import SelfAttention
 from ._self_attention_sums import BLOCK_ELEMENTS
 
@@ -62,6 +64,13 @@ class RepulsiveSelfAttention(SelfAttention):
         spec = super().velocity_spec(d)
         numerator = spec.numerator
         return ConvolutionVelocity(numerator=lambda ell: -numerator(ell), denominator=spec.denominator)
+
+    def check_particles(self, geometry: Any) -> None:
+        """Particles on S¹ or S^{d-1}; for R^d (paper 1, Theorem 8.5) the model is ``Attention(beta, V=-I,
+        projection=False)``."""
+        if isinstance(geometry, EuclideanGeometry):
+            raise ValueError("RepulsiveSelfAttention particles live on the circle or a sphere, got domain "
+                             "'euclidean'; use Attention(beta, V=-np.eye(d), projection=False) for R^d")
 
     def particle_velocity(self, geometry: Any, weights: np.ndarray, frequencies: np.ndarray | None, *,
                           path: str = "auto", accuracy: float = 1e-10, block_elements: int = BLOCK_ELEMENTS) -> _Reversed:
