@@ -73,6 +73,7 @@ def test_repulsive_attention_energy_decreases_along_simulate(projection):
         ({"V": np.diag([1.0, 2.0])}, "V = c QᵀK"),
         ({"heads": 2}, "one head"),
         ({"projection": False, "rescaled": True}, "rescaled=False"),
+        ({"Q": np.zeros((2, 2))}, "not zero"),
     ],
 )
 def test_no_energy_without_the_gradient_structure(kwargs, match):

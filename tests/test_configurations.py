@@ -52,13 +52,27 @@ def test_a_perturbed_configuration_loses_its_strength():
     assert mf.design_strength(x) == 0
 
 
+def test_design_strength_beyond_its_default_reach():
+    x = mf.sharp_configuration("polygon", n=40).points
+    assert mf.design_strength(x) == 30  # the default max_strength
+    assert mf.design_strength(x, max_strength=60) == 39
+
+
 def test_bad_inputs_are_refused_by_name():
     with pytest.raises(ValueError, match="unknown configuration"):
         mf.sharp_configuration("dodecahedron")
-    with pytest.raises(ValueError, match="n >= 2"):
+    with pytest.raises(ValueError, match="n must be >= 2"):
         mf.sharp_configuration("polygon", n=1)
+    with pytest.raises(ValueError, match="lives on S¹"):
+        mf.sharp_configuration("polygon", n=5, d=3)
+    with pytest.raises(ValueError, match="has n = 4 points"):
+        mf.sharp_configuration("simplex", d=3, n=7)
+    with pytest.raises(ValueError, match="240 points"):
+        mf.sharp_configuration("e8", n=3)
     with pytest.raises(ValueError, match="unit vectors"):
         mf.design_strength(np.ones((3, 3)))
+    with pytest.raises(ValueError, match="tolerance"):
+        mf.design_strength(np.eye(3), tolerance=float("nan"))
 
 
 @pytest.mark.parametrize(("n", "d", "name", "strength"), [(5, 2, "polygon", 4), (4, 3, "simplex", 2),
@@ -90,6 +104,10 @@ def test_study_refuses_bad_settings():
         mf.optimal_configurations(4, 3, method="newton")
     with pytest.raises(ValueError, match="n >= 2"):
         mf.optimal_configurations(1, 3)
+    with pytest.raises(ValueError, match="beta must be <= 700"):
+        mf.optimal_configurations(4, 3, beta=800.0)
+    with pytest.raises(ValueError, match="seed"):
+        mf.optimal_configurations(4, 3, seed=-1)
 
 
 def test_the_command_line_writes_what_the_starts_reached(tmp_path, monkeypatch, no_figure_files, capsys):

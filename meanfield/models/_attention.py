@@ -191,6 +191,8 @@ class Attention(Model):
         if np.abs(M - M.T).max() > 1e-12 * scale:
             raise ValueError("Attention has an interaction energy only when QᵀK is symmetric (paper 2, §3.4.1); "
                              f"here |QᵀK - KᵀQ| = {np.abs(M - M.T).max():.3g}")
+        if not np.any(M):
+            raise ValueError("Attention has an interaction energy only when QᵀK is not zero (paper 2, §3.4.1)")
         c = float(np.sum(V * M) / np.sum(M * M))
         if c == 0 or np.abs(V - c * M).max() > 1e-12 * max(float(np.abs(V).max()), 1e-300):
             raise ValueError("Attention has an interaction energy only when V = c QᵀK for a real c ≠ 0 "
@@ -219,13 +221,18 @@ class Attention(Model):
         x = np.asarray(states, dtype=float)
         self.gradient_factor(x.shape[-1])
         Q, K, _ = (m[0] for m in self.matrices(x.shape[-1]))
-        inner = np.einsum("sia,ab,sjb->sij", x, Q.T @ K, x)
-        pair = weights[:, :, None] * weights[:, None, :]
+        M = Q.T @ K
+        out = np.empty(x.shape[0])
+        for system, (points, w) in enumerate(zip(x, weights)):  # one (n, n) Gram matrix in memory at a time
+            inner = points @ M @ points.T
+            if self.beta == 0:
+                out[system] = 0.5 * w @ inner @ w
+            else:
+                out[system] = scipy.special.logsumexp(self.beta * inner, b=np.outer(w, w)) - np.log(2 * self.beta)
         if self.beta == 0:
-            return 0.5 * np.sum(pair * inner, axis=(1, 2))
-        log_sum = scipy.special.logsumexp(self.beta * inner, b=pair, axis=(1, 2))
+            return out
         with np.errstate(over="ignore"):
-            return np.exp(log_sum - np.log(2 * self.beta))
+            return np.exp(out)
 
     def check_particles(self, geometry: Any) -> None:
         """Points of S^{d-1} with the projection, of R^d without it (shape (n, d))."""

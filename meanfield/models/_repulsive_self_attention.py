@@ -87,7 +87,10 @@ class RepulsiveSelfAttention(SelfAttention):
         return False
 
     def density_velocity(self, domain: Any, values: np.ndarray, frequencies: Any) -> np.ndarray:
-        return -super().density_velocity(domain, values, frequencies)
+        """-X of the attractive model at the nodes (its circle path reads :meth:`velocity_spec`, which is
+        turned here already, so the attractive model is asked, not ``super()``)."""
+        attractive = SelfAttention(self.beta, self.normalized, self.noise)
+        return -attractive.density_velocity(domain, values, frequencies)
 
     def growth_rate(self, degree: int | np.ndarray, d: int = 2) -> np.ndarray:
         """Linear rate of a degree-l perturbation of the uniform measure, every one negative for l ≥ 1:

@@ -108,24 +108,27 @@ def sharp_configuration(name: str, d: int | None = None, n: int | None = None) -
     ``"cross_polytope"`` (±e_i, 2d points, strength 3), ``"icosahedron"`` (12 points of S², strength 5),
     ``"600_cell"`` (120 points of S³, strength 11), ``"e8"`` (the 240 E₈ roots on S⁷, strength 7).
     """
+    fixed = {"icosahedron": (12, 3), "600_cell": (120, 4), "e8": (240, 8)}
     if name == "polygon":
-        n = check_positive_int("n", n if n is not None else 0)
-        if n < 2:
-            raise ValueError(f"a polygon needs n >= 2 points, got {n}")
+        if n is None or (d is not None and d != 2):
+            raise ValueError(f"a polygon needs n points and lives on S¹ (d = 2), got n={n}, d={d}")
+        n = check_positive_int("n", n, minimum=2)
         k = np.arange(n // 2 + 1)
         counts = np.where((k == 0) | (2 * k == n), 1, 2)
         return SharpConfiguration(name, _polygon(n), np.cos(2 * np.pi * k / n)[::-1], counts[::-1], n - 1)
-    if name == "simplex":
-        d = check_positive_int("d", d if d is not None else 0)
-        if d < 2:
-            raise ValueError(f"a simplex on S^{{d-1}} needs d >= 2, got {d}")
-        return SharpConfiguration(name, _simplex(d), np.array([-1.0 / d, 1.0]), np.array([d, 1]), 2)
-    if name == "cross_polytope":
-        d = check_positive_int("d", d if d is not None else 0)
-        if d < 2:
-            raise ValueError(f"a cross-polytope on S^{{d-1}} needs d >= 2, got {d}")
+    if name in ("simplex", "cross_polytope"):
+        if d is None:
+            raise ValueError(f"a {name} needs d (points on S^{{d-1}}), got d=None")
+        d = check_positive_int("d", d, minimum=2)
+        size = d + 1 if name == "simplex" else 2 * d
+        if n is not None and n != size:
+            raise ValueError(f"a {name} on S^{d - 1} has n = {size} points, got n={n}")
+        if name == "simplex":
+            return SharpConfiguration(name, _simplex(d), np.array([-1.0 / d, 1.0]), np.array([d, 1]), 2)
         points = np.concatenate([np.eye(d), -np.eye(d)])
         return SharpConfiguration(name, points, np.array([-1.0, 0.0, 1.0]), np.array([1, 2 * d - 2, 1]), 3)
+    if name in fixed and ((n is not None and n != fixed[name][0]) or (d is not None and d != fixed[name][1])):
+        raise ValueError(f"the {name} has n = {fixed[name][0]} points on S^{fixed[name][1] - 1}, got n={n}, d={d}")
     if name == "icosahedron":
         root5 = 1 / np.sqrt(5)
         return SharpConfiguration(name, _icosahedron(), np.array([-1.0, -root5, root5, 1.0]),
@@ -155,6 +158,8 @@ def design_strength(points: np.ndarray, max_strength: int = 30, tolerance: float
     if not np.allclose(np.linalg.norm(x, axis=1), 1.0, atol=1e-12):
         raise ValueError("points must be unit vectors")
     check_positive_int("max_strength", max_strength)
+    if not (np.isfinite(tolerance) and tolerance > 0):
+        raise ValueError(f"tolerance must be a finite number > 0, got {tolerance!r}")
     inner = np.clip(x @ x.T, -1.0, 1.0)
     d = x.shape[1]
     for k in range(1, max_strength + 1):

@@ -31,7 +31,10 @@ from ..models import RepulsiveSelfAttention
 from ..particles import simulate
 from ._configurations import SharpConfiguration, design_strength, sharp_configuration
 
-__all__ = ["candidate_configurations", "optimal_configurations"]
+__all__ = ["BETA_MAX", "candidate_configurations", "optimal_configurations"]
+
+BETA_MAX = 700.0
+"""Largest β: H_β holds e^{β<x_i, x_j>} ≤ e^β, which overflows a double beyond 709."""
 
 
 def candidate_configurations(n: int, d: int) -> list[SharpConfiguration]:
@@ -105,7 +108,10 @@ def optimal_configurations(n: int, d: int, beta: float = 1.0, *, starts: int = 2
     if n < 2 or d < 2:
         raise ValueError(f"optimal_configurations needs n >= 2 points on S^{{d-1}} with d >= 2, got n={n}, d={d}")
     beta = check_positive("beta", beta)
+    if beta > BETA_MAX:
+        raise ValueError(f"beta must be <= {BETA_MAX:g} (e^beta of H_beta overflows a double beyond), got {beta:g}")
     starts = check_positive_int("starts", starts)
+    seed = check_positive_int("seed", seed, minimum=0)
     if method not in ("minimize", "flow"):
         raise ValueError(f"method must be 'minimize' or 'flow', got {method!r}")
     check_positive("t_final", t_final)
@@ -139,7 +145,8 @@ def optimal_configurations(n: int, d: int, beta: float = 1.0, *, starts: int = 2
         energy = _energy_and_gradient(x.ravel(), n, d, beta)[0]
         gram = np.clip(x @ x.T, -1.0, 1.0)[np.triu_indices(n, 1)]
         gaps = np.abs(exact - energy)
-        distinct, strength = len(_distinct(gram, gram_tolerance)), design_strength(x)
+        reach = max((c.strength for c in candidates), default=0) + 1
+        distinct, strength = len(_distinct(gram, gram_tolerance)), design_strength(x, max_strength=max(reach, 30))
         match = len(candidates)
         if gaps.size:
             best = candidates[int(np.argmin(gaps))]
