@@ -112,7 +112,7 @@ def test_ensemble_keeps_the_sphere_and_reports_stops(rng):
 
 def test_ensemble_rejects_what_it_cannot_integrate(rng):
     theta = rng.uniform(0, 2 * np.pi, (2, 8))
-    with pytest.raises(ValueError, match="path='ensemble' is available for SelfAttention without noise"):
+    with pytest.raises(ValueError, match="path='ensemble' is available for the attractive SelfAttention without noise"):
         mf.simulate(mf.SelfAttention(1.0, noise=0.1), theta, [0, 1], domain="circle", path="ensemble", dt=0.1)
     with pytest.raises(ValueError, match="method='rk4'"):
         mf.simulate(mf.SelfAttention(1.0), theta, [0, 1], domain="circle", path="ensemble", method="rk4", dt=0.1)

@@ -166,3 +166,9 @@ def test_tokens_in_rd_collapse_to_the_origin_with_uniform_attention(n, d):
     deviation = [np.abs(mf.attention_matrix(model, xt) - 1 / n).max() for xt in x[1:]]
     assert 9 < deviation[0] / deviation[1] < 11  # P - 11ᵀ/n ∝ 1/t
     assert np.all(np.diff(out["energy"].values) < 0)
+
+
+def test_the_ensemble_path_is_refused_as_attractive_only():
+    x0 = np.random.default_rng(0).uniform(0, 2 * np.pi, 6)
+    with pytest.raises(ValueError, match="attractive SelfAttention"):
+        mf.simulate(mf.RepulsiveSelfAttention(1.0), x0, [0.0, 1.0], domain="circle", path="ensemble")

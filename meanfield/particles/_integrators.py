@@ -75,9 +75,9 @@ def particle_integrator(model: Any, geometry: Any, states: np.ndarray, weights: 
     kernel = model.ensemble_kernel(geometry)
     ensemble_applies = kernel is not None and method == "dopri5"
     if path == "ensemble" and not ensemble_applies:
-        raise ValueError(f"path='ensemble' is available for SelfAttention without noise and method='dopri5' on "
-                         f"the circle or a sphere, got {model.name} with noise = {model.noise}, "
-                         f"method={method!r} on a {geometry.name!r} domain")
+        raise ValueError(f"path='ensemble' is available for the attractive SelfAttention without noise and "
+                         f"method='dopri5' on the circle or a sphere (the compiled kernels), got {model.name} with "
+                         f"noise = {model.noise}, method={method!r} on a {geometry.name!r} domain")
     use_ensemble = path == "ensemble" or (path == "auto" and ensemble_applies
                                           and states.shape[1] <= ENSEMBLE_MAX_PARTICLES)
     attrs: dict[str, Any] = {"method": method, "path_requested": path, "accuracy": -1.0, "fourier_modes": -1}
