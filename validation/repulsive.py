@@ -137,8 +137,7 @@ def figure(pde_curves: list, flow_curves: list, path: Path) -> None:
         ax.set_box_aspect((1, 1, 1))
     ax = fig.add_subplot(2, 4, 4)
     for n, run in flow_curves:
-        target = {4: mf.sharp_configuration("simplex", d=3), 6: mf.sharp_configuration("cross_polytope", d=3),
-                  12: mf.sharp_configuration("icosahedron")}[n]
+        target = mf.studies.candidate_configurations(n, 3)[0]
         ax.semilogy(run.time, np.maximum(run["energy"].values - target.energy(1.0), 1e-16), label=f"n = {n}")
     ax.set(xlabel="t", ylabel="H_β - H_β[sharp]", title="flow: H_β above the sharp value")
     ax.legend(fontsize=8)
