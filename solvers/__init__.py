@@ -8,7 +8,9 @@ Public surface (everything a caller needs; the modules behind it are private):
 * velocity specifications: :class:`ConvolutionVelocity`, :class:`CallableVelocity`;
 * time stepping: the contract :class:`Stepper` (:class:`StepResult`) and the one
   loop :func:`evolve` that drives a stepper through output times
-  (:class:`Evolution`, :class:`Continuation`, :func:`fixed_steps`);
+  (:class:`Evolution`, :class:`Continuation`, :func:`fixed_steps`); for many small
+  independent systems, :func:`evolve_batch` (one vectorised Dormand–Prince 5(4),
+  a step size per system, :class:`BatchEvolution`);
 * schemes, named ``<Domain><Method>``: :class:`CircleSpectral`,
   :class:`SphereSpectral`, :class:`ZonalSpectral` (base :class:`SpectralScheme`),
   :class:`CircleFiniteVolume`, :class:`SphereFiniteVolume`,
@@ -37,6 +39,7 @@ from ._errors import (
     UnderResolvedError,
     UnevaluableState,
 )
+from ._batched_dormand_prince import BatchEvolution, evolve_batch
 from ._evolve import Continuation, Evolution, Stepper, StepResult, evolve, fixed_steps
 from ._scheme import Scheme
 from ._spectral import FINITE_VOLUME_TAIL_TOL, SPECTRAL_TAIL_TOL, SpectralScheme, degree_tail
@@ -79,6 +82,7 @@ def schemes_for(grid: object) -> dict[str, type[Scheme]]:
 
 
 __all__ = [
+    "BatchEvolution",
     "ButcherTableau",
     "CallableVelocity",
     "CircleFiniteVolume",
@@ -116,6 +120,7 @@ __all__ = [
     "degree_tail",
     "dense_weights",
     "evolve",
+    "evolve_batch",
     "first_step_probe",
     "first_step_size",
     "fixed_steps",

@@ -47,7 +47,7 @@ from solvers import (
 from ..domains._geometry import ANGLES
 from ..models._attention_weights import velocity_factor
 from ..models._compiled_kernels import attention_velocity_kernel
-from .._vector_math import LOOP_FASTMATH
+from ._compiled_charts import chart_exp, chart_pullback
 
 __all__ = ["EnsembleIntegrator", "EnsembleState", "start", "advance", "snapshot", "restore", "STATUS_MESSAGES"]
 
@@ -64,69 +64,6 @@ _CONTROLLER = StepController()
 _SAFETY, _MIN_FACTOR, _MAX_FACTOR = _CONTROLLER.safety, _CONTROLLER.min_factor, _CONTROLLER.max_factor
 _ERROR_ORDER = DORMAND_PRINCE.error_order
 _EXPONENT = -1.0 / (_ERROR_ORDER + 1)
-
-
-# ---------------------------------------------------------------------------- charts (:mod:`._geometry`)
-@numba.njit(cache=True, fastmath=LOOP_FASTMATH)
-def _chart_exp(kind, p, u, out):
-    """exp_p(u): p + u for angles; cos(r) p + (sin r / r) u, r = |u|, per point on the sphere."""
-    n, m = p.shape
-    if kind == CIRCLE:
-        for i in range(n):
-            out[i, 0] = p[i, 0] + u[i, 0]
-        return
-    for i in range(n):
-        r2 = 0.0
-        for k in range(m):
-            r2 += u[i, k] * u[i, k]
-        r = np.sqrt(r2)
-        c = np.cos(r)
-        sc = np.sin(r) / r if r > 0 else 1.0
-        for k in range(m):
-            out[i, k] = c * p[i, k] + sc * u[i, k]
-
-
-@numba.njit(cache=True, fastmath=LOOP_FASTMATH)
-def _chart_pullback(kind, p, u, f, out):
-    """dexp_p(u)^{-1} f (:meth:`._geometry.SphereGeometry.dexpinv`; the identity for angles).
-
-    With û = u/r, e_r = cos(r) û - sin(r) p and x = cos(r) p + sin(r) û:
-    <f, e_r> û + (r / sin r)(f - <f, e_r> e_r - <f, x> x), then P⊥_p (removes round-off along p).
-    """
-    n, m = p.shape
-    if kind == CIRCLE:
-        for i in range(n):
-            out[i, 0] = f[i, 0]
-        return
-    for i in range(n):
-        r2 = 0.0
-        for k in range(m):
-            r2 += u[i, k] * u[i, k]
-        r = np.sqrt(r2)
-        if r > 0:
-            c, s = np.cos(r), np.sin(r)
-            inv_r = 1.0 / r
-            f_u, f_p = 0.0, 0.0
-            for k in range(m):
-                f_u += f[i, k] * u[i, k]
-                f_p += f[i, k] * p[i, k]
-            f_u *= inv_r
-            f_r = c * f_u - s * f_p  # <f, e_r>
-            f_x = c * f_p + s * f_u  # <f, x>
-            inv_sinc = r / s
-            for k in range(m):
-                uh = u[i, k] * inv_r
-                e_r = c * uh - s * p[i, k]
-                xk = c * p[i, k] + s * uh
-                out[i, k] = (f[i, k] - f_r * e_r - f_x * xk) * inv_sinc + f_r * uh
-        else:
-            for k in range(m):
-                out[i, k] = f[i, k]
-        g = 0.0
-        for k in range(m):
-            g += p[i, k] * out[i, k]
-        for k in range(m):
-            out[i, k] -= g * p[i, k]
 
 
 @numba.njit(cache=True)
@@ -152,11 +89,11 @@ def _first_step(kind, x, f, w, beta, normalized, factor, rtol, atol, work, u, y,
     d1 = _rms_scaled(kind, f, x, x, rtol, atol)
     h0 = first_step_probe(d0, d1)
     zero = np.zeros_like(x)
-    _chart_pullback(kind, x, zero, f, u)
+    chart_pullback(kind, x, zero, f, u)
     for i in range(n):
         for k in range(m):
             u[i, k] *= h0
-    _chart_exp(kind, x, u, y)
+    chart_exp(kind, x, u, y)
     attention_velocity_kernel(kind, y, w, beta, normalized, factor, g, work)
     for i in range(n):
         for k in range(m):
@@ -173,7 +110,7 @@ def _dense_output(kind, dense, theta, u, out):
         for k in range(m):
             u[i, k] = theta * (dense[1, i, k] + theta * (dense[2, i, k] + theta * (dense[3, i, k]
                                                                                 + theta * dense[4, i, k])))
-    _chart_exp(kind, dense[0], u, out)
+    chart_exp(kind, dense[0], u, out)
 
 
 @numba.njit(cache=True)
@@ -217,7 +154,7 @@ def _advance_system(kind, x, f, w, beta, normalized, factor, rtol, atol, t_out, 
         if last:
             h = t_end - t
         u[:, :] = 0.0
-        _chart_pullback(kind, x, u, f, ks[0])
+        chart_pullback(kind, x, u, f, ks[0])
         for stage in range(1, 6):
             for i in range(n):
                 for k in range(m):
@@ -225,18 +162,18 @@ def _advance_system(kind, x, f, w, beta, normalized, factor, rtol, atol, t_out, 
                     for j in range(stage):
                         acc += _A[stage, j] * ks[j, i, k]
                     u[i, k] = h * acc
-            _chart_exp(kind, x, u, y)
+            chart_exp(kind, x, u, y)
             attention_velocity_kernel(kind, y, w, beta, normalized, factor, g, work)
-            _chart_pullback(kind, x, u, g, ks[stage])
+            chart_pullback(kind, x, u, g, ks[stage])
         for i in range(n):
             for k in range(m):
                 acc = 0.0
                 for j in range(6):
                     acc += _A[6, j] * ks[j, i, k]
                 u[i, k] = h * acc
-        _chart_exp(kind, x, u, x_new)
+        chart_exp(kind, x, u, x_new)
         attention_velocity_kernel(kind, x_new, w, beta, normalized, factor, f_new, work)
-        _chart_pullback(kind, x, u, f_new, ks[6])
+        chart_pullback(kind, x, u, f_new, ks[6])
         counts[2] += 6
         finite = True
         for i in range(n):
