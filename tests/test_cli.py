@@ -155,7 +155,10 @@ def test_a_finished_sphere_finite_volume_run_extends_from_its_scheme_state(tmp_p
     (["kuramoto", "--grid", "2", "--engine", "pde"], "--grid must be at least 8"),
     (["kuramoto", "--dt", "0"], "--dt must be > 0"),
     (["compare", "--particles", "64", "0"], "--particles must be at least 1, got 0"),
-    (["phase-diagram", "--dimension", "1"], "--dimension must be at least 2, got 1"),
+    (["phase-diagram", "--dimension", "1"], "--dimension values must be >= 2, got '1'"),
+    (["phase-diagram", "--dimension", "2,x"], "--dimension must be an integer or integers separated by commas"),
+    (["phase-diagram", "--dimension", "8,8"], "--dimension values must be distinct"),
+    (["phase-diagram", "--dimension", "2,8", "--ginibre"], "--ginibre draws (Q, K, V) for one dimension"),
     (["phase-diagram", "--particles", "1"], "--particles must be at least 2, got 1"),
 ])
 def test_study_commands_name_the_option_they_refuse(argv, message, capsys, tmp_path):

@@ -244,3 +244,46 @@ def test_trajectory_figure_refuses_other_datasets():
     with pytest.raises(ValueError, match="needs a meanfield.phase_diagram_trajectories Dataset"):
         mf.plot.phase_diagram_trajectories(mf.phase_diagram(2, 4, [1.0], [0.0, 1.0], 2, scheduler="serial",
                                                             progress=False))
+
+
+def test_several_dimensions_are_one_sweep_with_the_panels_of_single_runs(tmp_path, capsys, monkeypatch):
+    # d = [2, 3, 12] with n = 8: one sweep whose panels are the single-d diagrams bit for bit (same systems),
+    # each in the representation that costs least (angles, points, Gram), recorded over d.
+    betas, times = [0.5, 6.0], np.linspace(0, 6, 7)
+    both = mf.phase_diagram([2, 3, 12], 8, betas, times, 12, scheduler="serial", progress=False)
+    assert both["probability"].dims == ("d", "beta", "time") and both["critical_time"].dims == ("beta",)
+    assert both["representation"].values.tolist() == ["angles", "points", "gram"]
+    for d in (2, 3, 12):
+        alone = mf.phase_diagram(d, 8, betas, times, 12, scheduler="serial", progress=False)
+        assert alone.attrs["d"] == d and "d" not in alone.dims
+        for name in ("probability", "clusters_mean", "fraction_clustered"):
+            assert np.array_equal(both[name].sel(d=d).values, alone[name].values)
+    figure = mf.plot.phase_diagram(both)
+    assert sum(ax.get_title().startswith("d = ") for ax in figure.axes) == 3
+    with pytest.raises(ValueError, match="one at a time"):
+        mf.phase_diagram([3, 4], 4, [1.0], [0.0, 1.0], 2, matrices="ginibre", scheduler="serial", progress=False)
+    with pytest.raises(ValueError, match="dimensions d must be distinct"):
+        mf.phase_diagram([3, 3], 4, [1.0], [0.0, 1.0], 2, scheduler="serial", progress=False)
+    with pytest.raises(ValueError, match="'angles' representation is for d = 2"):
+        mf.phase_diagram([2, 3], 4, [1.0], [0.0, 1.0], 2, representation="angles", scheduler="serial",
+                         progress=False)
+    monkeypatch.chdir(tmp_path)
+    code = main(["phase-diagram", "--dimension", "2,12", "--particles", "6", "--systems", "4", "--betas", "1,4",
+                 "--t-final", "2", "--n-times", "3", "--trajectory-times", "1", "--scheduler", "serial",
+                 "--no-progress"])
+    assert code == 0
+    names = {path.name for path in tmp_path.iterdir()}
+    assert {"phase_diagram_d2-12_n6.nc", "phase_diagram_d2-12_n6.png"} <= names
+    printed = capsys.readouterr().out
+    assert "d = 2 (angles" in printed and "d = 12 (gram" in printed
+
+
+def test_representations_give_the_same_diagram_at_tight_tolerance():
+    # The representation changes the state, not the dynamics: d = 12, n = 6, all three where they apply agree.
+    betas, times = [1.0, 5.0], np.linspace(0, 8, 9)
+    kwargs = dict(delta=0.05, rtol=1e-10, atol=1e-12, scheduler="serial", progress=False, per_system=True)
+    points = mf.phase_diagram(12, 6, betas, times, 16, representation="points", **kwargs)
+    gram = mf.phase_diagram(12, 6, betas, times, 16, representation="gram", **kwargs)
+    assert points.attrs["representation"] == "points" and gram.attrs["representation"] == "gram"
+    assert np.array_equal(points["pair_fraction"].values, gram["pair_fraction"].values)
+    assert 0 < float(points["probability"].mean()) < 1

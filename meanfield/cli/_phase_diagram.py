@@ -1,8 +1,8 @@
 """``meanfield phase-diagram``: paper 2's Figure 3 (or 5) as NetCDF + PNG, and a Figure-4 panel.
 
-Runs :func:`meanfield.phase_diagram` over the given β values and output times
-as a sweep (dask LocalCluster by default), writes the Dataset as NetCDF, the
-colour map with the curve Γ_{∞,δ} as PNG beside it, and for d = 2 (identity
+Runs :func:`meanfield.phase_diagram` over the given dimensions, β values and output
+times as one sweep (dask LocalCluster by default), writes the Dataset as NetCDF, the
+colour maps (one panel per d) with the curve Γ_{∞,δ} as PNG beside it, and for d = 2 (identity
 weights) the trajectories of one system on the circle at chosen (β, t)
 (``<output stem>_trajectories.png``). Prints a short table: for a few β, the
 curve t*(β), the first time P reaches 1/2, and P and the mean number of
@@ -20,21 +20,38 @@ import meanfield as mf
 
 from ..io._conventions import described_run
 from ..io._files import check_output_path, check_result_paths, write_atomically
-from ..studies._phase_diagram import crossing_time
+from ..particles._token_ensembles import REPRESENTATIONS
+from ..studies._phase_diagram import ATOL, RTOL, crossing_time
 from ._options import add_output_arguments, check_at_least
 from ._sweep_options import VALUES_HELP, parse_values, sweep_options
 
 __all__ = ["add_phase_diagram_arguments", "phase_diagram_command", "default_output"]
 
 
-def default_output(d: int, n: int, unnormalized: bool, ginibre: bool) -> Path:
-    """``phase_diagram_d<d>_n<n>[_usa][_ginibre].nc``."""
-    return Path(f"phase_diagram_d{d}_n{n}{'_usa' if unnormalized else ''}{'_ginibre' if ginibre else ''}.nc")
+def default_output(d: int | list[int], n: int, unnormalized: bool, ginibre: bool) -> Path:
+    """``phase_diagram_d<d>[-<d'>…]_n<n>[_usa][_ginibre].nc``."""
+    dims = "-".join(str(value) for value in np.atleast_1d(d))
+    return Path(f"phase_diagram_d{dims}_n{n}{'_usa' if unnormalized else ''}{'_ginibre' if ginibre else ''}.nc")
+
+
+def parse_dimensions(text: str) -> list[int]:
+    """``--dimension``: one integer d ≥ 2, or several separated by commas (``2,8,32,128``), distinct."""
+    try:
+        values = [int(part) for part in text.split(",")]
+    except ValueError:
+        raise ValueError(f"--dimension must be an integer or integers separated by commas, got {text!r}") from None
+    if any(value < 2 for value in values):
+        raise ValueError(f"--dimension values must be >= 2, got {text!r}")
+    if len(set(values)) != len(values):
+        raise ValueError(f"--dimension values must be distinct, got {text!r}")
+    return values
 
 
 def add_phase_diagram_arguments(parser: argparse.ArgumentParser) -> None:
     """Add the options of ``meanfield phase-diagram`` to ``parser``."""
-    parser.add_argument("--dimension", type=int, default=2, help="d: tokens on S^{d-1}")
+    parser.add_argument("--dimension", default="2",
+                        help="d: tokens on S^{d-1}; several separated by commas (2,8,32,128: the four panels of "
+                             "Figure 3 in one run and one figure)")
     parser.add_argument("--particles", type=int, default=32, help="tokens n per system")
     parser.add_argument("--systems", type=int, default=2048, help="independent systems per beta")
     parser.add_argument("--betas", default="0.1:9:90", help=f"beta values: {VALUES_HELP}, e.g. 0.1:9:90 or 1,4,9")
@@ -45,9 +62,13 @@ def add_phase_diagram_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--ginibre", action="store_true",
                         help="SA with random (Q, K, V), entries iid N(0, 1/d), drawn from --seed (Figure 5)")
     parser.add_argument("--seed", type=int, default=0, help="base seed of the tokens (and matrices)")
-    parser.add_argument("--rtol", type=float, default=1e-5, help="relative tolerance of the particle integrator")
-    parser.add_argument("--atol", type=float, default=1e-7, help="absolute tolerance of the particle integrator")
-    parser.add_argument("--batch", type=int, default=None, help="systems per task (default: sized by memory)")
+    parser.add_argument("--rtol", type=float, default=RTOL, help="relative tolerance of each system's integrator")
+    parser.add_argument("--atol", type=float, default=ATOL, help="absolute tolerance of each system's integrator")
+    parser.add_argument("--representation", default="auto", choices=("auto",) + REPRESENTATIONS,
+                        help="state of a system (Q = K = V = I): auto = angles for d = 2, points for d < n/2, "
+                             "the Gram matrix from d >= n/2")
+    parser.add_argument("--batch", type=int, default=None,
+                        help="systems per task (default 512, each task running 6 beta; with --ginibre sized by memory)")
     parser.add_argument("--trajectory-betas", type=float, nargs="+", default=[4.0, 9.0],
                         help="beta values of the Figure-4 panel (d = 2)")
     parser.add_argument("--trajectory-times", type=float, nargs="+", default=[2.5, 18.0, 30.0],
@@ -59,27 +80,29 @@ def add_phase_diagram_arguments(parser: argparse.ArgumentParser) -> None:
 
 def phase_diagram_command(args: argparse.Namespace) -> int:
     """Run the diagram described by ``args``; write NetCDF and PNGs; print a summary."""
-
-
     betas = parse_values(args.betas, "--betas")
-    check_at_least(args, dimension=2, particles=2, n_times=2)
+    dims = parse_dimensions(args.dimension)
+    check_at_least(args, particles=2, n_times=2)
     if not (np.isfinite(args.t_final) and args.t_final > 0):
         raise ValueError(f"--t-final must be finite and > 0, got {args.t_final}")
+    if args.ginibre and len(dims) > 1:
+        raise ValueError(f"--ginibre draws (Q, K, V) for one dimension; got --dimension {args.dimension}")
     output = args.output
     if output is None:
-        output = default_output(args.dimension, args.particles, args.unnormalized, args.ginibre)
+        output = default_output(dims, args.particles, args.unnormalized, args.ginibre)
     if output.suffix != ".nc":
         raise ValueError(f"--output must end in .nc, got {str(output)!r}")
     output, png = check_result_paths(output)
     trajectories_png = output.with_name(output.stem + "_trajectories.png")
-    draw_trajectories = args.dimension == 2 and not args.ginibre
+    draw_trajectories = 2 in dims and not args.ginibre
     if draw_trajectories:
         check_output_path(trajectories_png, "--output")
     times = np.linspace(0.0, args.t_final, args.n_times)
     ds = mf.phase_diagram(
-        args.dimension, args.particles, betas, times, args.systems, args.delta,
+        dims[0] if len(dims) == 1 else dims, args.particles, betas, times, args.systems, args.delta,
         normalized=not args.unnormalized, matrices="ginibre" if args.ginibre else None, seed=args.seed,
-        rtol=args.rtol, atol=args.atol, batch=args.batch, progress=not args.no_progress, **sweep_options(args),
+        rtol=args.rtol, atol=args.atol, representation=args.representation, batch=args.batch,
+        progress=not args.no_progress, **sweep_options(args),
     )
     ds.attrs = described_run(ds.attrs, args.command_line)
     write_atomically(output, ds.to_netcdf)
@@ -91,15 +114,21 @@ def phase_diagram_command(args: argparse.Namespace) -> int:
             normalized=not args.unnormalized))
         figure.savefig(trajectories_png, dpi=120)
         written.append(trajectories_png)
-    crossing = crossing_time(ds, 0.5)
-    print(f"{ds.attrs['model']}: d = {args.dimension}, n = {args.particles}, {args.systems} systems x {betas.size} betas, "
-          f"t in [0, {args.t_final:g}], delta = {args.delta:g}: {ds.attrs['wall_time']:.1f} s "
+    print(f"{ds.attrs['model']}: d = {args.dimension}, n = {args.particles}, {args.systems} systems x {betas.size} "
+          f"betas, t in [0, {args.t_final:g}], delta = {args.delta:g}: {ds.attrs['wall_time']:.1f} s "
           f"({ds.attrs['sweep_tasks_run']} tasks run, {ds.attrs['sweep_tasks_skipped']} skipped)")
-    print(f"{'beta':>8} {'t* (Gamma)':>12} {'t(P=1/2)':>10} {'P(t_final)':>11} {'+-':>7} {'clusters':>9}")
-    for k in np.unique(np.linspace(0, betas.size - 1, min(betas.size, 6)).round().astype(int)):
-        row = ds.isel(beta=k, time=-1)
-        print(f"{float(ds.beta[k]):8.3g} {float(ds.critical_time[k]):12.4g} {float(crossing[k]):10.4g} "
-              f"{float(row.probability):11.4f} {float(row.probability_stderr):7.4f} {float(row.clusters_mean):9.3f}")
+    panels = [(dims[0], ds)] if len(dims) == 1 else [(value, ds.sel(d=value)) for value in dims]
+    for d, panel in panels:
+        representation = panel.attrs.get("representation") if "representation" not in panel else \
+            str(panel["representation"].values)
+        crossing = crossing_time(panel, 0.5)
+        print(f"d = {d} ({representation}; {float(panel['nfev_mean'].mean()):.0f} velocity evaluations per system)")
+        print(f"{'beta':>8} {'t* (Gamma)':>12} {'t(P=1/2)':>10} {'P(t_final)':>11} {'+-':>7} {'clusters':>9}")
+        for k in np.unique(np.linspace(0, betas.size - 1, min(betas.size, 6)).round().astype(int)):
+            row = panel.isel(beta=k, time=-1)
+            print(f"{float(panel.beta[k]):8.3g} {float(panel.critical_time[k]):12.4g} {float(crossing[k]):10.4g} "
+                  f"{float(row.probability):11.4f} {float(row.probability_stderr):7.4f} "
+                  f"{float(row.clusters_mean):9.3f}")
     for path in written:
         print(f"wrote {path}")
     return 0

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from typing import Any
 
 import numpy as np
 import xarray as xr
@@ -10,7 +11,7 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
 from ..studies._equiangular import equiangular_curve
-from ._checks import TIME_LABEL, axes_of, new_figure
+from ._checks import TIME_LABEL, new_figure
 from ._particles import draw_circle_panel
 
 __all__ = ["phase_diagram", "phase_diagram_trajectories"]
@@ -24,16 +25,18 @@ def phase_diagram(ds: xr.Dataset, variable: str = "probability", ax: Axes | None
     or "fraction_clustered"), t on the x axis, β on the y axis, and the curve
     Γ_{∞,δ} = {(t*(β), β)} of Theorem 6.8 (``critical_time``) overlaid where
     it falls inside the time window (recomputed on a fine β grid from the
-    attrs ``n``, ``delta``, ``normalized``).
+    attrs ``n``, ``delta``, ``normalized``). A result over several dimensions
+    (a ``d`` dimension) is drawn as one panel per d side by side, with one colour
+    bar, as Figure 3 of the paper.
 
     Parameters
     ----------
     ds : xarray.Dataset
-        A result of :func:`meanfield.phase_diagram` (``variable`` over (beta, time)).
+        A result of :func:`meanfield.phase_diagram` (``variable`` over ([d,] beta, time)).
     variable : {"probability", "fraction_clustered"}
         The statistic to draw.
     ax : matplotlib.axes.Axes, optional
-        Axes to draw on; by default a new Figure with one Axes.
+        Axes to draw on (one d only); by default a new Figure.
     curve : bool
         Overlay Γ_{∞,δ} when the dataset has ``critical_time``.
 
@@ -44,7 +47,7 @@ def phase_diagram(ds: xr.Dataset, variable: str = "probability", ax: Axes | None
     Raises
     ------
     ValueError
-        An unknown ``variable``, or the dataset lacks it.
+        An unknown ``variable``, the dataset lacks it, or ``ax`` with several d.
 
     Examples
     --------
@@ -56,25 +59,49 @@ def phase_diagram(ds: xr.Dataset, variable: str = "probability", ax: Axes | None
         raise ValueError(f"variable must be 'probability' or 'fraction_clustered', got {variable!r}")
     if not isinstance(ds, xr.Dataset) or variable not in ds:
         raise ValueError(f"phase_diagram needs a meanfield.phase_diagram Dataset with the variable {variable!r}")
-    fig, ax = axes_of(ax, (6.4, 4.8))
+    panels = [ds] if "d" not in ds[variable].dims else [ds.sel(d=value) for value in ds["d"].values]
+    if ax is not None and len(panels) > 1:
+        raise ValueError(f"ax draws one panel; this dataset has {len(panels)} dimensions d (draw ds.sel(d=...))")
+    if ax is not None:
+        fig, axes = ax.figure, [ax]
+    else:
+        fig = new_figure((4.2 * len(panels) + 1.4, 4.4) if len(panels) > 1 else (6.4, 4.8))
+        axes = list(fig.subplots(1, len(panels), sharey=True, squeeze=False)[0])
+    label = "P(<x_1(t), x_2(t)> ≥ 1 - δ)" if variable == "probability" else "fraction of systems in one cluster"
+    for k, (panel, axis) in enumerate(zip(panels, axes)):
+        mesh = _draw_panel(panel, variable, axis, curve, legend=k == 0)
+        d = int(panel["d"]) if "d" in panel.coords else panel.attrs.get("d")
+        attrs = ds.attrs
+        if len(panels) > 1:
+            axis.set_title(f"d = {d}", fontsize="medium")
+            if k > 0:
+                axis.set_ylabel("")
+        else:
+            axis.set_title(f"{attrs.get('model', '')}: d = {d}, n = {attrs.get('n')}, "
+                           f"δ = {attrs.get('delta')}, {attrs.get('systems')} systems", fontsize="medium")
+    fig.colorbar(mesh, ax=axes, label=label)
+    if len(panels) > 1:
+        attrs = ds.attrs
+        fig.suptitle(f"{attrs.get('model', '')}: n = {attrs.get('n')}, δ = {attrs.get('delta')}, "
+                     f"{attrs.get('systems')} systems per β", fontsize=10)
+    return fig
+
+
+def _draw_panel(ds: xr.Dataset, variable: str, ax: Axes, curve: bool, legend: bool) -> Any:
     values = ds[variable].transpose("beta", "time").values
     mesh = ax.pcolormesh(ds["time"].values, ds["beta"].values, values, cmap="RdBu", vmin=0.0, vmax=1.0,
                          shading="nearest", rasterized=True)
-    label = "P(<x_1(t), x_2(t)> ≥ 1 - δ)" if variable == "probability" else "fraction of systems in one cluster"
-    fig.colorbar(mesh, ax=ax, label=label)
     if curve and "critical_time" in ds:
         beta_fine, t_star = _fine_curve(ds)
         inside = t_star <= float(ds["time"].max())
         ax.plot(t_star[inside], beta_fine[inside], color="black", lw=1.5, ls="--",
                 label=r"$\Gamma_{\infty,\delta}$: $\gamma_\beta(t) = 1 - \delta$")
-        ax.legend(loc="upper left", fontsize="small")
-    attrs = ds.attrs
+        if legend:
+            ax.legend(loc="upper left", fontsize="small")
     ax.set_xlabel(TIME_LABEL)
     ax.set_ylabel("inverse temperature β")
     ax.set_xlim(float(ds["time"].min()), float(ds["time"].max()))
-    ax.set_title(f"{attrs.get('model', '')}: d = {attrs.get('d')}, n = {attrs.get('n')}, "
-                 f"δ = {attrs.get('delta')}, {attrs.get('systems')} systems", fontsize="medium")
-    return fig
+    return mesh
 
 
 def _fine_curve(ds: xr.Dataset, points: int = 80) -> tuple[np.ndarray, np.ndarray]:
