@@ -22,69 +22,6 @@ CIRCLE = ANGLES
 
 
 @numba.njit(cache=True, fastmath=LOOP_FASTMATH)
-def chart_exp(kind, p, u, out):
-    """exp_p(u): p + u for angles; cos(r) p + (sin r / r) u, r = |u|, per point on the sphere."""
-    n, m = p.shape
-    if kind == CIRCLE:
-        for i in range(n):
-            out[i, 0] = p[i, 0] + u[i, 0]
-        return
-    for i in range(n):
-        r2 = 0.0
-        for k in range(m):
-            r2 += u[i, k] * u[i, k]
-        r = np.sqrt(r2)
-        c = np.cos(r)
-        sc = np.sin(r) / r if r > 0 else 1.0
-        for k in range(m):
-            out[i, k] = c * p[i, k] + sc * u[i, k]
-
-
-@numba.njit(cache=True, fastmath=LOOP_FASTMATH)
-def chart_pullback(kind, p, u, f, out):
-    """dexp_p(u)^{-1} f (:meth:`._geometry.SphereGeometry.dexpinv`; the identity for angles).
-
-    With û = u/r, e_r = cos(r) û - sin(r) p and x = cos(r) p + sin(r) û:
-    <f, e_r> û + (r / sin r)(f - <f, e_r> e_r - <f, x> x), then P⊥_p (removes round-off along p).
-    """
-    n, m = p.shape
-    if kind == CIRCLE:
-        for i in range(n):
-            out[i, 0] = f[i, 0]
-        return
-    for i in range(n):
-        r2 = 0.0
-        for k in range(m):
-            r2 += u[i, k] * u[i, k]
-        r = np.sqrt(r2)
-        if r > 0:
-            c, s = np.cos(r), np.sin(r)
-            inv_r = 1.0 / r
-            f_u, f_p = 0.0, 0.0
-            for k in range(m):
-                f_u += f[i, k] * u[i, k]
-                f_p += f[i, k] * p[i, k]
-            f_u *= inv_r
-            f_r = c * f_u - s * f_p  # <f, e_r>
-            f_x = c * f_p + s * f_u  # <f, x>
-            inv_sinc = r / s
-            for k in range(m):
-                uh = u[i, k] * inv_r
-                e_r = c * uh - s * p[i, k]
-                xk = c * p[i, k] + s * uh
-                out[i, k] = (f[i, k] - f_r * e_r - f_x * xk) * inv_sinc + f_r * uh
-        else:
-            for k in range(m):
-                out[i, k] = f[i, k]
-        g = 0.0
-        for k in range(m):
-            g += p[i, k] * out[i, k]
-        for k in range(m):
-            out[i, k] -= g * p[i, k]
-
-
-
-@numba.njit(cache=True, fastmath=LOOP_FASTMATH)
 def _points_exp(p, u, out):
     """exp_p(u) for rows of points (P, d): the radii, then their sines and cosines in one vectorised loop."""
     count, d = p.shape
@@ -107,7 +44,10 @@ def _points_exp(p, u, out):
 
 @numba.njit(cache=True, fastmath=LOOP_FASTMATH)
 def _points_pullback(p, u, f, out):
-    """dexp_p(u)^{-1} f for rows (P, d) (:func:`chart_pullback`), transcendental functions vectorised over rows."""
+    """dexp_p(u)^{-1} f for rows of points (P, d), the sines and cosines of the radii vectorised over rows.
+
+    With û = u/r, e_r = cos(r) û - sin(r) p and x = cos(r) p + sin(r) û:
+    <f, e_r> û + (r / sin r)(f - <f, e_r> e_r - <f, x> x), then P⊥_p (removes round-off along p)."""
     count, d = p.shape
     radius = np.empty(count)
     cosine = np.empty(count)
@@ -145,6 +85,28 @@ def _points_pullback(p, u, f, out):
             g += p[q, k] * out[q, k]
         for k in range(d):
             out[q, k] -= g * p[q, k]
+
+
+@numba.njit(cache=True)
+def chart_exp(kind, p, u, out):
+    """exp_p(u) of one system (n, m): p + u for angles; cos(r) p + (sin r / r) u, r = |u|, per point on the
+    sphere (:func:`_points_exp`)."""
+    if kind == CIRCLE:
+        for i in range(p.shape[0]):
+            out[i, 0] = p[i, 0] + u[i, 0]
+        return
+    _points_exp(p, u, out)
+
+
+@numba.njit(cache=True)
+def chart_pullback(kind, p, u, f, out):
+    """dexp_p(u)^{-1} f of one system (:meth:`meanfield.domains._geometry.SphereGeometry.dexpinv`; the identity
+    for angles; :func:`_points_pullback` on the sphere)."""
+    if kind == CIRCLE:
+        for i in range(p.shape[0]):
+            out[i, 0] = f[i, 0]
+        return
+    _points_pullback(p, u, f, out)
 
 
 class CompiledSphereChart:
