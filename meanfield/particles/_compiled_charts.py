@@ -22,24 +22,31 @@ CIRCLE = ANGLES
 
 
 @numba.njit(cache=True, fastmath=LOOP_FASTMATH)
-def _points_exp(p, u, out):
-    """exp_p(u) for rows of points (P, d): the radii, then their sines and cosines in one vectorised loop."""
-    count, d = p.shape
+def _radii(u):
+    """(r, sin r, cos r) of the rows of u (P, d): the radii, then their sines and cosines in one vectorised loop."""
+    count, d = u.shape
     radius = np.empty(count)
+    sine = np.empty(count)
     cosine = np.empty(count)
-    sinc = np.empty(count)
     for q in range(count):
         r2 = 0.0
         for k in range(d):
             r2 += u[q, k] * u[q, k]
         radius[q] = np.sqrt(r2)
     for q in range(count):
-        sn, cs = sincos(radius[q])
-        cosine[q] = cs
-        sinc[q] = sn / radius[q] if radius[q] > 0 else 1.0
+        sine[q], cosine[q] = sincos(radius[q])
+    return radius, sine, cosine
+
+
+@numba.njit(cache=True, fastmath=LOOP_FASTMATH)
+def _points_exp(p, u, out):
+    """exp_p(u) = cos(r) p + (sin r / r) u for rows of points (P, d), r = |u| (1 for r = 0)."""
+    count, d = p.shape
+    radius, sine, cosine = _radii(u)
     for q in range(count):
+        sinc = sine[q] / radius[q] if radius[q] > 0 else 1.0
         for k in range(d):
-            out[q, k] = cosine[q] * p[q, k] + sinc[q] * u[q, k]
+            out[q, k] = cosine[q] * p[q, k] + sinc * u[q, k]
 
 
 @numba.njit(cache=True, fastmath=LOOP_FASTMATH)
@@ -49,16 +56,7 @@ def _points_pullback(p, u, f, out):
     With û = u/r, e_r = cos(r) û - sin(r) p and x = cos(r) p + sin(r) û:
     <f, e_r> û + (r / sin r)(f - <f, e_r> e_r - <f, x> x), then P⊥_p (removes round-off along p)."""
     count, d = p.shape
-    radius = np.empty(count)
-    cosine = np.empty(count)
-    sine = np.empty(count)
-    for q in range(count):
-        r2 = 0.0
-        for k in range(d):
-            r2 += u[q, k] * u[q, k]
-        radius[q] = np.sqrt(r2)
-    for q in range(count):
-        sine[q], cosine[q] = sincos(radius[q])
+    radius, sine, cosine = _radii(u)
     for q in range(count):
         r = radius[q]
         if r > 0:
