@@ -4,7 +4,7 @@ Wasserstein distances.
 
 The public API is re-exported here; the implementation lives in sub-packages, a one-way stack (each
 imports only those before it): io and transport (infrastructure and the transport algorithms), domains,
-measures, models, runs (the run driver), particles and pde, compare, studies, plot and cli.
+measures, models, runs (the run driver), particles, pde and reduced (the Ott–Antonsen engine), compare, studies, plot and cli.
 Figures and animations are in the sub-package :mod:`meanfield.plot` (``mf.plot.density_map(ds)``), loaded
 on first use so that importing meanfield does not import matplotlib.
 """
@@ -28,6 +28,7 @@ from .measures import (
     wrapped_cauchy,
 )
 from .models import Attention, Kuramoto, RepulsiveSelfAttention, SelfAttention, energy
+from .models import DiscreteLaw, LorentzianMixture, Mixture, bimodal_lorentzian
 from .particles import (
     attention_matrix,
     number_of_clusters,
@@ -38,11 +39,14 @@ from .particles import (
     simulate,
 )
 from .pde import methods, solve
+from .reduced import ManifoldError, ott_antonsen
 from ._version import __version__
 from ._compare import compare
 from .studies import SweepError, sweep
 from .studies import equiangular_curve, equiangular_gamma, phase_diagram, phase_diagram_trajectories
 from .studies import kuramoto_bifurcation, kuramoto_critical_coupling, kuramoto_theory
+from .studies import bimodal_boundaries, bimodal_states, kuramoto_branches, kuramoto_linear_rates
+from .studies import kuramoto_locked_frequency
 from .studies import cluster_dynamics, energy_staircase, equispaced_instability_rate, two_cluster_jump
 from .studies import check_good_triple, check_mixed_triple, hyperplanes, polytope_vertices, random_good_triple
 from .studies import random_mixed_triple
@@ -62,8 +66,12 @@ __all__ = [
     "CheckpointInUseError",
     "Circle",
     "Density",
+    "DiscreteLaw",
     "EmpiricalMeasure",
     "Kuramoto",
+    "LorentzianMixture",
+    "ManifoldError",
+    "Mixture",
     "MostUnstableMode",
     "RepulsiveSelfAttention",
     "SelfAttention",
@@ -74,6 +82,9 @@ __all__ = [
     "ZonalSphere",
     "__version__",
     "attention_matrix",
+    "bimodal_lorentzian",
+    "bimodal_boundaries",
+    "bimodal_states",
     "cluster_dynamics",
     "design_strength",
     "compare",
@@ -85,7 +96,10 @@ __all__ = [
     "equiangular_curve",
     "equiangular_gamma",
     "kuramoto_bifurcation",
+    "kuramoto_branches",
     "kuramoto_critical_coupling",
+    "kuramoto_linear_rates",
+    "kuramoto_locked_frequency",
     "kuramoto_theory",
     "methods",
     "most_unstable_mode",
@@ -93,6 +107,7 @@ __all__ = [
     "numerical_rank",
     "order_parameter",
     "orthogonal_frame",
+    "ott_antonsen",
     "optimal_configurations",
     "pairwise_inner_products",
     "phase_diagram",

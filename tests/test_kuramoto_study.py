@@ -135,11 +135,11 @@ def test_bad_input():
         mf.kuramoto_bifurcation([-1.0], scheduler="serial")
     with pytest.raises(ValueError, match="frequencies must be one of"):
         mf.kuramoto_bifurcation([1.0], "uniform", scheduler="serial")
-    with pytest.raises(ValueError, match="width is given by the law itself"):
+    with pytest.raises(ValueError, match="width and separation are given by the law itself"):
         mf.kuramoto_bifurcation([1.0], scipy.stats.cauchy(0, 1), width=2.0, scheduler="serial")
     with pytest.raises(ValueError, match="width must be finite and > 0"):
         mf.kuramoto_bifurcation([1.0], "gaussian", width=0.0, scheduler="serial")
-    with pytest.raises(ValueError, match=r"engine must be one of \('particles', 'pde'\), got 'ode'"):
+    with pytest.raises(ValueError, match=r"engine must be one of \('particles', 'pde', 'ott-antonsen'\), got 'ode'"):
         mf.kuramoto_bifurcation([1.0], engine="ode", scheduler="serial")
     with pytest.raises(ValueError, match=r"average_window must lie in \(0, t_final = 10.0\]"):
         mf.kuramoto_bifurcation([1.0], t_final=10.0, average_window=20.0, scheduler="serial")
@@ -153,7 +153,7 @@ def test_bad_input():
         mf.kuramoto_theory(1.0, scipy.stats.norm(0, 1), noise=1e-4)
     with pytest.raises(ValueError, match="coupling must be finite and >= 0"):
         mf.kuramoto_theory(np.nan, None)
-    with pytest.raises(TypeError, match="frequencies must be None, a number or a scipy.stats frozen law"):
+    with pytest.raises(TypeError, match="frequencies must be None, a number, a frozen scipy.stats law"):
         mf.kuramoto_critical_coupling("cauchy")
 
 
@@ -211,3 +211,83 @@ def test_pde_points_say_whether_their_grid_resolved_them():
                                      progress=False, t_final=10.0, average_window=5.0, grid=32)
     np.testing.assert_array_equal(ds["resolved"].values, [1, 0])
     assert ds["resolution_tail"].values[0] < 1e-3 < 0.5 < ds["resolution_tail"].values[1]
+
+
+def test_reduced_engine_diagram_is_one_batch_on_the_theory():
+    ks = np.linspace(0, 3, 7)
+    ds = mf.kuramoto_bifurcation(ks, "lorentzian", width=0.5, engine="ott-antonsen", t_final=60,
+                                 average_window=20)
+    assert ds["order_parameter"].dims == ("coupling", "time") and "seed" not in ds.dims
+    assert ds.attrs["engine"] == "ott-antonsen" and ds.attrs["theory"] == "kuramoto_theory"
+    assert np.all(ds["success"].values == 1)
+    # away from K_c = 2γ = 1 the amplitude relaxes at rate |K/2 − γ| ≥ 0.25 from 0.05: e^{-10} of it is left by
+    # t = 40 (measured |r∞ − theory| ≤ 5e-7 at K = 0.5, ≤ 2e-11 above K_c); at K_c itself ż = −(K/2)|z|²z
+    # decays like t^{-1/2}: r(60) = (1/0.05² + 60)^{-1/2} = 0.0471 (critical slowing, not an error)
+    off = np.abs(ks - 1.0) > 0.4
+    np.testing.assert_allclose(ds["r_inf"].values[off], ds["r_theory"].values[off], rtol=0, atol=1e-6)
+    z = ds["order_parameter"].sel(coupling=1.0)
+    exact = (1 / 0.05 ** 2 + z.time.values) ** -0.5
+    np.testing.assert_allclose(z.values, exact, rtol=1e-8)
+
+
+def test_reduced_engine_with_phase_lag_and_a_bimodal_law():
+    lagged = mf.kuramoto_bifurcation([3.0], "lorentzian", width=0.5, phase_lag=0.5, engine="ott-antonsen")
+    assert float(lagged["r_inf"][0]) == pytest.approx(np.sqrt(1 - 1 / (3 * np.cos(0.5))), abs=1e-9)
+    assert float(lagged["r_theory"][0]) == pytest.approx(np.sqrt(1 - 1 / (3 * np.cos(0.5))), abs=1e-12)
+    bimodal = mf.kuramoto_bifurcation([2.5, 4.5], "bimodal", width=1.0, separation=0.8, engine="ott-antonsen",
+                                      t_final=200, average_window=50)
+    # the self-consistency theory does not cover a bimodal law: NaN and a pointer to what does
+    assert np.all(np.isnan(bimodal["r_theory"].values)) and np.isnan(bimodal.attrs["critical_coupling"])
+    assert bimodal.attrs["theory"].startswith("none:") and "mf.bimodal_boundaries" in bimodal.attrs["theory"]
+    # below the saddle-node (3.1706) incoherence; above the pitchfork (3.28) the one stable synchronised branch
+    branches = mf.kuramoto_branches(mf.Kuramoto(frequencies=mf.bimodal_lorentzian(0.8, 1.0)), [2.5, 4.5],
+                                    periodic=False)
+    top = branches.where((branches.point_coupling == 4.5) & (branches.stable == 1) & (branches.r > 0),
+                         drop=True)
+    assert float(bimodal["r_inf"][0]) < 1e-8
+    assert float(bimodal["r_inf"][1]) == pytest.approx(float(top.r[0]), abs=1e-9)
+    assert bimodal.attrs["law"] == "bimodal" and bimodal.attrs["separation"] == 0.8
+
+
+def test_plot_bifurcation_with_branches(tmp_path):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    ks = np.linspace(2.5, 4.5, 5)
+    ds = mf.kuramoto_bifurcation(ks, "bimodal", width=1.0, separation=0.8, engine="ott-antonsen")
+    branches = mf.kuramoto_branches(mf.Kuramoto(frequencies=mf.bimodal_lorentzian(0.8, 1.0)), ks,
+                                    periodic=False)
+    fig = mf.plot.bifurcation(ds, branches=branches)
+    fig.savefig(tmp_path / "b.png")
+    labels = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
+    assert "stationary states, stable" in labels and "fold" in labels
+    assert not any(label.startswith("theory") for label in labels)  # no theory curve for a bimodal law
+
+
+def test_cli_bimodal_diagram_by_the_reduced_engine(tmp_path, capsys):
+    from meanfield.cli import main
+    import xarray as xr
+
+    out = tmp_path / "bimodal.nc"
+    assert main(["kuramoto", "--couplings", "2.5:4.5:5", "--law", "bimodal", "--width", "1",
+                 "--separation", "0.8", "--engine", "ott-antonsen", "--output", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert "incoherence loses stability at K = 3.28," in printed and "one batch" in printed
+    assert out.with_suffix(".png").exists()
+    with xr.open_dataset(out) as ds:
+        assert ds.attrs["engine"] == "ott-antonsen" and ds.attrs["separation"] == 0.8
+    lagged = tmp_path / "lagged.nc"
+    assert main(["kuramoto", "--coupling", "3", "--width", "0.5", "--phase-lag", "0.5", "--engine",
+                 "ott-antonsen", "--output", str(lagged)]) == 0
+    assert f"theory {np.sqrt(1 - 1 / (3 * np.cos(0.5))):.4f}" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("options", [["--separation", "1"], ["--law", "bimodal"]])
+def test_cli_separation_goes_with_the_bimodal_law(tmp_path, options, capsys):
+    from meanfield.cli import main
+
+    with pytest.raises(SystemExit) as exit_info:
+        main(["kuramoto", *options, "--output", str(tmp_path / "x.nc")])
+    assert exit_info.value.code == 2
+    assert "--separation goes with --law bimodal" in capsys.readouterr().err
+    assert not list(tmp_path.iterdir())

@@ -4,7 +4,7 @@
 floors, each importing only floors below it (or modules of its own package)::
 
     _version, _validate, _vector_math  <  io, transport  <  runs  <  domains  <  measures  <  models
-        <  particles, pde  <  _compare  <  studies  <  meanfield/__init__  <  plot  <  cli
+        <  particles, pde, reduced  <  _compare  <  studies  <  meanfield/__init__  <  plot  <  cli
 
 No import sits inside a function, except of a heavy third-party module whose import is deferred until it
 is used (POT, matplotlib, tqdm, distributed: :data:`LAZY`), and no two modules import each other (directly
@@ -32,7 +32,7 @@ FLOORS = {
     "domains": 3,
     "measures": 4,
     "models": 5,
-    "particles": 6, "pde": 6,
+    "particles": 6, "pde": 6, "reduced": 6,
     "_compare": 7,
     "studies": 8,
     "__init__": 9,

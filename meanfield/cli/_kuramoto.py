@@ -1,24 +1,30 @@
 """``meanfield kuramoto``: one Kuramoto run (r(t)) or a bifurcation diagram r∞(K), as NetCDF + PNG.
 
-Without ``--couplings`` it runs one coupling (``--coupling``) by particles or
-the PDE (``--engine particles|pde``, the ``method`` of
-:func:`meanfield.studies.kuramoto_run`; the PDE's scheme follows from the
-noise: finite volume without, spectral with) and writes r(t) with r∞ and the
-theory value. With ``--couplings a:b:k`` it sweeps K (and ``--systems``
+Without ``--couplings`` it runs one coupling (``--coupling``) by particles, the
+PDE or the Ott–Antonsen engine (``--engine particles|pde|ott-antonsen``, the
+``engine`` of :func:`meanfield.studies.kuramoto_run`; the PDE's scheme follows
+from the noise: finite volume without, spectral with) and writes r(t) with r∞
+and the theory value. With ``--couplings a:b:k`` it sweeps K (and ``--systems``
 systems for particles) through :func:`meanfield.kuramoto_bifurcation` (dask
-LocalCluster by default) and writes r∞(K) against the self-consistency
-theory. Prints a short table.
+LocalCluster by default; the Ott–Antonsen engine in one batch) and writes r∞(K)
+with the branches of the reduced equations where the law has poles
+(:func:`meanfield.kuramoto_branches`) and the self-consistency theory where it
+applies. Prints a short table.
 """
 
 from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import Any
+
+import numpy as np
 
 import meanfield as mf
 
 from ..io._conventions import described_run
 from ..io._files import check_result_paths, write_atomically
+from ..reduced import ENGINE
 from ..studies import frequency_law, kuramoto_run
 from ._options import add_output_arguments, check_at_least
 from ._sweep_options import VALUES_HELP, parse_values, sweep_options
@@ -27,25 +33,33 @@ __all__ = ["add_kuramoto_arguments", "kuramoto_command", "default_output"]
 
 
 def default_output(args: argparse.Namespace) -> Path:
-    """``kuramoto_<law><width>_<engine>[_noise<σ>]_K<K>.nc`` or ``…_bifurcation.nc``."""
+    """``kuramoto_<law><width>[_sep<ω₀>][_lag<α>]_<engine>[_n<n>|_grid<N>][_noise<σ>]_K<K>.nc`` or
+    ``…_bifurcation.nc``."""
     noise = f"_noise{args.noise:g}" if args.noise > 0 else ""
     what = "bifurcation" if args.couplings is not None else f"K{args.coupling:g}"
-    size = f"_n{args.particles}" if args.engine == "particles" else f"_grid{args.grid}"
-    return Path(f"kuramoto_{args.law}{args.width:g}_{args.engine}{size}{noise}_{what}.nc")
+    size = {"particles": f"_n{args.particles}", "pde": f"_grid{args.grid}"}.get(args.engine, "")
+    law = f"{args.law}{args.width:g}" + (f"_sep{args.separation:g}" if args.law == "bimodal" else "")
+    lag = f"_lag{args.phase_lag:g}" if args.phase_lag != 0 else ""
+    return Path(f"kuramoto_{law}{lag}_{args.engine}{size}{noise}_{what}.nc")
 
 
 def add_kuramoto_arguments(parser: argparse.ArgumentParser) -> None:
     """Add the options of ``meanfield kuramoto`` to ``parser``."""
     parser.add_argument("--coupling", type=float, default=4.0, help="coupling K of a single run")
     parser.add_argument("--couplings", default=None, help=f"sweep K for a bifurcation diagram: {VALUES_HELP}, e.g. 0:4:17 or 1,2,4")
-    parser.add_argument("--law", choices=["lorentzian", "gaussian"], default="lorentzian",
-                        help="law of the natural frequencies")
+    parser.add_argument("--law", choices=["lorentzian", "gaussian", "bimodal"], default="lorentzian",
+                        help="law of the natural frequencies (bimodal: two Lorentzians at +-separation)")
     parser.add_argument("--width", type=float, default=0.6,
-                        help="Lorentzian half-width gamma or Gaussian standard deviation")
+                        help="Lorentzian half-width gamma (bimodal: of each peak) or Gaussian standard deviation")
+    parser.add_argument("--separation", type=float, default=None,
+                        help="--law bimodal: distance omega_0 of each peak from 0 (required there)")
+    parser.add_argument("--phase-lag", type=float, default=0.0,
+                        help="phase lag alpha of the coupling sin(theta_j - theta - alpha) (Sakaguchi)")
     parser.add_argument("--noise", type=float, default=0.0, help="sigma in dtheta = ... + sqrt(2 sigma) dW")
-    parser.add_argument("--engine", choices=["particles", "pde"], default="particles",
-                        help="particles (exact-drift integrator; Euler-Maruyama with noise) or the PDE "
-                        "(finite volume without noise, spectral with noise)")
+    parser.add_argument("--engine", choices=["particles", "pde", "ott-antonsen"], default="particles",
+                        help="particles (exact-drift integrator; Euler-Maruyama with noise), the PDE "
+                        "(finite volume without noise, spectral with noise) or the Ott-Antonsen amplitudes "
+                        "(no noise, Lorentzian or bimodal law: exact, milliseconds)")
     parser.add_argument("--particles", type=int, default=2000, help="oscillators n (--engine particles)")
     parser.add_argument("--t-final", type=float, default=60.0, help="final time")
     parser.add_argument("--average-window", type=float, default=20.0, help="r_inf averages r over the last window")
@@ -56,7 +70,8 @@ def add_kuramoto_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--frequency-nodes", type=int, default=None,
                         help="PDE quadrature nodes in omega (default: enough to avoid rephasing up to t-final)")
     parser.add_argument("--dt", type=float, default=0.01, help="Euler-Maruyama step (particles with noise)")
-    parser.add_argument("--rtol", type=float, default=1e-4, help="tolerance of the adaptive integrators")
+    parser.add_argument("--rtol", type=float, default=None,
+                        help="tolerance of the adaptive integrators (default: 1e-3 particles, 1e-4 PDE)")
     add_output_arguments(parser,
                          "NetCDF output (default: named after the run, e.g. "
                          "kuramoto_lorentzian0.6_particles_n2000_K4.nc); PNG beside it",
@@ -65,10 +80,11 @@ def add_kuramoto_arguments(parser: argparse.ArgumentParser) -> None:
 
 def kuramoto_command(args: argparse.Namespace) -> int:
     """Run what ``args`` describe; write NetCDF and PNG; print a summary."""
-
-
     couplings = parse_values(args.couplings, "--couplings") if args.couplings is not None else None
-    law = frequency_law(args.law, args.width)
+    if (args.law == "bimodal") != (args.separation is not None):
+        raise ValueError("--separation goes with --law bimodal (and is required there)")
+    args.separation = 0.0 if args.separation is None else args.separation
+    law = frequency_law(args.law, args.width, separation=args.separation)
     check_at_least(args, particles=2, systems=1, grid=8)
     if not args.dt > 0:
         raise ValueError(f"--dt must be > 0, got {args.dt}")
@@ -76,29 +92,44 @@ def kuramoto_command(args: argparse.Namespace) -> int:
     if output.suffix != ".nc":
         raise ValueError(f"--output must end in .nc, got {str(output)!r}")
     output, png = check_result_paths(output)
-    common = {"noise": args.noise, "engine": args.engine, "n": args.particles, "t_final": args.t_final,
-              "average_window": args.average_window, "frequency_nodes": args.frequency_nodes, "grid": args.grid,
-              "dt": args.dt, "rtol": args.rtol}
+    common = {"phase_lag": args.phase_lag, "noise": args.noise, "engine": args.engine, "n": args.particles,
+              "t_final": args.t_final, "average_window": args.average_window,
+              "frequency_nodes": args.frequency_nodes, "grid": args.grid, "dt": args.dt, "rtol": args.rtol}
+    bimodal = {"separation": args.separation} if args.law == "bimodal" else {}
+    described = f"{args.law} ({args.width:g}{', ±' + format(args.separation, 'g') if bimodal else ''})" + (
+        f", phase lag {args.phase_lag:g}" if args.phase_lag else "")
     if couplings is None:
         ds = kuramoto_run(args.coupling, args.seed if args.engine == "particles" else None, law=args.law,
-                          width=args.width, **common)
+                          width=args.width, **bimodal, **common)
         ds.attrs["coupling"] = float(args.coupling)
-        theory = float(mf.kuramoto_theory(args.coupling, law, args.noise))
+        theory, critical = _theory(args.coupling, law, args.noise, args.phase_lag)
         ds.attrs = described_run(ds.attrs, args.command_line)
         write_atomically(output, ds.to_netcdf)
-        mf.plot.order_parameter_curve(ds, theory=theory).savefig(png, dpi=120, bbox_inches="tight")
-        print(f"Kuramoto K = {args.coupling:g}, {args.law} ({args.width:g}), noise {args.noise:g}, {args.engine}: "
+        mf.plot.order_parameter_curve(ds, theory=theory if np.isfinite(theory) else None).savefig(
+            png, dpi=120, bbox_inches="tight")
+        print(f"Kuramoto K = {args.coupling:g}, {described}, noise {args.noise:g}, {args.engine}: "
               f"r_inf = {float(ds['r_inf']):.4f} +- {float(ds['r_spread']):.4f} (window spread), "
-              f"theory {theory:.4f}, K_c = {mf.kuramoto_critical_coupling(law, args.noise):.4g}")
+              + (f"theory {theory:.4f}, K_c = {critical:.4g}" if np.isfinite(theory) else
+                 "no self-consistency theory for this law"))
     else:
         ds = mf.kuramoto_bifurcation(couplings, args.law, width=args.width, seeds=args.systems,
-                                     progress=not args.no_progress, **common, **sweep_options(args))
+                                     progress=not args.no_progress, **bimodal, **common, **sweep_options(args))
         ds.attrs = described_run(ds.attrs, args.command_line)
         write_atomically(output, ds.to_netcdf)
-        mf.plot.bifurcation(ds).savefig(png, dpi=120, bbox_inches="tight")
-        print(f"Kuramoto bifurcation, {args.law} ({args.width:g}), noise {args.noise:g}, {args.engine}: "
-              f"K_c = {ds.attrs['critical_coupling']:.4g}, {ds.attrs['wall_time']:.1f} s "
-              f"({ds.attrs['tasks_run']} tasks run, {ds.attrs['tasks_skipped']} skipped)")
+        branches = mf.kuramoto_branches(mf.Kuramoto(frequencies=law, phase_lag=args.phase_lag), couplings) \
+            if args.noise == 0 and mf.Kuramoto(frequencies=law).frequency_poles is not None else None
+        mf.plot.bifurcation(ds, branches=branches).savefig(png, dpi=120, bbox_inches="tight")
+        how = "one batch" if args.engine == ENGINE else \
+            f"{ds.attrs['tasks_run']} tasks run, {ds.attrs['tasks_skipped']} skipped"
+        if np.isfinite(ds.attrs["critical_coupling"]):
+            threshold = f"K_c = {ds.attrs['critical_coupling']:.4g}"
+        elif branches is not None:
+            threshold = "incoherence loses stability at K = " + (", ".join(
+                f"{k:.6g}" for k in np.atleast_1d(branches.attrs["incoherence_loses_stability_at"])) or "none")
+        else:
+            threshold = "no self-consistency theory for this law"
+        print(f"Kuramoto bifurcation, {described}, noise {args.noise:g}, {args.engine}: {threshold}, "
+              f"{ds.attrs['wall_time']:.2f} s ({how})")
         print(f"{'K':>8} {'r_inf':>8} {'+-':>7} {'theory':>8}")
         for k in range(couplings.size):
             print(f"{couplings[k]:8.4g} {float(ds.r_mean[k]):8.4f} {float(ds.r_error[k]):7.4f} "
@@ -106,3 +137,12 @@ def kuramoto_command(args: argparse.Namespace) -> int:
     print(f"wrote {output}")
     print(f"wrote {png}")
     return 0
+
+
+def _theory(coupling: float, law: Any, noise: float, phase_lag: float) -> tuple[float, float]:
+    """(r∞, K_c) of the self-consistency theory, NaN where it does not apply (a bimodal law)."""
+    try:
+        return (float(mf.kuramoto_theory(coupling, law, noise, phase_lag)),
+                mf.kuramoto_critical_coupling(law, noise, phase_lag))
+    except ValueError:
+        return np.nan, np.nan

@@ -58,8 +58,9 @@ COMMANDS: dict[str, Command] = {
     ),
     "kuramoto": Command(
         "Kuramoto oscillators: one run r(t), or the bifurcation diagram r_inf(K) with --couplings (NetCDF + PNG)",
-        "Kuramoto model with Lorentzian or Gaussian natural frequencies (and noise), by particles or "
-        "the PDE: r(t) of one coupling, or r_inf(K) over --couplings against the self-consistency theory.",
+        "Kuramoto(-Sakaguchi) model with Lorentzian, Gaussian or bimodal Lorentzian natural frequencies, a "
+        "phase lag and noise, by particles, the PDE or the Ott-Antonsen amplitudes: r(t) of one coupling, or "
+        "r_inf(K) over --couplings against the self-consistency theory or the branches of the reduced equations.",
         add_kuramoto_arguments, kuramoto_command,
     ),
     "configurations": Command(

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from ._attention import Attention, FeedForward, softmax_attention
 from ._energy import energy, particle_energy
+from ._frequency_laws import DiscreteLaw, LorentzianMixture, Mixture, bimodal_lorentzian
 from ._kuramoto import Kuramoto
 from ._model import Model
 from ._repulsive_self_attention import RepulsiveSelfAttention
@@ -15,11 +16,15 @@ from ._self_attention import SelfAttention
 
 __all__ = [
     "Attention",
+    "DiscreteLaw",
     "FeedForward",
     "Kuramoto",
+    "LorentzianMixture",
+    "Mixture",
     "Model",
     "RepulsiveSelfAttention",
     "SelfAttention",
+    "bimodal_lorentzian",
     "energy",
     "particle_energy",
     "softmax_attention",

@@ -15,6 +15,7 @@ from ..domains._circle import Circle
 from ..domains._geometry import CircleGeometry
 from .._validate import check_nonnegative
 from ._energy import double_integral
+from ._frequency_laws import DiscreteLaw, describe_law, is_identical, law_poles, read_frequency_law
 from ._kuramoto_moments import KuramotoVelocity, fourier_moments
 from ._model import DEFAULT_FREQUENCY_NODES, Model
 
@@ -28,34 +29,57 @@ FREQUENCY_RULES = ("quantile", "iid")
 class Kuramoto(Model):
     r"""Kuramoto-type dynamics on S¹ (paper 2, (7.2), (7.5)):
 
-        θ̇_i = ω_i + (K/n) Σ_j h(θ_j - θ_i),     ∂_t ρ_ω + ∂_θ(ρ_ω X_ω) = σ ∂²_θ ρ_ω,
-        X_ω(θ) = ω + K ∫∫ h(φ - θ) ρ_{ω'}(φ) g(ω') dφ dω'.
+        θ̇_i = ω_i + (K/n) Σ_j h(θ_j - θ_i - α),     ∂_t ρ_ω + ∂_θ(ρ_ω X_ω) = σ ∂²_θ ρ_ω,
+        X_ω(θ) = ω + K ∫∫ h(φ - θ - α) ρ_{ω'}(φ) g(ω') dφ dω'.
 
     The interaction h(u) = Σ_{|k| ≤ K} ĥ_k e^{iku} is given by its Fourier
     coefficients ĥ_0, …, ĥ_K (h real: ĥ_{-k} = conj ĥ_k); the default h = sin
-    (ĥ_1 = -i/2) is Kuramoto's model, h(u) = e^{β cos u} sin u is USA.
+    (ĥ_1 = -i/2) is Kuramoto's model, h(u) = e^{β cos u} sin u is USA. The phase
+    lag α shifts it: the coupling function is h(u - α), with coefficients
+    ĥ_k e^{-ikα} (:attr:`coefficients`); h = sin with α is Kuramoto–Sakaguchi
+    (:meth:`sakaguchi`), a sum of sines Daido's harmonics (:meth:`harmonics`).
 
     Parameters
     ----------
     coupling : float
         Coupling strength K ≥ 0.
-    frequencies : None, float or scipy.stats frozen distribution
+    frequencies : None, float, scipy.stats frozen law or a law of :mod:`meanfield.models._frequency_laws`
         Law g of the natural frequencies: None or a number for identical
-        oscillators (g = δ_ω), or a continuous law (``scipy.stats.norm(0, s)``,
-        ``scipy.stats.cauchy(0, γ)``, …). The PDE discretises it by quadrature
-        in ω (:meth:`frequency_quadrature`), or, for a Lorentzian law with an
-        interaction of one harmonic, represents it exactly by its pole
-        (:meth:`velocity_spec`).
+        oscillators (g = δ_ω), a continuous law (``scipy.stats.norm(0, s)``,
+        ``scipy.stats.cauchy(0, γ)``, ``mf.LorentzianMixture``, ``mf.Mixture``,
+        ``mf.bimodal_lorentzian(ω₀, Δ)``) or finitely many frequencies
+        (``mf.DiscreteLaw(values, weights)``). The PDE discretises a continuous
+        law by quadrature in ω (:meth:`frequency_quadrature`), or, for a law
+        with poles (Lorentzians and their mixtures) and an interaction of one
+        harmonic, represents it exactly by its poles (:meth:`velocity_spec`).
     noise : float
         Diffusion σ ≥ 0.
     interaction : array_like of complex, optional
-        ĥ_0, …, ĥ_K; default sin.
+        ĥ_0, …, ĥ_K of h; default sin.
+    phase_lag : float
+        α: the coupling function is h(u - α); default 0.
     """
 
     coupling: float = 1.0
     frequencies: Any = None
     noise: float = 0.0
     interaction: np.ndarray = field(default_factory=lambda: np.array([0.0, -0.5j]))
+    phase_lag: float = 0.0
+
+    @classmethod
+    def sakaguchi(cls, coupling: float, phase_lag: float, frequencies: Any = None, noise: float = 0.0) -> Kuramoto:
+        """Kuramoto–Sakaguchi: θ̇_i = ω_i + (K/n) Σ_j sin(θ_j - θ_i - α) (Sakaguchi & Kuramoto 1986)."""
+        return cls(coupling=coupling, frequencies=frequencies, noise=noise, phase_lag=phase_lag)
+
+    @classmethod
+    def harmonics(cls, coupling: float, amplitudes: Any, frequencies: Any = None, noise: float = 0.0,
+                  phase_lag: float = 0.0) -> Kuramoto:
+        """Daido-type coupling h(u) = Σ_{k ≥ 1} a_k sin(k u): ``amplitudes`` a_1, a_2, … (ĥ_k = -i a_k/2)."""
+        a = np.atleast_1d(np.asarray(amplitudes, dtype=float))
+        if a.ndim != 1 or a.size == 0 or not np.all(np.isfinite(a)):
+            raise ValueError(f"amplitudes must be a non-empty 1-D sequence of finite a_1, a_2, …, got {amplitudes!r}")
+        return cls(coupling=coupling, frequencies=frequencies, noise=noise, phase_lag=phase_lag,
+                   interaction=np.concatenate([[0.0], -0.5j * a]))
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "coupling", check_nonnegative("coupling", self.coupling))
@@ -72,30 +96,27 @@ class Kuramoto(Model):
         if abs(coeffs[0].imag) > 1e-14:
             raise ValueError(f"interaction ĥ_0 must be real for a real h, got {coeffs[0]!r}")
         object.__setattr__(self, "interaction", coeffs)
-        freq = self.frequencies
-        if isinstance(freq, (scipy.stats.rv_continuous, scipy.stats.rv_discrete)):
-            raise TypeError(
-                f"frequencies must be a frozen distribution with its parameters, e.g. scipy.stats.{freq.name}(0, 1), "
-                f"got the unfrozen family scipy.stats.{freq.name}"
-            )
-        if freq is not None and not _is_number(freq) and not (hasattr(freq, "ppf") and hasattr(freq, "dist")):
-            raise TypeError(
-                "frequencies must be None, a number, or a scipy.stats frozen distribution, "
-                f"got {type(freq).__name__}"
-            )
-        if _is_number(freq) and not np.isfinite(float(freq)):
-            raise ValueError(f"frequencies must be finite, got {freq!r}")
+        lag = self.phase_lag
+        if isinstance(lag, bool) or not isinstance(lag, (int, float, np.integer, np.floating)) or not np.isfinite(lag):
+            raise ValueError(f"phase_lag must be a finite angle α (radians), got {lag!r}")
+        object.__setattr__(self, "phase_lag", float(lag))
+        read_frequency_law(self.frequencies)
+
+    @property
+    def coefficients(self) -> np.ndarray:
+        """ĥ_k e^{-ikα}, k = 0, …, K: the Fourier coefficients of the coupling function h(u - α)."""
+        return self.interaction * np.exp(-1j * np.arange(self.interaction.size) * self.phase_lag)
 
     def __eq__(self, other: object) -> bool:
         """Same coupling, noise, frequency law and interaction coefficients."""
         if not isinstance(other, Kuramoto):
             return NotImplemented
-        return (self.coupling, self.noise, self.attrs["frequencies"]) == (
-            other.coupling, other.noise, other.attrs["frequencies"]) and np.array_equal(
+        return (self.coupling, self.noise, self.phase_lag, self.attrs["frequencies"]) == (
+            other.coupling, other.noise, other.phase_lag, other.attrs["frequencies"]) and np.array_equal(
             self.interaction, other.interaction)
 
     def __hash__(self) -> int:
-        return hash((self.coupling, self.noise, self.attrs["frequencies"], self.interaction.tobytes()))
+        return hash((self.coupling, self.noise, self.phase_lag, self.attrs["frequencies"], self.interaction.tobytes()))
 
     @property
     def name(self) -> str:
@@ -104,24 +125,23 @@ class Kuramoto(Model):
     @property
     def attrs(self) -> dict[str, Any]:
         freq = self.frequencies
-        if freq is None:
-            law = "identical(0)"
-        elif _is_number(freq):
-            law = f"identical({float(freq)!r})"
-        else:
-            law = f"{freq.dist.name}{tuple(freq.args)}{dict(freq.kwds) or ''}"
-        return {
+        law = "identical(0)" if freq is None else describe_law(freq)
+        attrs = {
             "model": "Kuramoto",
             "coupling": self.coupling,
             "noise": self.noise,
             "frequencies": law,
             "interaction": repr(self.interaction.tolist()),
         }
+        if self.phase_lag != 0:
+            attrs["phase_lag"] = self.phase_lag
+        return attrs
 
     def frequency_quadrature(self, n_nodes: int = DEFAULT_FREQUENCY_NODES) -> tuple[np.ndarray, np.ndarray]:
         """Nodes ω_m and weights w_m (Σ w_m = 1) discretising the frequency law.
 
-        Identical oscillators: one node. Normal law: Gauss–Hermite (exact for
+        Identical oscillators: one node; a discrete law: its atoms (exact, for any
+        ``n_nodes``). Normal law: Gauss–Hermite (exact for
         polynomials of degree < 2m in ω). Any other law: the midpoint rule in
         probability space, ω_j = F⁻¹((j + 1/2)/m), w_j = 1/m, which puts nodes
         where the mass is and keeps the extreme node at F⁻¹(1 - 1/2m) (for a
@@ -131,8 +151,10 @@ class Kuramoto(Model):
         stationary states.
         """
         freq = self.frequencies
-        if freq is None or _is_number(freq):
+        if is_identical(freq):
             return np.array([0.0 if freq is None else float(freq)]), np.ones(1)
+        if isinstance(freq, DiscreteLaw):
+            return freq.values.copy(), freq.weights.copy()
         if n_nodes < 1:
             raise ValueError(f"n_nodes must be >= 1, got {n_nodes}")
         if isinstance(getattr(freq, "dist", None), type(scipy.stats.norm)):
@@ -143,44 +165,44 @@ class Kuramoto(Model):
         return freq.ppf(u), np.full(n_nodes, 1.0 / n_nodes)
 
     def interaction_multipliers(self, k: np.ndarray) -> np.ndarray:
-        """Multipliers 2π K conj(ĥ_k) of K g, g(u) = h(-u), at wavenumbers k ≥ 0 (0 beyond K_h)."""
+        """Multipliers 2π K conj(ĥ_k e^{-ikα}) of K g, g(u) = h(-u - α), at wavenumbers k ≥ 0 (0 beyond K_h)."""
         k = np.asarray(k)
         out = np.zeros(k.shape, dtype=complex)
-        inside = k < self.interaction.size
-        out[inside] = 2 * np.pi * self.coupling * np.conj(self.interaction[k[inside]])
+        coefficients = self.coefficients
+        inside = k < coefficients.size
+        out[inside] = 2 * np.pi * self.coupling * np.conj(coefficients[k[inside]])
         return out
 
     def velocity_spec(self, n_frequency_nodes: int | None = None) -> ConvolutionVelocity:
-        """X_m = ω_m + K (g ⋆ ρ̄) with g(u) = h(-u): multiplier 2π K conj(ĥ_k).
+        """X_m = ω_m + K (g ⋆ ρ̄) with g(u) = h(-u - α): multiplier 2π K conj(ĥ_k e^{-ikα}).
 
         ``n_frequency_nodes`` nodes ω_m of :meth:`frequency_quadrature`, one species each. None: the law's
-        exact form where there is one, else :data:`DEFAULT_FREQUENCY_NODES` nodes. The exact form of a
-        Lorentzian law g(ω) = (γ/π)/((ω - c)² + γ²) with an interaction of one harmonic
-        (:attr:`first_harmonic`) is one species of complex drift c - iγ: the θ-marginal ∫ ρ_ω g(ω) dω itself,
-        whose Fourier coefficients ρ̂_k, k ≥ 1, are those of ρ_ω at the pole ω = c - iγ (the residue theorem;
-        :class:`solvers.ConvolutionVelocity`), so that dρ̂_k/dt = -ik(c + Kĥ_0)ρ̂_k - kγρ̂_k + (transport by
-        the first harmonic) - σk²ρ̂_k is exact in ω, with and without noise (Ott & Antonsen, Chaos 18 (2008)
-        037113; 19 (2009) 023117: their manifold ρ̂_k ∝ z^k is invariant under it).
+        exact form where there is one, else :data:`DEFAULT_FREQUENCY_NODES` nodes. A discrete law is exact on
+        its atoms. The exact form of a Lorentzian law g(ω) = (γ/π)/((ω - c)² + γ²) with an interaction of one
+        harmonic (:attr:`first_harmonic`) is one species of complex drift c - iγ: the θ-marginal
+        ∫ ρ_ω g(ω) dω itself, whose Fourier coefficients ρ̂_k, k ≥ 1, are those of ρ_ω at the pole ω = c - iγ
+        (the residue theorem; :class:`solvers.ConvolutionVelocity`), so that dρ̂_k/dt = -ik(c + Kĥ_0)ρ̂_k -
+        kγρ̂_k + (transport by the first harmonic) - σk²ρ̂_k is exact in ω, with and without noise (Ott &
+        Antonsen, Chaos 18 (2008) 037113; 19 (2009) 023117: their manifold ρ̂_k ∝ z^k is invariant under it).
+        A mixture of Lorentzians is one species per pole, weighted by its p_m (:attr:`frequency_poles`).
         """
         if n_frequency_nodes is None:
-            pole = self.lorentzian_pole
-            if pole is not None:
-                return ConvolutionVelocity(numerator=self.interaction_multipliers, drift=[pole], weights=[1.0])
+            poles = self.frequency_poles
+            if poles is not None and np.any(poles[0].imag > 0):
+                return ConvolutionVelocity(numerator=self.interaction_multipliers, drift=np.conj(poles[0]),
+                                           weights=poles[1])
             n_frequency_nodes = DEFAULT_FREQUENCY_NODES
         nodes, weights = self.frequency_quadrature(n_frequency_nodes)
         return ConvolutionVelocity(numerator=self.interaction_multipliers, drift=nodes, weights=weights)
 
     @property
-    def lorentzian_pole(self) -> complex | None:
-        """c - iγ for a Lorentzian law ``scipy.stats.cauchy(c, γ)`` and an interaction of one harmonic (the law
-        then has an exact form in the PDE, :meth:`velocity_spec`); None otherwise."""
-        freq = self.frequencies
-        if not self.first_harmonic or not isinstance(getattr(freq, "dist", None), type(scipy.stats.cauchy)):
+    def frequency_poles(self) -> tuple[np.ndarray, np.ndarray] | None:
+        """(ζ_m, p_m) of the law (:func:`meanfield.models._frequency_laws.law_poles`: c_m + iγ_m of its
+        Lorentzians, the atoms of a discrete law) when the interaction has one harmonic, for which the law's
+        average is exact at the poles (:meth:`velocity_spec`, the Ott–Antonsen engine); None otherwise."""
+        if not self.first_harmonic:
             return None
-        args, kwds = tuple(freq.args), dict(freq.kwds)
-        loc = float(args[0]) if len(args) > 0 else float(kwds.get("loc", 0.0))
-        scale = float(args[1]) if len(args) > 1 else float(kwds.get("scale", 1.0))
-        return complex(loc, -scale)
+        return law_poles(self.frequencies)
 
     def potential_multipliers(self, k: np.ndarray) -> np.ndarray:
         """Multipliers 2π Ĝ_k of the potential G with X = ω + ∂_θ(G ⋆ ρ̄), for an odd h.
@@ -189,7 +211,7 @@ class Kuramoto(Model):
         Used for the energy E = (1/2) ∬ G(θ - φ) dμ dμ (K|m|²/2 for h = sin).
         """
         if not self.is_gradient:
-            raise ValueError("the Kuramoto interaction h is not odd, so X has no potential")
+            raise ValueError("the Kuramoto coupling function h(u - α) is not odd, so X has no potential")
         k = np.asarray(k)
         num = self.interaction_multipliers(k)
         out = np.zeros(k.shape, dtype=complex)
@@ -199,8 +221,8 @@ class Kuramoto(Model):
 
     @property
     def is_gradient(self) -> bool:
-        """True when h is odd (ĥ_k purely imaginary), so the dynamics has an energy."""
-        return bool(np.all(np.abs(self.interaction.real) < 1e-14))
+        """True when h(u - α) is odd (ĥ_k e^{-ikα} purely imaginary), so the dynamics has an energy."""
+        return bool(np.all(np.abs(self.coefficients.real) < 1e-14))
 
     @property
     def first_harmonic(self) -> bool:
@@ -225,7 +247,7 @@ class Kuramoto(Model):
             raise ValueError(f"path={path!r} is not available for Kuramoto models, whose velocity is the O(n K_h) "
                              f"sum of Fourier moments; use path='auto'")
         omega = np.zeros(weights.shape) if frequencies is None else frequencies
-        return KuramotoVelocity(self.coupling, self.interaction, omega, weights)
+        return KuramotoVelocity(self.coupling, self.coefficients, omega, weights)
 
     def natural_frequencies(self, rule: Any, shape: tuple[int, ...], rng: np.random.Generator) -> np.ndarray:
         """ω_i by ``rule``: midpoint quantiles F⁻¹((i+1/2)/n) of the law ("quantile"), iid draws ("iid"), or
@@ -233,7 +255,7 @@ class Kuramoto(Model):
         law = self.frequencies
         if isinstance(rule, str) and rule not in FREQUENCY_RULES:
             raise ValueError(f"frequencies must be 'quantile', 'iid' or an array, got {rule!r}")
-        if law is None or not hasattr(law, "ppf"):
+        if is_identical(law):
             return np.full(shape, 0.0 if law is None else float(law))
         if isinstance(rule, str):
             n = shape[-1]
@@ -258,11 +280,12 @@ class Kuramoto(Model):
         return "moebius" if self.first_harmonic else "dopri5"
 
     def riccati_form(self, frequencies: np.ndarray) -> tuple[complex, np.ndarray]:
-        """a = K ĥ_1 and ν_i = ω_i + K ĥ_0 of u̇_i = i a Z + i ν_i u_i + i conj(a Z) u_i² (one harmonic)."""
+        """a = K ĥ_1 e^{-iα} and ν_i = ω_i + K ĥ_0 of u̇_i = i a Z + i ν_i u_i + i conj(a Z) u_i² (one harmonic);
+        ν_i may be complex (a pole ζ_m of the law, the Ott–Antonsen equations)."""
         if not self.first_harmonic:
             return super().riccati_form(frequencies)
-        return self.coupling * complex(self.interaction[1]), np.asarray(frequencies, float) + (
-            self.coupling * self.interaction[0].real)
+        frequencies = np.asarray(frequencies)
+        return self.coupling * complex(self.coefficients[1]), frequencies + self.coupling * self.interaction[0].real
 
     # ------------------------------------------------------------------ energy
     @property
@@ -271,7 +294,8 @@ class Kuramoto(Model):
         return self.is_gradient
 
     def _no_energy(self) -> ValueError:
-        return ValueError("the Kuramoto interaction h is not odd, so the dynamics has no interaction energy")
+        return ValueError("the Kuramoto coupling function h(u - α) is not odd, so the dynamics has no interaction "
+                          "energy")
 
     def energy_kernel(self, d: int) -> tuple[Any, float]:
         """The multipliers 2π Ĝ_k of the potential G with G' = h(-·) (:meth:`potential_multipliers`), scale 1."""
@@ -286,7 +310,7 @@ class Kuramoto(Model):
         """E = (1/2) Σ_ij w_i w_j G(θ_i - θ_j) = Σ_{k ≥ 1} Ĝ_k |Z_k|² per system (K|Z_1|²/2 for h = sin)."""
         if not self.is_gradient:
             raise self._no_energy()
-        ks = np.arange(self.interaction.size)
+        ks = np.arange(self.coefficients.size)
         g_hat = np.real(self.potential_multipliers(ks)) / (2 * np.pi)
         total = np.zeros(states.shape[0])
         for k, _, moment in fourier_moments(states, weights, ks.size - 1):
@@ -310,24 +334,34 @@ class Kuramoto(Model):
         self._check_domain(domain)
         return self.velocity_spec(frequency_nodes)
 
+    def concentration_reason(self, velocity: ConvolutionVelocity) -> str:
+        """Finite volume, and what resolves the problem better: a continuous law on quadrature nodes is first
+        order in ω and rephases; particles have neither limit, and a law with poles is exact (module docs)."""
+        reason = super().concentration_reason(velocity)
+        if is_identical(self.frequencies) or isinstance(self.frequencies, DiscreteLaw):
+            return reason
+        return (f"{reason}; the law {describe_law(self.frequencies)} is discretised on {velocity.n_species} nodes "
+                f"in ω (first order across the locked/drifting boundary, rephasing at T_rec = 2π/Δω): mf.simulate "
+                f"(particles) has neither limit, and a law with poles (mf.LorentzianMixture) is exact in ω "
+                f"(mf.ott_antonsen, or mf.solve's spectral scheme at its poles)")
+
     def pde_attrs(self, velocity: ConvolutionVelocity) -> dict[str, Any]:
         """``frequency_quadrature`` ("cauchy_pole": the exact form of a Lorentzian law; "gauss_hermite" or
         "midpoint_quantiles", :meth:`frequency_quadrature`) and ``frequency_nodes``, for a frequency law."""
         if velocity.cauchy_drift:
             return {"frequency_quadrature": "cauchy_pole"}
         freq = self.frequencies
-        if freq is None or _is_number(freq):
+        if is_identical(freq):
             return {}
+        if isinstance(freq, DiscreteLaw):
+            return {"frequency_quadrature": "discrete_atoms", "frequency_nodes": int(velocity.n_species)}
         rule = "gauss_hermite" if isinstance(getattr(freq, "dist", None), type(scipy.stats.norm)) else \
             "midpoint_quantiles"
         return {"frequency_quadrature": rule, "frequency_nodes": int(velocity.n_species)}
 
     def density_velocity(self, domain: Any, values: np.ndarray, frequencies: Any) -> np.ndarray:
-        """ω + K ∫ h(φ - θ) ρ(φ) dφ at the nodes (ω: ``frequencies``, default 0), by FFT."""
+        """ω + K ∫ h(φ - θ - α) ρ(φ) dφ at the nodes (ω: ``frequencies``, default 0), by FFT."""
         self._check_domain(domain)
         omega = 0.0 if frequencies is None else np.asarray(frequencies, dtype=float)
         return domain.convolve(values, self.interaction_multipliers) + omega
 
-
-def _is_number(value: Any) -> bool:
-    return isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool)

@@ -138,6 +138,11 @@ class Model:
         kγ of mode k keeps the density smooth)."""
         return self.noise == 0 and not velocity.cauchy_drift
 
+    def concentration_reason(self, velocity: ConvolutionVelocity) -> str:
+        """Why "auto" runs finite volume for a density that :meth:`concentrates` (recorded as ``method_reason``)."""
+        return ("without noise the density concentrates into Diracs (clusters, locked oscillators), which no "
+                "spectral grid resolves; finite volume stays positive and converges in the grid")
+
     def grid_velocity(self, domain: Any, frequency_nodes: int | None = None) -> ConvolutionVelocity:
         """The velocity specification of the mean-field PDE on ``domain``."""
         raise TypeError(f"{self.name} has no mean-field PDE in meanfield: its particles are simulated by "

@@ -58,9 +58,7 @@ def choose_method(model: Any, domain: Any, method: str | type[Scheme], velocity:
         hint = domain.method_hint()
         return cls, f"auto: the only scheme on {domain!r} ({hint})" if hint else f"auto: the only scheme on {domain!r}"
     if model.concentrates(velocity) and "finite_volume" in schemes:
-        return schemes["finite_volume"], (
-            "auto: without noise the density concentrates into Diracs (clusters, locked oscillators), which no "
-            "spectral grid resolves; finite volume stays positive and converges in the grid")
+        return schemes["finite_volume"], f"auto: {model.concentration_reason(velocity)}"
     if velocity.cauchy_drift:
         why = ("the density is the marginal over a Lorentzian frequency law, taken exactly at its pole, whose "
                "damping k*gamma of mode k keeps it smooth although each frequency's density concentrates")

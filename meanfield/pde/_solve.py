@@ -30,6 +30,9 @@ from ._step_estimate import check_step_count
 
 __all__ = ["methods", "solve"]
 
+#: quadratures of a continuous frequency law whose nodes rephase (a law's poles and a discrete law's atoms do not:
+#: they are the law itself)
+REPHASING_QUADRATURES = ("gauss_hermite", "midpoint_quantiles")
 #: attrs a resumed run may change: how the method was asked for (the scheme is compared as ``method``)
 RESUME_MAY_DIFFER = frozenset({"method_requested", "method_reason", "initial_condition"})
 
@@ -200,7 +203,7 @@ def solve(
     attrs = _attrs(model, domain, scheme, effective, velocity, max_step, rho0)
     attrs.update(method_requested=method if isinstance(method, str) else method.__name__, method_reason=reason)
     check_step_count(scheme, y0, times, max_step, model.noise)
-    if velocity.n_species > 1:
+    if attrs.get("frequency_quadrature") in REPHASING_QUADRATURES:
         check_recurrence(lambda m: model.grid_velocity(domain, m).drift, velocity.n_species,
                          float(times[-1] - times[0]), model.noise)
     integrator = EvolveIntegrator(scheme, max_step=max_step, raise_on_error=raise_on_error)

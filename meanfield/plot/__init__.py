@@ -16,7 +16,8 @@ Curves over time
 Animations
     :func:`animate_density`, :func:`animate_particles`, :func:`save_animation` (GIF, or MP4 with ffmpeg).
 Studies
-    :func:`phase_diagram`, :func:`phase_diagram_trajectories`, :func:`bifurcation`, :func:`meanfield_limit`,
+    :func:`phase_diagram`, :func:`phase_diagram_trajectories`, :func:`bifurcation`,
+    :func:`bimodal_phase_diagram`, :func:`meanfield_limit`,
     :func:`optimal_configurations`.
 
 This sub-package imports matplotlib; ``import meanfield`` alone does not (``mf.plot`` loads it on first use).
@@ -26,6 +27,7 @@ from __future__ import annotations
 
 from ._animation import animate_density, animate_particles, save_animation
 from ._bifurcation import bifurcation
+from ._bimodal import bimodal_phase_diagram
 from ._comparison import comparison
 from ._configurations import optimal_configurations
 from ._curves import energy_curve, order_parameter_curve
@@ -41,6 +43,7 @@ __all__ = [
     "animate_density",
     "animate_particles",
     "bifurcation",
+    "bimodal_phase_diagram",
     "comparison",
     "density_map",
     "energy_curve",

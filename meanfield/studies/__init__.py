@@ -9,7 +9,10 @@ from ._sweep import SweepError, sweep
 from ._equiangular import equiangular_curve, equiangular_gamma
 from ._phase_diagram import ginibre_matrices, phase_diagram, phase_diagram_tokens, phase_diagram_trajectories
 from ._kuramoto import frequency_law, kuramoto_bifurcation, kuramoto_run
-from ._kuramoto_theory import kuramoto_critical_coupling, kuramoto_theory
+from ._kuramoto_theory import (kuramoto_critical_coupling, kuramoto_linear_rates, kuramoto_locked_frequency,
+                               kuramoto_theory)
+from ._kuramoto_states import bimodal_states
+from ._kuramoto_branches import bimodal_boundaries, kuramoto_branches
 from ._cluster_dynamics import cluster_dynamics
 from ._metastability import energy_staircase, equispaced_instability_rate, two_cluster_jump
 from ._good_triples import TripleCheck, check_good_triple, check_mixed_triple, random_good_triple, random_mixed_triple
@@ -26,7 +29,9 @@ from ._optimal_configurations import candidate_configurations, optimal_configura
 __all__: list[str] = ["SweepError", "sweep"]
 __all__ += ["equiangular_curve", "equiangular_gamma", "ginibre_matrices", "phase_diagram", "phase_diagram_tokens",
             "phase_diagram_trajectories"]
-__all__ += ["frequency_law", "kuramoto_bifurcation", "kuramoto_critical_coupling", "kuramoto_run", "kuramoto_theory"]
+__all__ += ["bimodal_boundaries", "bimodal_states", "frequency_law", "kuramoto_branches", "kuramoto_bifurcation",
+            "kuramoto_critical_coupling", "kuramoto_linear_rates", "kuramoto_locked_frequency", "kuramoto_run",
+            "kuramoto_theory"]
 __all__ += ["MostUnstableMode", "most_unstable_mode", "unstable_mode_run"]
 __all__ += ["equiangular_concentration"]
 __all__ += ["TripleCheck", "check_good_triple", "check_mixed_triple", "group_levels", "hyperplanes",
