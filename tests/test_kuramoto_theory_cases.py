@@ -107,3 +107,14 @@ def test_a_unimodal_mixture_is_covered():
     law = mf.bimodal_lorentzian(0.3, 1.0)
     assert mf.kuramoto_critical_coupling(law) == pytest.approx(2 * (1 + 0.09), rel=1e-12)
     assert np.isnan(mf.kuramoto_locked_frequency(1.0, scipy.stats.cauchy(0, 1), 0.0))
+
+
+def test_an_under_resolved_noiseless_law_names_the_engines_that_resolve_it():
+    # two harmonics, σ = 0, a Lorentzian on quadrature nodes: the locked oscillators' Diracs outgrow any grid;
+    # the warning says so and names particles and the Ott–Antonsen engine instead of only "a finer grid"
+    model = mf.Kuramoto.harmonics(3.0, [1.0, 0.3], scipy.stats.cauchy(0, 0.5))
+    rho = mf.density(mf.Circle(64), lambda t: (1 + 0.1 * np.cos(t)) / (2 * np.pi))
+    with pytest.warns(RuntimeWarning, match=r"under-resolved .* or, without noise, particles \(mf.simulate\)"):
+        ds = mf.solve(model, rho, np.linspace(0, 10, 3), frequency_nodes=8)
+    assert ds.attrs["resolved"] == 0 and ds.attrs["method"] == "finite_volume"
+    assert "mf.ott_antonsen" in ds.attrs["method_reason"]

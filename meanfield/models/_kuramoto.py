@@ -345,6 +345,14 @@ class Kuramoto(Model):
                 f"(particles) has neither limit, and a law with poles (mf.LorentzianMixture) is exact in ω "
                 f"(mf.ott_antonsen, or mf.solve's spectral scheme at its poles)")
 
+    def resolution_advice(self, velocity: ConvolutionVelocity) -> str:
+        """Without noise a continuous law's locked oscillators form Diracs at every frequency node, which no finer
+        grid resolves: name the engines that do (particles; the Ott–Antonsen engine for a law with poles)."""
+        if self.noise > 0 or is_identical(self.frequencies) or isinstance(self.frequencies, DiscreteLaw):
+            return super().resolution_advice(velocity)
+        return ("or, without noise, particles (mf.simulate), which have no grid; for one harmonic and a law with "
+                "poles (mf.LorentzianMixture) mf.ott_antonsen is exact")
+
     def pde_attrs(self, velocity: ConvolutionVelocity) -> dict[str, Any]:
         """``frequency_quadrature`` ("cauchy_pole": the exact form of a Lorentzian law; "gauss_hermite" or
         "midpoint_quantiles", :meth:`frequency_quadrature`) and ``frequency_nodes``, for a frequency law."""

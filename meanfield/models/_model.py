@@ -33,7 +33,8 @@ The PDE
     ``pde_attrs(velocity)``: how that specification discretises the model, for a result's attrs;
     ``density_velocity(domain, values, frequencies)``: X at the nodes of a density;
     ``concentrates(velocity)``: whether a solution concentrates into Diracs (σ = 0, unless every
-    species averages its drifts over a Cauchy law), which decides ``solve(method="auto")``.
+    species averages its drifts over a Cauchy law), which decides ``solve(method="auto")``;
+    ``resolution_advice(velocity)``: what a user does about an under-resolved run.
 
 :class:`Model` implements the shared part (:meth:`Model.velocity`) and the defaults (no
 frequencies, no exact flow, no compiled kernel, no energy, no PDE); a new model subclasses it
@@ -137,6 +138,10 @@ class Model:
         oscillators): without noise, unless every species averages its drifts over a Cauchy law (whose damping
         kγ of mode k keeps the density smooth)."""
         return self.noise == 0 and not velocity.cauchy_drift
+
+    def resolution_advice(self, velocity: ConvolutionVelocity) -> str:
+        """What resolves a run that its grid does not (the end of the under-resolution warning)."""
+        return "or more noise"
 
     def concentration_reason(self, velocity: ConvolutionVelocity) -> str:
         """Why "auto" runs finite volume for a density that :meth:`concentrates` (recorded as ``method_reason``)."""

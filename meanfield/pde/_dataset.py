@@ -102,7 +102,7 @@ class DensityRecord:
         self.model, self.domain, self.velocity, self.scheme = model, domain, velocity, scheme
         self.steps_of = steps_of
         self.times = times
-        self.resolution = ResolutionMonitor(scheme, domain)
+        self.resolution = ResolutionMonitor(scheme, domain, advice=model.resolution_advice(velocity))
         self.previous: dict[str, np.ndarray] | None = None
         self._allocate(times)
 
@@ -129,7 +129,8 @@ class DensityRecord:
                  else done["density"].expand_dims("species", axis=1))
         self.previous = {"states": np.asarray(field.values), "times": done.time.values,
                          "masses": done.mass.values, "energies": done.energy.values, "steps": done.steps.values}
-        self.resolution = ResolutionMonitor(self.scheme, self.domain, done.attrs.get("resolution_tail"))
+        self.resolution = ResolutionMonitor(self.scheme, self.domain, done.attrs.get("resolution_tail"),
+                                            self.model.resolution_advice(self.velocity))
         self._allocate(self.times[done.sizes["time"] - 1:])
         if not snapshot_of(done):
             logger.warning(

@@ -52,10 +52,11 @@ class ResolutionMonitor:
     not check its resolution itself (:attr:`solvers.Scheme.checks_resolution`: a spectral scheme stops
     on its own); inactive otherwise."""
 
-    def __init__(self, scheme: Any, domain: Any, prior: float | None = None) -> None:
+    def __init__(self, scheme: Any, domain: Any, prior: float | None = None, advice: str = "or more noise") -> None:
         self.active = not scheme.checks_resolution
         self.scheme = scheme
         self.domain = domain
+        self.advice = advice
         self.worst = float(prior) if prior is not None and np.isfinite(prior) else 0.0
         self.warned = self.worst > FINITE_VOLUME_TAIL_TOL
 
@@ -73,7 +74,7 @@ class ResolutionMonitor:
             which = f" (largest over its {species} frequency nodes)" if species > 1 else ""
             message = (f"{self.scheme.name} {grid} is under-resolved from t={time:g}: the spectral tail {expression} "
                        f"of the density{which} is {tail:.3g} > {FINITE_VOLUME_TAIL_TOL:g}; the result is not "
-                       f"converged in the grid (use {finer} and compare, or more noise)")
+                       f"converged in the grid (use {finer} and compare, {self.advice})")
             logger.warning(message)
             warnings.warn(message, RuntimeWarning, stacklevel=2)
 
