@@ -14,12 +14,12 @@ from pathlib import Path
 import numpy as np
 import xarray as xr
 from matplotlib.animation import FFMpegWriter, FuncAnimation, PillowWriter
-from matplotlib.colors import LogNorm
 
-from ._checks import density_domain, new_figure, particle_angles_or_points, run_title
+from ._checks import density_domain, new_figure, particle_angles_or_points, put_failure_note, run_title
 from ._marginal import MARGINAL_LABEL, polar_marginal_values
-from ._particles import draw_circle_panel, draw_sphere_panel, sphere_frame, view_towards_mean
-from ._sphere import PROJECTIONS, orthographic_image, view_towards_mass
+from ._particles import CirclePanel, SpherePanel, view_towards_mean
+from ._sphere import (PROJECTIONS, density_bar, density_norm, draw_latlon, draw_orthographic, latlon_values,
+                      orthographic_image, view_label, view_towards_mass)
 
 __all__ = ["animate_density", "animate_particles", "check_animation_path", "save_animation"]
 
@@ -30,9 +30,14 @@ def animate_density(ds: xr.Dataset, *, frames: int | None = None, projection: st
                     view: tuple[float, float] | None = None, interval: float = 100.0) -> FuncAnimation:
     """The density of a :func:`meanfield.solve` result over time, one frame per output time shown.
 
-    On S¹ the curve ρ(t, θ) [1/rad]; on a zonal grid the polar marginal |S^{d-2}| sin^{d-2}ϑ ρ(t, ϑ); on S²
-    a map (orthographic from ``view``, or latitude–longitude) on the logarithmic colour scale of
-    :func:`sphere_map`, fixed over the animation. The title shows the time.
+    On S¹ the curve ρ(t, θ) [1/rad]; on a zonal grid the polar marginal |S^{d-2}| sin^{d-2}ϑ ρ(t, ϑ). The y
+    axis of these curves is scaled at each frame to [0, 1.05 max_θ] of that frame, so that an early, nearly
+    uniform frame shows its structure rather than a flat line under the height of the final cluster; read
+    values from the axis, whose limits change from frame to frame. On S² a map (orthographic from ``view``,
+    or latitude–longitude) on the logarithmic colour scale of :func:`sphere_map`, from
+    min(10⁻³ max, m/(4π)/10) to the largest value over the frames shown, fixed over the animation (a log
+    scale already shows a nearly uniform frame). The title shows the time; the reason a run stopped early
+    goes into a note below the axes.
 
     Parameters
     ----------
@@ -75,48 +80,39 @@ def animate_density(ds: xr.Dataset, *, frames: int | None = None, projection: st
     ax = fig.add_subplot()
     if domain == "sphere":
         rho = np.asarray(ds["density"].values, dtype=float)
-        top = float(np.max(rho[shown]))
-        norm = LogNorm(vmin=top * 1e-3, vmax=top)
+        norm = density_norm(ds, rho[shown])
+        lat, lon = ds["lat"].values, ds["lon"].values
         if projection == "latlon":
-            lat, lon = np.degrees(ds["lat"].values), np.degrees(ds["lon"].values)
-            order = np.argsort(lat)
-            mesh = ax.pcolormesh(lon, lat[order], np.clip(rho[shown[0]][order], top * 1e-3, None),
-                                 shading="nearest", norm=norm, cmap="magma")
-            ax.set_xlabel("longitude [degrees east]")
-            ax.set_ylabel("latitude [degrees north]")
-            ax.set_aspect("equal")
+            mesh = draw_latlon(ax, ds, rho[shown[0]], norm)
 
             def picture(i: int) -> None:
-                mesh.set_array(np.clip(rho[i][order], top * 1e-3, None).ravel())
+                mesh.set_array(latlon_values(lat, lon, rho[i], norm.vmin))
         else:
-            lat, lon = ds["lat"].values, ds["lon"].values
             view = view if view is not None else view_towards_mass(lat, lon, rho[shown[-1]])
-            mesh = ax.imshow(np.clip(orthographic_image(lat, lon, rho[shown[0]], view), top * 1e-3, None),
-                             extent=(-1, 1, -1, 1), norm=norm, cmap="magma", interpolation="nearest")
-            ax.set_xticks([])
-            ax.set_yticks([])
-            ax.set_xlabel(f"view (lat, lon) = ({view[0]:.2f}, {view[1]:.2f}) rad")
+            mesh = draw_orthographic(ax, ds, rho[shown[0]], view, norm)
+            ax.set_xlabel(view_label(view))
 
             def picture(i: int) -> None:
-                mesh.set_data(np.clip(orthographic_image(lat, lon, rho[i], view), top * 1e-3, None))
-        fig.colorbar(mesh, ax=ax, shrink=0.8, label="density ρ [1/sr]")
+                mesh.set_data(np.clip(orthographic_image(lat, lon, rho[i], view), norm.vmin, None))
+        density_bar(fig, mesh, ax, ds)
     else:
         if domain == "circle":
             angle, values = ds["theta"].values, np.asarray(ds["density"].values, dtype=float)
             ax.set_xlabel("angle θ [rad]")
-            ax.set_ylabel("density ρ(t, θ) [1/rad]")
+            ax.set_ylabel("density ρ(t, θ) [1/rad], axis scaled per frame")
         else:
             angle, values = polar_marginal_values(ds, "animate_density")
             ax.set_xlabel("polar angle ϑ from e_d [rad]")
-            ax.set_ylabel(MARGINAL_LABEL)
+            ax.set_ylabel(f"{MARGINAL_LABEL}, axis scaled per frame")
         (line,) = ax.plot(angle, values[shown[0]], color="k", lw=1.2)
         ax.set_xlim(float(angle.min()), float(angle.max()))
-        ax.set_ylim(0, 1.05 * float(np.max(values[shown])))
         ax.grid(alpha=0.3)
 
         def picture(i: int) -> None:
             line.set_ydata(values[i])
+            ax.set_ylim(0, 1.05 * float(np.max(values[i])))
     head = run_title(ds)
+    put_failure_note(fig, ds)
 
     def update(i: int) -> None:
         picture(i)
@@ -130,6 +126,10 @@ def animate_particles(ds: xr.Dataset, *, system: int = 0, frames: int | None = N
                       view: tuple[float, float] | None = None, interval: float = 100.0) -> FuncAnimation:
     """The particles of a :func:`meanfield.simulate` result on S¹ or S² over time, one frame per output time
     shown (on S², the orthographic view of :func:`particle_snapshots`: hidden particles hollow and pale).
+
+    As in :func:`particle_snapshots`, particles closer than ``CLUSTER_TOLERANCE`` (chord 10⁻²) are one
+    marker whose area grows with their number, labelled with that number; the clusters are found anew at
+    every frame.
 
     Parameters
     ----------
@@ -168,23 +168,16 @@ def animate_particles(ds: xr.Dataset, *, system: int = 0, frames: int | None = N
     fig = new_figure((4.4, 4.6))
     ax = fig.add_subplot()
     if domain == "circle":
-        points = draw_circle_panel(ax, positions[shown[0]])
-
-        def picture(i: int) -> None:
-            points.set_offsets(np.column_stack([np.cos(positions[i]), np.sin(positions[i])]))
+        panel = CirclePanel(ax)
     else:
         view = view if view is not None else view_towards_mean(positions[shown[-1]])
-        front, back = draw_sphere_panel(ax, positions[shown[0]], view)
-        ax.set_xlabel(f"view (lat, lon) = ({view[0]:.2f}, {view[1]:.2f}) rad")
-
-        def picture(i: int) -> None:
-            u, v, w = sphere_frame(positions[i], view)
-            front.set_offsets(np.column_stack([np.where(w >= 0, u, np.nan), np.where(w >= 0, v, np.nan)]))
-            back.set_offsets(np.column_stack([np.where(w < 0, u, np.nan), np.where(w < 0, v, np.nan)]))
+        panel = SpherePanel(ax, view)
+        ax.set_xlabel(view_label(view))
     head = run_title(ds, f"n={positions.shape[1]}")
+    put_failure_note(fig, ds)
 
     def update(i: int) -> None:
-        picture(i)
+        panel.draw(positions[i])
         ax.set_title(f"{head}\nt = {t[i]:.3g}", fontsize=9)
 
     update(shown[0])

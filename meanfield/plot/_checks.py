@@ -3,10 +3,15 @@ which axes to draw on, and a title built from the run's attrs.
 
 The errors name the figure, what is missing and what the dataset has, so that passing a particle result
 to a density figure (or a file without ``energy``) says so in one line.
+
+A run that stopped early (attrs ``success`` = 0) says so in its title with "(stopped early)"; the reason
+(attrs ``message``) goes in full into a note: a wrapped text box in a strip reserved below the axes of a
+figure, or inside the top of a single Axes.
 """
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Sequence
 from typing import Any
 
@@ -15,10 +20,16 @@ import xarray as xr
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
-__all__ = ["TIME_LABEL", "axes_of", "check_variables", "density_domain", "new_figure",
-           "particle_angles_or_points", "put_title", "run_title", "system_positions", "time_indices"]
+__all__ = ["TIME_LABEL", "axes_of", "check_variables", "density_domain", "failure_note", "new_figure",
+           "particle_angles_or_points", "put_failure_note", "put_title", "run_title", "system_positions",
+           "time_indices"]
 
 TIME_LABEL = "time t (dimensionless)"
+
+#: font size [pt] of the note of a run that stopped early
+NOTE_SIZE = 8.0
+#: width of an average character of the note, in units of its font size (DejaVu Sans: about 0.55)
+_CHARACTER_WIDTH = 0.6
 
 _DENSITY_DIMS = {"circle": ("theta",), "sphere": ("lat", "lon"), "zonal": ("polar",)}
 
@@ -128,17 +139,48 @@ def axes_of(ax: Axes | None, figsize: tuple[float, float]) -> tuple[Figure, Axes
 
 def put_title(target: Axes | Figure, ds: xr.Dataset, title: str | None, grid: str = "") -> None:
     """``title``, or else :func:`run_title` of ``ds`` and ``grid``, as the title of an Axes (medium size) or the
-    suptitle of a Figure (size 10)."""
+    suptitle of a Figure (size 10); and the :func:`put_failure_note` of ``ds``."""
     text = title if title is not None else run_title(ds, grid)
     if isinstance(target, Figure):
         target.suptitle(text, fontsize=10)
     else:
         target.set_title(text, fontsize="medium")
+    put_failure_note(target, ds)
+
+
+def failure_note(ds: xr.Dataset) -> str | None:
+    """"Run stopped early: <attrs message>" when attrs ``success`` is 0, else None."""
+    if ds.attrs.get("success", 1):
+        return None
+    return f"Run stopped early: {ds.attrs.get('message', '')}"
+
+
+def put_failure_note(target: Axes | Figure, ds: xr.Dataset) -> None:
+    """The :func:`failure_note` of ``ds`` in full, wrapped to the width of ``target``, in a text box (nothing
+    for a run that succeeded).
+
+    On a Figure (with the constrained layout of :func:`new_figure`) the box fills a strip reserved at the
+    bottom, below every Axes; on an Axes it sits inside the Axes at its top left.
+    """
+    note = failure_note(ds)
+    if note is None:
+        return
+    box = {"boxstyle": "round,pad=0.4", "facecolor": "#fff4e0", "edgecolor": "#c06000"}
+    fig = target if isinstance(target, Figure) else target.figure
+    width = fig.get_figwidth() * (1.0 if isinstance(target, Figure) else target.get_position().width)
+    text = textwrap.fill(note, width=max(20, int(0.92 * width * 72 / (_CHARACTER_WIDTH * NOTE_SIZE))))
+    if isinstance(target, Figure):
+        strip = ((text.count("\n") + 1) * 1.3 * NOTE_SIZE + 16) / 72 / fig.get_figheight()  # lines + box [inch]
+        fig.get_layout_engine().set(rect=(0.0, strip, 1.0, 1.0 - strip))
+        fig.text(0.02, strip / 2, text, ha="left", va="center", fontsize=NOTE_SIZE, bbox=box)
+    else:
+        target.text(0.02, 0.97, text, transform=target.transAxes, ha="left", va="top", fontsize=NOTE_SIZE,
+                    bbox={**box, "alpha": 0.92}, zorder=10)
 
 
 def run_title(ds: xr.Dataset, grid: str = "") -> str:
-    """"<model> β=… σ=… <method> <grid>" (or "Kuramoto K=… <law> (<width>) σ=…"), with the reason when
-    the run stopped early."""
+    """"<model> β=… σ=… <method> <grid>" (or "Kuramoto K=… <law> (<width>) σ=…"), ending in
+    "(stopped early)" when the run stopped early (its reason: :func:`put_failure_note`)."""
     attrs = ds.attrs
     if "law" in attrs:
         title = (f"Kuramoto K = {_g(attrs.get('coupling', ''))}, {attrs['law']} "
@@ -146,8 +188,8 @@ def run_title(ds: xr.Dataset, grid: str = "") -> str:
     else:
         title = (f"{attrs.get('model', '')} β={attrs.get('beta', '')} σ={attrs.get('noise', '')} "
                  f"{attrs.get('method', '')} {grid}").rstrip()
-    if not attrs.get("success", 1):
-        title += f"\nstopped early: {attrs.get('message', '')}"
+    if failure_note(ds) is not None:
+        title += " (stopped early)"
     return title
 
 

@@ -3,6 +3,12 @@
 
 On S² a snapshot is the orthographic view from ``view``: particles on the visible hemisphere are filled,
 those behind it hollow and pale, at their projected position.
+
+Coincident particles (a cluster) would be one dot: particles are grouped instead, each group the particles
+within ``CLUSTER_TOLERANCE`` (Euclidean chord, on S¹ between the points (cos θ, sin θ)) of its first
+ungrouped member, and drawn as one marker at the group's normalised mean whose area is ``MARKER_AREA``
+(``BACK_MARKER_AREA`` behind S²) times the number of particles in it, capped at ``MAX_MARKER_AREA``; a
+group of two or more is labelled with that number.
 """
 
 from __future__ import annotations
@@ -14,13 +20,22 @@ import xarray as xr
 from matplotlib.axes import Axes
 from matplotlib.collections import PathCollection
 from matplotlib.figure import Figure
+from matplotlib.text import Text
+from scipy.spatial import cKDTree
 
 from ._checks import TIME_LABEL, axes_of, new_figure, particle_angles_or_points, put_title, time_indices
 
-__all__ = ["draw_circle_panel", "draw_sphere_panel", "particle_paths", "particle_snapshots", "sphere_frame",
+__all__ = ["CirclePanel", "SpherePanel", "clusters", "particle_paths", "particle_snapshots", "sphere_frame",
            "view_towards_mean"]
 
 _RING = np.linspace(0, 2 * np.pi, 361)
+
+#: particles closer than this chord are drawn as one marker (10⁻² ≈ 0.57°, below a marker's width)
+CLUSTER_TOLERANCE = 1e-2
+#: marker area [pt²] per particle, in front (and on S¹) and behind S²
+MARKER_AREA, BACK_MARKER_AREA = 18.0, 14.0
+#: largest marker area [pt²], about a fifth of a panel's width across; the label gives the count beyond it
+MAX_MARKER_AREA = 400.0
 
 
 def particle_snapshots(ds: xr.Dataset, times: Sequence[float] | None = None, *, system: int = 0,
@@ -45,7 +60,9 @@ def particle_snapshots(ds: xr.Dataset, times: Sequence[float] | None = None, *, 
     Returns
     -------
     matplotlib.figure.Figure
-        One Axes per time, each with one scatter collection of the n particles (two on S²: front and back).
+        One Axes per time, each with one scatter collection of the clusters (two on S²: back, front): one
+        marker per group of particles within ``CLUSTER_TOLERANCE`` (chord 10⁻²) of one another, of area
+        18 pt² (14 behind S²) times their number, at most 400 pt², and a count label on groups of two or more.
 
     Raises
     ------
@@ -67,10 +84,8 @@ def particle_snapshots(ds: xr.Dataset, times: Sequence[float] | None = None, *, 
     fig = new_figure((2.4 * idx.size + 0.4, 2.9))
     axes = fig.subplots(1, idx.size, squeeze=False)[0]
     for ax, i in zip(axes, idx):
-        if domain == "circle":
-            draw_circle_panel(ax, positions[i])
-        else:
-            draw_sphere_panel(ax, positions[i], view)
+        panel = CirclePanel(ax) if domain == "circle" else SpherePanel(ax, view)
+        panel.draw(positions[i])
         ax.set_title(f"t = {t[i]:.3g}", fontsize="small")
     put_title(fig, ds, title, f"n={positions.shape[1]}")
     return fig
@@ -126,24 +141,103 @@ def particle_paths(ds: xr.Dataset, *, system: int = 0, ax: Axes | None = None, t
     return fig
 
 
-def draw_circle_panel(ax: Axes, theta: np.ndarray) -> PathCollection:
-    """Particles at angles ``theta`` [rad] as points on the unit circle drawn in grey; returns the scatter."""
-    ax.plot(np.cos(_RING), np.sin(_RING), color="0.7", lw=0.8)
-    points = ax.scatter(np.cos(theta), np.sin(theta), s=18, color="tab:red", zorder=3)
-    _unit_frame(ax)
-    return points
+def clusters(x: np.ndarray, tolerance: float = CLUSTER_TOLERANCE) -> tuple[np.ndarray, np.ndarray]:
+    """Groups of the points x (shape (n, k), unit vectors; rows with NaN are left out): each group the
+    ungrouped points within Euclidean distance ``tolerance`` of its first ungrouped member, in the order of
+    those first members (so a group spans at most 2 ``tolerance`` and chains of near points do not merge).
+
+    Returns
+    -------
+    centres : numpy.ndarray, shape (m, k)
+        The normalised mean of each group.
+    counts : numpy.ndarray of int, shape (m,)
+        The number of points in each group.
+    """
+    x = x[np.all(np.isfinite(x), axis=1)]
+    tree = cKDTree(x)
+    group = np.full(len(x), -1)
+    counts: list[int] = []
+    for i in range(len(x)):
+        if group[i] >= 0:
+            continue
+        ball = np.asarray(tree.query_ball_point(x[i], tolerance), dtype=int)
+        ball = ball[group[ball] < 0]
+        group[ball] = len(counts)
+        counts.append(ball.size)
+    centres = np.zeros((len(counts), x.shape[1]))
+    np.add.at(centres, group, x)
+    return centres / np.linalg.norm(centres, axis=1, keepdims=True), np.array(counts, dtype=int)
 
 
-def draw_sphere_panel(ax: Axes, x: np.ndarray, view: tuple[float, float]) -> tuple[PathCollection, PathCollection]:
-    """Points ``x`` of S² (shape (n, 3)) in the orthographic view from ``view`` = (lat, lon) [rad]: the visible
-    ones filled, the hidden ones hollow and pale; returns the two scatters (front, back)."""
-    u, v, w = sphere_frame(x, view)
-    ax.plot(np.cos(_RING), np.sin(_RING), color="0.5", lw=0.8)
-    back = ax.scatter(np.where(w < 0, u, np.nan), np.where(w < 0, v, np.nan), s=14, facecolors="none",
-                      edgecolors="tab:red", alpha=0.35, zorder=2)
-    front = ax.scatter(np.where(w >= 0, u, np.nan), np.where(w >= 0, v, np.nan), s=18, color="tab:red", zorder=3)
-    _unit_frame(ax)
-    return front, back
+def _mark(ax: Axes, points: PathCollection, uv: np.ndarray, counts: np.ndarray, area: float) -> list[Text]:
+    """Clusters at ``uv`` (shape (m, 2)) of ``counts`` particles as the markers of ``points`` (area ``area``
+    times the count, at most ``MAX_MARKER_AREA``), labelled with the count where it is 2 or more; returns the
+    labels."""
+    areas = np.minimum(area * counts, MAX_MARKER_AREA)
+    points.set_offsets(uv.reshape(-1, 2))
+    points.set_sizes(areas)
+    offset = 0.4 * np.sqrt(areas) + 1  # the marker's radius along the diagonal, and 1 pt [pt]
+    return [ax.annotate(str(count), (u, v), xytext=(r, r), textcoords="offset points", fontsize=7,
+                        color="0.15", alpha=points.get_alpha(), zorder=4)
+            for (u, v), count, r in zip(uv, counts, offset) if count > 1]
+
+
+class CirclePanel:
+    """Particles on the unit circle (drawn in grey) of an Axes, as the markers of :func:`clusters`; ``draw``
+    shows one configuration, replacing the previous one (an animation frame).
+
+    Parameters
+    ----------
+    ax : matplotlib.axes.Axes
+        The panel: equal aspect, no ticks, the unit disc with a margin.
+    """
+
+    def __init__(self, ax: Axes) -> None:
+        ax.plot(np.cos(_RING), np.sin(_RING), color="0.7", lw=0.8)
+        self.ax = ax
+        self.points = ax.scatter([], [], s=MARKER_AREA, color="tab:red", zorder=3)
+        self.labels: list[Text] = []
+        _unit_frame(ax)
+
+    def draw(self, theta: np.ndarray) -> None:
+        """Show the particles at the angles ``theta`` [rad], shape (n,)."""
+        centres, counts = clusters(np.column_stack([np.cos(theta), np.sin(theta)]))
+        for label in self.labels:
+            label.remove()
+        self.labels = _mark(self.ax, self.points, centres, counts, MARKER_AREA)
+
+
+class SpherePanel:
+    """Particles on S² of an Axes in the orthographic view from ``view``, as the markers of :func:`clusters`:
+    the visible ones filled, the hidden ones hollow and pale at their projected position; ``draw`` shows one
+    configuration, replacing the previous one.
+
+    Parameters
+    ----------
+    ax : matplotlib.axes.Axes
+        The panel: equal aspect, no ticks, the unit disc (the rim of the view) with a margin.
+    view : (float, float)
+        Latitude and longitude [rad] of the view direction.
+    """
+
+    def __init__(self, ax: Axes, view: tuple[float, float]) -> None:
+        ax.plot(np.cos(_RING), np.sin(_RING), color="0.5", lw=0.8)
+        self.ax, self.view = ax, view
+        self.back = ax.scatter([], [], s=BACK_MARKER_AREA, facecolors="none", edgecolors="tab:red", alpha=0.35,
+                               zorder=2)
+        self.front = ax.scatter([], [], s=MARKER_AREA, color="tab:red", zorder=3)
+        self.labels: list[Text] = []
+        _unit_frame(ax)
+
+    def draw(self, x: np.ndarray) -> None:
+        """Show the particles at the points ``x`` of S², shape (n, 3)."""
+        centres, counts = clusters(x)
+        u, v, w = sphere_frame(centres, self.view)
+        uv, seen = np.column_stack([u, v]), w >= 0
+        for label in self.labels:
+            label.remove()
+        self.labels = (_mark(self.ax, self.back, uv[~seen], counts[~seen], BACK_MARKER_AREA)
+                       + _mark(self.ax, self.front, uv[seen], counts[seen], MARKER_AREA))
 
 
 def sphere_frame(x: np.ndarray, view: tuple[float, float]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

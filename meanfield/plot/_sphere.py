@@ -1,8 +1,19 @@
 """Maps of a density on S²: one map in a latitude–longitude or an orthographic projection, and orthographic
 maps at several times above the energy curve.
 
-The colour scale is logarithmic over three decades below the largest value shown, so that clusters and the
-depleted regions between them are both visible.
+The colour scale is logarithmic from
+
+    floor = min(10⁻³ max, m / (4π) / 10)    to    max,
+
+max the largest value shown and m / (4π) the uniform density of the run's mass m (the ``mass`` at the first
+output time, 1 without one): three decades below the top, so that clusters and the depleted regions between
+them are both visible, and always at least a decade below the uniform density, so that a uniform start is
+drawn in colour, not in the black of the floor. Values below the floor are drawn at the floor; the colour
+bar marks the uniform density with a cyan line.
+
+Both projections are smooth: the orthographic map interpolates the grid bilinearly onto 200 × 200 display
+pixels; the latitude–longitude map is a Gouraud-shaded mesh through the grid points, closed at the poles
+(the mean of the nearest ring) and across 360° east.
 """
 
 from __future__ import annotations
@@ -12,6 +23,8 @@ from collections.abc import Sequence
 import numpy as np
 import xarray as xr
 from matplotlib.axes import Axes
+from matplotlib.cm import ScalarMappable
+from matplotlib.collections import QuadMesh
 from matplotlib.colors import LogNorm
 from matplotlib.figure import Figure
 from matplotlib.image import AxesImage
@@ -21,9 +34,15 @@ from scipy.interpolate import RegularGridInterpolator
 from ._checks import TIME_LABEL, axes_of, density_domain, new_figure, put_title, time_indices
 from ._curves import draw_time_series
 
-__all__ = ["orthographic_image", "sphere_map", "sphere_maps", "view_towards_mass"]
+__all__ = ["density_bar", "density_norm", "draw_latlon", "latlon_values", "orthographic_image", "sphere_map",
+           "sphere_maps", "uniform_density", "view_label", "view_towards_mass"]
 
 PROJECTIONS = ("orthographic", "latlon")
+
+#: decades of the colour scale below the largest value shown
+DECADES = 3
+#: the colour floor lies at least this factor below the uniform density m / (4π)
+UNIFORM_MARGIN = 10.0
 
 
 def orthographic_image(
@@ -75,23 +94,78 @@ def orthographic_image(
     pts /= np.linalg.norm(pts, axis=-1, keepdims=True)
     plat = np.arcsin(np.clip(pts[..., 2], -1, 1))
     plon = np.mod(np.arctan2(pts[..., 1], pts[..., 0]), 2 * np.pi)
+    interp = RegularGridInterpolator(*_closed_grid(lat, lon, values))
+    image = interp(np.stack([plat, plon], axis=-1))
+    return np.where(inside, image, np.nan)
+
+
+def _closed_grid(lat: np.ndarray, lon: np.ndarray, values: np.ndarray
+                 ) -> tuple[tuple[np.ndarray, np.ndarray], np.ndarray]:
+    """((latitudes from -π/2 to π/2, longitudes from lon[0] to lon[0] + 2π), values) [rad]: the grid sorted by
+    latitude, with a row at each pole (the mean of the nearest ring) and the first column repeated at
+    lon[0] + 2π, so that it covers the whole sphere."""
     order = np.argsort(lat)
     lat_s = np.concatenate([[-np.pi / 2], lat[order], [np.pi / 2]])
     vals = values[order]
-    # poles: the mean of the nearest ring; longitude periodic
     south = vals[:1].mean(axis=1, keepdims=True).repeat(vals.shape[1], 1)
     north = vals[-1:].mean(axis=1, keepdims=True).repeat(vals.shape[1], 1)
     vals = np.concatenate([south, vals, north])
     lon_p = np.concatenate([lon, [lon[0] + 2 * np.pi]])
-    vals = np.concatenate([vals, vals[:, :1]], axis=1)
-    interp = RegularGridInterpolator((lat_s, lon_p), vals)
-    image = interp(np.stack([plat, plon], axis=-1))
-    return np.where(inside, image, np.nan)
+    return (lat_s, lon_p), np.concatenate([vals, vals[:, :1]], axis=1)
+
+
+def latlon_values(lat: np.ndarray, lon: np.ndarray, values: np.ndarray, floor: float) -> np.ndarray:
+    """``values`` on the closed grid of :func:`draw_latlon` (shape (n_lat + 2, n_lon + 1)), at least ``floor``."""
+    return np.clip(_closed_grid(lat, lon, values)[1], floor, None)
+
+
+def draw_latlon(ax: Axes, ds: xr.Dataset, rho: np.ndarray, norm: LogNorm) -> QuadMesh:
+    """``rho`` (on the grid of ``ds``) as a Gouraud-shaded map of longitude [degrees east, 0…360] against
+    latitude [degrees north, -90…90] on ``ax`` with the colour scale ``norm``; returns the mesh."""
+    lat, lon = ds["lat"].values, ds["lon"].values
+    (lat_s, lon_p), _ = _closed_grid(lat, lon, rho)
+    mesh = ax.pcolormesh(np.degrees(lon_p), np.degrees(lat_s), latlon_values(lat, lon, rho, norm.vmin),
+                         shading="gouraud", norm=norm, cmap="magma")
+    ax.set_xlabel("longitude [degrees east]")
+    ax.set_ylabel("latitude [degrees north]")
+    ax.set_aspect("equal")
+    return mesh
+
+
+def uniform_density(ds: xr.Dataset) -> float:
+    """m / (4π) [1/sr]: the uniform density of the mass m of ``ds`` (its ``mass`` at the first output time, 1
+    without one)."""
+    mass = float(ds["mass"].values[0]) if "mass" in ds else 1.0
+    return mass / (4 * np.pi)
+
+
+def density_norm(ds: xr.Dataset, rho: np.ndarray) -> LogNorm:
+    """The logarithmic colour scale of the values ``rho`` of ``ds``: from min(10⁻³ max, m/(4π)/10) to max
+    (see the module docstring)."""
+    top = float(np.max(rho))
+    return LogNorm(vmin=min(top * 10.0**-DECADES, uniform_density(ds) / UNIFORM_MARGIN), vmax=top)
+
+
+def density_bar(fig: Figure, image: ScalarMappable, ax: Axes | list[Axes], ds: xr.Dataset) -> None:
+    """The colour bar of a density map beside ``ax``, the uniform density m/(4π) marked by a cyan line."""
+    bar = fig.colorbar(image, ax=ax, shrink=0.8, label="density ρ [1/sr] (cyan line: uniform m/4π)")
+    bar.ax.axhline(uniform_density(ds), color="tab:cyan", lw=1.5)
+
+
+def view_label(view: tuple[float, float]) -> str:
+    """"view centre: latitude …°, longitude …°" of ``view`` = (latitude, longitude) [rad]."""
+    return f"view centre: latitude {np.degrees(view[0]):.1f}°, longitude {np.degrees(view[1]):.1f}°"
 
 
 def sphere_map(ds: xr.Dataset, time: float | None = None, *, projection: str = "orthographic",
                view: tuple[float, float] | None = None, ax: Axes | None = None) -> Figure:
     """One map of ρ(t, ·) on S² at the output time nearest to ``time``.
+
+    The colour scale is logarithmic from min(10⁻³ max ρ(t), m/(4π)/10) to max ρ(t), m/(4π) the uniform
+    density of the run's ``mass`` m (1 without one), so that a uniform density is drawn at least a decade
+    above the floor (the colour bar marks it with a cyan line). The latitude–longitude map is
+    Gouraud-shaded through the grid points, the orthographic map interpolated bilinearly onto 200 × 200
+    pixels.
 
     Parameters
     ----------
@@ -100,8 +174,9 @@ def sphere_map(ds: xr.Dataset, time: float | None = None, *, projection: str = "
     time : float, optional
         Time to show (the nearest output time is used); default the last.
     projection : {"orthographic", "latlon"}
-        "orthographic": the hemisphere facing ``view``; "latlon": the whole sphere as longitude (x, degrees
-        east) against latitude (y, degrees north).
+        "orthographic": the hemisphere facing ``view`` (the x label gives the latitude and longitude of its
+        centre in degrees); "latlon": the whole sphere as longitude (x, degrees east) against latitude (y,
+        degrees north).
     view : (float, float), optional
         Latitude and longitude [rad] of the viewing direction of the orthographic map; by default the
         direction of the first moment ∫ x ρ dσ, so that the main cluster faces the reader.
@@ -131,21 +206,15 @@ def sphere_map(ds: xr.Dataset, time: float | None = None, *, projection: str = "
     t_all = ds["time"].values
     i = t_all.size - 1 if time is None else int(time_indices(t_all, [time])[0])
     rho = np.asarray(ds["density"].values[i], dtype=float)
-    top = float(np.max(rho))
+    norm = density_norm(ds, rho)
     fig, ax = axes_of(ax, (6.4, 3.6) if projection == "latlon" else (4.6, 4.0))
     if projection == "latlon":
-        lat, lon = np.degrees(ds["lat"].values), np.degrees(ds["lon"].values)
-        order = np.argsort(lat)
-        image = ax.pcolormesh(lon, lat[order], np.clip(rho[order], top * 1e-3, None), shading="nearest",
-                              norm=LogNorm(vmin=top * 1e-3, vmax=top), cmap="magma")
-        ax.set_xlabel("longitude [degrees east]")
-        ax.set_ylabel("latitude [degrees north]")
-        ax.set_aspect("equal")
+        image = draw_latlon(ax, ds, rho, norm)
     else:
         view = view if view is not None else view_towards_mass(ds["lat"].values, ds["lon"].values, rho)
-        image = draw_orthographic(ax, ds, rho, view, top)
-        ax.set_xlabel(f"view (lat, lon) = ({view[0]:.2f}, {view[1]:.2f}) rad")
-    fig.colorbar(image, ax=ax, shrink=0.8, label="density ρ [1/sr]")
+        image = draw_orthographic(ax, ds, rho, view, norm)
+        ax.set_xlabel(view_label(view))
+    density_bar(fig, image, ax, ds)
     ax.set_title(f"t = {t_all[i]:.3g}", fontsize=9)
     return fig
 
@@ -158,6 +227,11 @@ def sphere_maps(
 ) -> Figure:
     """Orthographic maps of ρ(t) on S² at chosen times above the energy curve E_β(t).
 
+    One logarithmic colour scale for every map, from min(10⁻³ max, m/(4π)/10) to the largest value shown
+    max, m/(4π) the uniform density of the run's ``mass`` m (1 without one): a uniform start is drawn at
+    least a decade above the floor (the colour bar marks it with a cyan line). Each map interpolates the
+    grid bilinearly onto 200 × 200 pixels.
+
     Parameters
     ----------
     ds : xarray.Dataset
@@ -168,8 +242,8 @@ def sphere_maps(
     view : (float, float), optional
         Latitude and longitude [rad] of the viewing direction; by default the
         direction of the first moment ∫ x ρ dσ at the last time shown, so that
-        the main cluster faces the reader. The colour scale is logarithmic over
-        three decades below the largest value shown.
+        the main cluster faces the reader. The title gives the latitude and
+        longitude of the view centre in degrees.
     title : str, optional
         Figure title; by default built from the dataset's attrs.
 
@@ -197,34 +271,35 @@ def sphere_maps(
     rho = ds["density"].values
     if view is None:
         view = view_towards_mass(ds["lat"].values, ds["lon"].values, rho[idx[-1]])
-    top = float(np.max(rho[idx]))
+    norm = density_norm(ds, rho[idx])
     with_energy = "energy" in ds
     fig = new_figure((2.6 * idx.size + 1.0, 5.2 if with_energy else 3.4))
     grid = fig.add_gridspec(2 if with_energy else 1, idx.size, height_ratios=[2.2, 1] if with_energy else None)
     image = None
     for k, i in enumerate(idx):
         ax = fig.add_subplot(grid[0, k])
-        image = draw_orthographic(ax, ds, rho[i], view, top)
+        image = draw_orthographic(ax, ds, rho[i], view, norm)
         ax.set_title(f"t = {t_all[i]:.3g}", fontsize=9)
         ax.set_axis_off()
-    fig.colorbar(image, ax=fig.axes, shrink=0.8, label="density ρ [1/sr]")
+    density_bar(fig, image, fig.axes, ds)
     if with_energy:
         ax_e = fig.add_subplot(grid[1, :])
         draw_time_series(ax_e, ds, "energy")
         ax_e.set_ylabel("E_β")
         ax_e.set_xlabel(TIME_LABEL)
         ax_e.plot(t_all[idx], ds["energy"].values[idx], "o", color="C1", ms=4)
-    grid_label = f"lmax={ds.sizes['lat'] - 1}, view (lat, lon) = ({view[0]:.2f}, {view[1]:.2f})"
+    grid_label = f"lmax={ds.sizes['lat'] - 1}, {view_label(view)}"
     put_title(fig, ds, title, grid_label)
     return fig
 
 
-def draw_orthographic(ax: Axes, ds: xr.Dataset, rho: np.ndarray, view: tuple[float, float], top: float) -> AxesImage:
+def draw_orthographic(ax: Axes, ds: xr.Dataset, rho: np.ndarray, view: tuple[float, float],
+                      norm: LogNorm) -> AxesImage:
     """The orthographic image of ``rho`` (on the grid of ``ds``) on ``ax``, clipped to the unit disc, with the
-    logarithmic colour scale [10⁻³ top, top]; returns the image."""
+    colour scale ``norm`` (values below its floor drawn at the floor); returns the image."""
     img = orthographic_image(ds["lat"].values, ds["lon"].values, rho, view)
-    image = ax.imshow(np.clip(img, top * 1e-3, None), extent=(-1, 1, -1, 1), norm=LogNorm(vmin=top * 1e-3, vmax=top),
-                      cmap="magma", interpolation="nearest")
+    image = ax.imshow(np.clip(img, norm.vmin, None), extent=(-1, 1, -1, 1), norm=norm, cmap="magma",
+                      interpolation="nearest")
     rim = Circle((0, 0), 1, fill=False, lw=0.8)
     ax.add_patch(rim)
     image.set_clip_path(rim)
