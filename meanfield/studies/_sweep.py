@@ -41,6 +41,9 @@ CONNECT_TIMEOUT = 5.0
 WORKER_ENV = {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "NUMBA_NUM_THREADS": "1"}
 """Environment of LocalCluster workers: one thread each, so n workers use n cores."""
 
+DASK_LOG_LEVEL = logging.WARNING
+"""Least level of the dask.distributed records a local cluster shows (its INFO lines are not news)."""
+
 PIECE_ATTRS = ("sweep_task", "sweep_point", "sha256", "wall_time", "host", "pid")
 
 
@@ -129,10 +132,17 @@ def sweep(
     xarray.Dataset
         Every variable of ``func``'s result with dims (*grid names, "seed",
         *its own other dims); coordinates for the swept dimensions; the attrs
-        of the first task's result plus ``function``, ``grid``, ``batch``,
-        ``fixed`` (JSON), ``seeds``, ``tasks_total``, ``tasks_run``,
+        that ``func``'s results share (see below) plus ``function``, ``grid``,
+        ``batch``, ``fixed`` (JSON), ``seeds``, ``tasks_total``, ``tasks_run``,
         ``tasks_skipped``, ``store``, ``scheduler``, ``n_workers``,
         ``wall_time`` (s) and ``meanfield_version``.
+
+        Swept parameters are dimensions, never attrs: an attr of ``func``'s
+        results is kept only when every task returned it with an equal value
+        (a fact of the whole sweep). An attr named like a swept dimension
+        (a grid name, or ``seed`` when seeds are swept) is dropped, as is one
+        that some task lacks or whose value differs between tasks; read those
+        values from the coordinates, or return them as data variables.
 
     Raises
     ------
@@ -287,8 +297,26 @@ class _Plan:
         for d in self.dims:
             long_name = "seed of the system" if self.has_seeds and d == "seed" else "swept parameter"
             coords[d] = (d, self.values[d], {"long_name": long_name})
-        attrs = {k: v for k, v in first.attrs.items() if k not in PIECE_ATTRS}
-        return xr.Dataset(data, coords=coords, attrs=attrs)
+        return xr.Dataset(data, coords=coords, attrs=self.common_attrs(results))
+
+    def common_attrs(self, results: dict[tuple[int, ...], xr.Dataset]) -> dict[str, Any]:
+        """The attrs of the pieces that are facts of the whole sweep.
+
+        An attr is kept (with the first task's value) when every task's piece
+        has it with an equal value. Dropped: the per-piece record
+        (:data:`PIECE_ATTRS`); every attr named like a swept dimension
+        (``seed`` among them when seeds are swept), since the dimension's
+        coordinate holds its values; and every attr missing from a piece or
+        whose value differs between pieces.
+        """
+        first = results[self.tasks[0]]
+        attrs = {k: v for k, v in first.attrs.items() if k not in PIECE_ATTRS and k not in self.dims}
+        for task in self.tasks[1:]:
+            if not attrs:
+                break
+            other = results[task].attrs
+            attrs = {k: v for k, v in attrs.items() if k in other and _same_attr(v, other[k])}
+        return attrs
 
     def _block(self, piece: xr.Dataset, name: str, task: tuple[int, ...], batched: list[str],
                other: list[str], other_sizes: list[int]) -> np.ndarray:
@@ -305,6 +333,26 @@ class _Plan:
             raise ValueError(f"task {task} returned {name!r} with dims {dict(piece[name].sizes)}, the first task "
                              f"had {dict(zip(other, other_sizes))} besides the batched dims {batched}")
         return da.values
+
+
+def _same_attr(a: Any, b: Any) -> bool:
+    """Whether two attr values are equal, as written to NetCDF: a piece read from a store holds numpy scalars
+    and arrays where the task returned Python numbers and lists; NaN equals NaN."""
+    if isinstance(a, (str, bytes)) or isinstance(b, (str, bytes)):
+        return isinstance(a, (str, bytes)) and isinstance(b, (str, bytes)) and a == b
+    try:
+        x, y = np.asarray(a), np.asarray(b)
+    except (TypeError, ValueError):
+        return False
+    if x.shape != y.shape:
+        return False
+    try:
+        return bool(np.array_equal(x, y, equal_nan=True))
+    except TypeError:  # dtypes without NaN (strings, objects)
+        try:
+            return bool(np.array_equal(x, y))
+        except (TypeError, ValueError):
+            return False
 
 
 def _function_name(func: Any) -> str:
@@ -462,18 +510,50 @@ def _connect(kind: str, scheduler: Any, n_workers: int | None) -> Iterator[Any]:
         finally:
             client.close()
         return
-    with warnings.catch_warnings():  # without a dashboard, the scheduler's metrics server still asks for 8787
-        warnings.filterwarnings("ignore", message="Port 8787 is already in use", category=UserWarning)
-        try:
-            cluster = LocalCluster(n_workers=n_workers or os.cpu_count() or 1, threads_per_worker=1, processes=True,
-                                   dashboard_address=None, env=WORKER_ENV, silence_logs=logging.ERROR)
-        except RuntimeError as err:  # a worker process died while starting, most often re-running the calling script
-            raise RuntimeError(
-                f"the local dask cluster could not start its worker processes ({err}); each worker re-imports the "
-                "script that called sweep, so a script must call it under `if __name__ == \"__main__\":` "
-                "(or pass scheduler='serial')") from err
-    with cluster, Client(cluster) as client:
-        yield client
+    with _quiet_dask_logs(DASK_LOG_LEVEL):
+        with warnings.catch_warnings():  # without a dashboard, the scheduler's metrics server still asks for 8787
+            warnings.filterwarnings("ignore", message="Port 8787 is already in use", category=UserWarning)
+            try:
+                cluster = LocalCluster(n_workers=n_workers or os.cpu_count() or 1, threads_per_worker=1,
+                                       processes=True, dashboard_address=None, env=WORKER_ENV,
+                                       silence_logs=DASK_LOG_LEVEL)
+            except RuntimeError as err:  # a worker process died while starting, most often re-running the script
+                raise RuntimeError(
+                    f"the local dask cluster could not start its worker processes ({err}); each worker re-imports "
+                    "the script that called sweep, so a script must call it under `if __name__ == \"__main__\":` "
+                    "(or pass scheduler='serial')") from err
+        with cluster, Client(cluster) as client:
+            yield client
+
+
+@contextlib.contextmanager
+def _quiet_dask_logs(level: int) -> Iterator[None]:
+    """Hold the ``distributed`` loggers of this process at ``level`` or above while a local cluster lives.
+
+    The scheduler and the nannies of a LocalCluster run in this process and log
+    its start, every worker and client, and its close at INFO. ``silence_logs``
+    of LocalCluster only lowers distributed's own stderr handler, which
+    distributed does not install when the root logger already has a handler (a
+    script or the CLI called ``logging.basicConfig``): the records then reach
+    the root handler at the level the dask config (``distributed.logging``)
+    gave ``distributed``, INFO by default, and its children may have levels of
+    their own. So raise ``distributed`` and every ``distributed.*`` logger with
+    a level below ``level`` to ``level``, and restore them afterwards. The
+    workers are other processes: ``silence_logs`` sets their handler to
+    ``level``. Warnings and errors still show.
+    """
+    names = ["distributed", *sorted(n for n in logging.Logger.manager.loggerDict if n.startswith("distributed."))]
+    changed = []
+    for name in names:
+        log = logging.getLogger(name)
+        if log.level < level and (log.level != logging.NOTSET or name == "distributed"):  # NOTSET: inherits
+            changed.append((log, log.level))
+            log.setLevel(level)
+    try:
+        yield
+    finally:
+        for log, old in changed:
+            log.setLevel(old)
 
 
 def _run_task(func: Callable[..., xr.Dataset], task: tuple[int, ...], point: dict[str, Any], fixed: dict[str, Any],
