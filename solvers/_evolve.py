@@ -42,7 +42,6 @@ little about the step size the error allows.
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, NamedTuple
@@ -51,8 +50,6 @@ import numpy as np
 
 from ._errors import SchemeError, StepSizeError
 from ._runge_kutta import covers, step_floor
-
-logger = logging.getLogger(__name__)
 
 __all__ = ["Continuation", "Evolution", "Stepper", "StepResult", "evolve", "fixed_steps"]
 
@@ -266,7 +263,6 @@ def evolve(
     except SchemeError as err:
         if raise_on_error:
             raise
-        logger.warning("%s", err)
         result.success = False
         result.message = str(err)
     result.t = t_eval[: loop.reached]

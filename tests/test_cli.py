@@ -169,7 +169,8 @@ def test_study_commands_name_the_option_they_refuse(argv, message, capsys, tmp_p
 
 
 @pytest.mark.parametrize("argv, message", [
-    (["--grid", "0"], "--grid must be at least 4, got 0"),
+    (["--grid", "0"], "--grid must be at least 16, got 0"),
+    (["--grid", "7"], "--grid must be at least 16, got 7"),
     (["--domain", "zonal", "--method", "spectral", "--grid", "1"], "--grid must be at least 2, got 1"),
     (["--domain", "zonal", "--method", "finite_volume", "--grid", "3"], "--grid must be at least 4, got 3"),
     (["--domain", "sphere", "--lmax", "1"], "--lmax must be at least 2, got 1"),

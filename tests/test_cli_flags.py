@@ -41,7 +41,7 @@ def test_method_names_a_pde_scheme_and_engine_chooses_particles_or_the_pde(capsy
     assert parser.parse_args(["kuramoto", "--engine", "pde"]).engine == "pde"
     with pytest.raises(SystemExit):
         parser.parse_args(["kuramoto", "--method", "pde"])
-    assert "unrecognized arguments: --method pde" in capsys.readouterr().err
+    assert "unrecognized option: --method" in capsys.readouterr().err
 
 
 def _readme_commands(sub: str) -> list[list[str]]:
@@ -63,11 +63,11 @@ def test_the_readme_solve_examples_write_three_different_files():
     names = [default_solve_output(parser.parse_args(["solve", *words])) for words in _readme_commands("solve")]
     assert len(names) >= 3 and len(set(names)) == len(names), names
     assert names == [Path("meanfield_solve_SA_beta9_noise0.001_circle_spectral.nc"),
-                     Path("meanfield_solve_SA_beta4_sphere_finite_volume.nc"),
-                     Path("meanfield_solve_SA_beta4_zonal_d16_finite_volume.nc"),
-                     Path("meanfield_solve_USA-repulsive_beta4_circle_finite_volume.nc")]
+                     Path("meanfield_solve_SA_beta4_noise0.05_sphere_spectral.nc"),
+                     Path("meanfield_solve_SA_beta4_noise0.01_zonal_d16_spectral.nc"),
+                     Path("meanfield_solve_USA-repulsive_beta4_noise0.01_circle_spectral.nc")]
     bare = default_solve_output(parser.parse_args(["solve"]))  # the quick start's ``meanfield solve``
-    assert bare == Path("meanfield_solve_SA_beta4_circle_finite_volume.nc") and bare not in names
+    assert bare == Path("meanfield_solve_SA_beta4_noise0.01_circle_spectral.nc") and bare not in names
     assert f"`{bare}`" in README.read_text()
 
 
@@ -76,7 +76,7 @@ def test_a_cli_run_writes_its_default_name_with_the_command_line_in_history(tmp_
     argv = ["solve", "--grid", "32", "--beta", "2", "--noise", "0.1", "--t-final", "0.1", "--n-times", "2",
             "--no-progress"]
     assert main(argv) == 0
-    out = tmp_path / "meanfield_solve_SA_beta2_noise0.1_circle_finite_volume.nc"
+    out = tmp_path / "meanfield_solve_SA_beta2_noise0.1_circle_spectral.nc"
     assert out.with_suffix(".png").exists()
     with xr.open_dataset(out) as ds:
         history = ds.attrs["history"].split("\n")

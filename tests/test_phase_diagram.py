@@ -195,7 +195,7 @@ def test_cli_writes_netcdf_and_figures(tmp_path, capsys):
     (["--betas", "a,b"], "--betas must be 'start:stop:count'"),
     (["--betas", "1:2:0"], "--betas count must be >= 1"),
     (["--output", "/nonexistent-dir/x.nc"], "in a directory that does not exist"),
-    (["--output", "x.png"], "--output must end in .nc"),
+    (["--output", "x.png"], "--output 'x.png' must end in .nc"),
 ])
 def test_cli_refuses_bad_arguments_before_computing(argv, message, capsys):
     with pytest.raises(SystemExit) as exit_info:
@@ -273,7 +273,8 @@ def test_several_dimensions_are_one_sweep_with_the_panels_of_single_runs(tmp_pat
                  "--no-progress"])
     assert code == 0
     names = {path.name for path in tmp_path.iterdir()}
-    assert {"phase_diagram_d2-12_n6.nc", "phase_diagram_d2-12_n6.png"} <= names
+    stem = "phase_diagram_d2-12_n6_s4_beta1-4x2_t2"
+    assert {f"{stem}.nc", f"{stem}.png"} <= names
     printed = capsys.readouterr().out
     assert "d = 2 (angles" in printed and "d = 12 (gram" in printed
 

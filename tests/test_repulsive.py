@@ -138,7 +138,7 @@ def test_the_command_line_runs_the_repulsive_model_under_its_own_name(tmp_path, 
     monkeypatch.chdir(tmp_path)
     assert main(["solve", "--repulsive", "--unnormalized", "--grid", "64", "--beta", "2", "--t-final", "1",
                  "--n-times", "3", "--no-progress"]) == 0
-    with xr.open_dataset(tmp_path / "meanfield_solve_USA-repulsive_beta2_circle_finite_volume.nc") as ds:
+    with xr.open_dataset(tmp_path / "meanfield_solve_USA-repulsive_beta2_noise0.01_circle_spectral.nc") as ds:
         assert ds.attrs["model"] == "USA-repulsive" and ds.attrs["repulsive"] == 1
         assert np.all(np.diff(ds["energy"].values) < 0)
 

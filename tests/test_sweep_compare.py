@@ -54,12 +54,12 @@ def test_compare_command_resumes_from_its_store(tmp_path, capsys, no_figure_file
     args = ["compare", "--particles", "16", "32", "--systems", "2", "--grid", "64", "--times", "0", "0.1", "--noise", "0.1",
             "--dt", "0.05", "--scheduler", "serial", "--no-progress", "--store", str(tmp_path / "store")]
     assert main([*args, "--output", str(tmp_path / "a.nc")]) == 0
-    assert "4 systems run, 0 taken from the store (serial)" in capsys.readouterr().out
+    assert "4 systems run, 0 taken from the store; store: " in capsys.readouterr().out
     with pytest.raises(SystemExit, match="2"):
         main([*args, "--output", str(tmp_path / "b.nc")])
     assert "already holds a sweep; pass resume=True (--resume)" in capsys.readouterr().err
     assert main([*args, "--resume", "--output", str(tmp_path / "b.nc")]) == 0
-    assert "0 systems run, 4 taken from the store (serial)" in capsys.readouterr().out
+    assert "0 systems run, 4 taken from the store; store: " in capsys.readouterr().out
     with xr.open_dataset(tmp_path / "a.nc") as a, xr.open_dataset(tmp_path / "b.nc") as b:
         xr.testing.assert_identical(a.wasserstein, b.wasserstein)
     with pytest.raises(SystemExit, match="2"):
@@ -69,6 +69,8 @@ def test_compare_command_resumes_from_its_store(tmp_path, capsys, no_figure_file
 
 def test_compare_command_refuses_an_output_it_cannot_write_before_computing(tmp_path, capsys):
     args = ["compare", "--particles", "16", "32", "--systems", "1", "--scheduler", "serial", "--no-progress"]
+    directory = tmp_path / "result.nc"
+    directory.mkdir()
     with pytest.raises(SystemExit, match="2"):
-        main([*args, "--output", str(tmp_path)])
-    assert f"--output '{tmp_path}' exists and is not a regular file" in capsys.readouterr().err
+        main([*args, "--output", str(directory)])
+    assert f"--output '{directory}' exists and is not a regular file" in capsys.readouterr().err

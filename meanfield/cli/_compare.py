@@ -22,9 +22,9 @@ import meanfield as mf
 from ..studies import meanfield_study
 from .._validate import as_times
 from ..io._conventions import described_run
-from ..io._files import check_result_paths
+from ..io._files import write_atomically
 from ..plot import meanfield_limit
-from ._options import add_model_arguments, add_output_arguments, check_at_least, model_from_args
+from ._options import add_model_arguments, add_output_arguments, check_at_least, model_from_args, result_paths
 from ._sweep_options import sweep_options
 
 __all__ = ["add_compare_arguments", "compare_command", "default_output"]
@@ -45,15 +45,18 @@ def add_compare_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--dt", type=float, default=5e-3, help="time step of the particle SDE when --noise > 0")
     add_output_arguments(parser,
                          "NetCDF output; PNG beside it (default: named after the run, "
-                         "meanfield_compare_<SA|USA>[-repulsive]_beta<β>[_noise<σ>]_<sampler>_W<p>.nc)",
+                         "meanfield_compare_<SA|USA>[-repulsive]_beta<β>[_noise<σ>]_kappa<κ>_<sampler>_W<p>_n<n…>_s<systems>.nc)",
                          "hide the progress bar over systems")
 
 
 def default_output(args: argparse.Namespace) -> Path:
-    """``meanfield_compare_<SA|USA>[-repulsive]_beta<β>[_noise<σ>]_<sampler>_W<p>.nc``."""
+    """``meanfield_compare_<SA|USA>[-repulsive]_beta<β>[_noise<σ>]_kappa<κ>_<sampler>_W<p>_n<n1>-<n2>…_s<systems>.nc``:
+    every option that changes the study but the grid, the scheme and the times."""
     model = model_from_args(args).name
     noise = f"_noise{args.noise:g}" if args.noise > 0 else ""
-    return Path(f"meanfield_compare_{model}_beta{args.beta:g}{noise}_{args.sampler}_W{args.p:g}.nc")
+    sizes = "-".join(str(n) for n in args.particles)
+    return Path(f"meanfield_compare_{model}_beta{args.beta:g}{noise}_kappa{args.kappa:g}_{args.sampler}_W{args.p:g}"
+                f"_n{sizes}_s{args.systems}.nc")
 
 
 def compare_command(args: argparse.Namespace) -> int:
@@ -64,9 +67,7 @@ def compare_command(args: argparse.Namespace) -> int:
     if not args.dt > 0:
         raise ValueError(f"--dt must be > 0, got {args.dt}")
     as_times(args.times, "--times")
-    output = args.output if args.output is not None else default_output(args)
-    output.parent.mkdir(parents=True, exist_ok=True)
-    output, png = check_result_paths(output)
+    output, png = result_paths(args, default_output(args))
     model = model_from_args(args)
     rho0 = mf.von_mises(mf.Circle(args.grid), 0.0, args.kappa)
     simulate_options = {"dt": args.dt} if args.noise > 0 else {}
@@ -85,7 +86,7 @@ def compare_command(args: argparse.Namespace) -> int:
     )
     study.attrs["initial_condition"] = f"von_mises(loc=0, kappa={args.kappa}) on Circle({args.grid})"
     study.attrs = described_run(study.attrs, args.command_line)
-    study.to_netcdf(output)
+    write_atomically(output, study.to_netcdf)
     meanfield_limit(study).savefig(png, dpi=120)
     print(f"{model.name} β={model.beta} σ={model.noise}, {args.sampler} start, n = {list(args.particles)}, "
           f"{args.systems} systems")
@@ -93,8 +94,8 @@ def compare_command(args: argparse.Namespace) -> int:
     for k, tk in enumerate(study.time.values):
         print(f"{tk:8.3g} {float(study.exponent[k]):10.4f} {float(study.exponent_stderr[k]):8.4f} "
               f"{float(study.wasserstein[-1, :, k].mean()):18.4g}")
-    print(f"{study.attrs['tasks_run']} systems run, {study.attrs['tasks_skipped']} taken from the store "
-          f"({study.attrs['scheduler']})")
+    print(f"{study.attrs['tasks_run']} systems run, {study.attrs['tasks_skipped']} taken from the store; "
+          f"store: {study.attrs['store'] or 'none'}, scheduler: {study.attrs['scheduler']}")
     print(f"wrote {output}")
     print(f"wrote {png}")
     return 0

@@ -9,8 +9,8 @@ from pathlib import Path
 import meanfield as mf
 
 from ..io._conventions import described_run
-from ..io._files import check_result_paths, write_atomically
-from ._options import add_output_arguments, check_at_least
+from ..io._files import write_atomically
+from ._options import add_output_arguments, check_at_least, result_paths
 
 __all__ = ["add_configurations_arguments", "configurations_command", "default_output"]
 
@@ -39,10 +39,7 @@ def add_configurations_arguments(parser: argparse.ArgumentParser) -> None:
 def configurations_command(args: argparse.Namespace) -> int:
     """Run the starts; write NetCDF and PNG; print the fractions."""
     check_at_least(args, particles=2, dimension=2, starts=1)
-    output = args.output if args.output is not None else default_output(args)
-    if output.suffix != ".nc":
-        raise ValueError(f"--output must end in .nc, got {str(output)!r}")
-    output, png = check_result_paths(output)
+    output, png = result_paths(args, default_output(args))
     ds = mf.optimal_configurations(args.particles, args.dimension, args.beta, starts=args.starts, seed=args.seed,
                                    method=args.method, t_final=args.t_final)
     ds.attrs = described_run(ds.attrs, args.command_line)

@@ -23,29 +23,39 @@ import numpy as np
 import meanfield as mf
 
 from ..io._conventions import described_run
-from ..io._files import check_result_paths, write_atomically
+from ..io._files import write_atomically
 from ..reduced import ENGINE
 from ..studies import frequency_law, kuramoto_run
-from ._options import add_output_arguments, check_at_least
+from ._options import add_output_arguments, check_at_least, result_paths
 from ._sweep_options import VALUES_HELP, parse_values, sweep_options
 
 __all__ = ["add_kuramoto_arguments", "kuramoto_command", "default_output"]
 
 
-def default_output(args: argparse.Namespace) -> Path:
-    """``kuramoto_<law><width>[_sep<ω₀>][_lag<α>]_<engine>[_n<n>|_grid<N>][_noise<σ>]_K<K>.nc`` or
-    ``…_bifurcation.nc``."""
+DEFAULT_COUPLING = 4.0
+"""K of a single run when neither ``--coupling`` nor ``--couplings`` is given."""
+
+
+def default_output(args: argparse.Namespace, couplings: np.ndarray | None) -> Path:
+    """``kuramoto_<law><width>[_sep<ω₀>][_lag<α>]_<engine>[_n<n>|_grid<N>][_noise<σ>]_K<K>_t<t_final>.nc`` of one run,
+    ``…_K<first>-<last>x<count>[_s<systems>]_t<t_final>_bifurcation.nc`` of a diagram."""
     noise = f"_noise{args.noise:g}" if args.noise > 0 else ""
-    what = "bifurcation" if args.couplings is not None else f"K{args.coupling:g}"
+    if couplings is None:
+        what = f"K{args.coupling:g}" + (f"_seed{args.seed}" if args.engine == "particles" else "")
+    else:
+        systems = f"_s{args.systems}" if args.engine == "particles" else ""
+        what = f"K{couplings[0]:g}-{couplings[-1]:g}x{couplings.size}{systems}"
     size = {"particles": f"_n{args.particles}", "pde": f"_grid{args.grid}"}.get(args.engine, "")
     law = f"{args.law}{args.width:g}" + (f"_sep{args.separation:g}" if args.law == "bimodal" else "")
     lag = f"_lag{args.phase_lag:g}" if args.phase_lag != 0 else ""
-    return Path(f"kuramoto_{law}{lag}_{args.engine}{size}{noise}_{what}.nc")
+    diagram = "_bifurcation" if couplings is not None else ""
+    return Path(f"kuramoto_{law}{lag}_{args.engine}{size}{noise}_{what}_t{args.t_final:g}{diagram}.nc")
 
 
 def add_kuramoto_arguments(parser: argparse.ArgumentParser) -> None:
     """Add the options of ``meanfield kuramoto`` to ``parser``."""
-    parser.add_argument("--coupling", type=float, default=4.0, help="coupling K of a single run")
+    parser.add_argument("--coupling", type=float, default=None,
+                        help=f"coupling K of a single run (default {DEFAULT_COUPLING:g}; not with --couplings)")
     parser.add_argument("--couplings", default=None, help=f"sweep K for a bifurcation diagram: {VALUES_HELP}, e.g. 0:4:17 or 1,2,4")
     parser.add_argument("--law", choices=["lorentzian", "gaussian", "bimodal"], default="lorentzian",
                         help="law of the natural frequencies (bimodal: two Lorentzians at +-separation)")
@@ -74,13 +84,16 @@ def add_kuramoto_arguments(parser: argparse.ArgumentParser) -> None:
                         help="tolerance of the adaptive integrators (default: 1e-3 particles, 1e-4 PDE)")
     add_output_arguments(parser,
                          "NetCDF output (default: named after the run, e.g. "
-                         "kuramoto_lorentzian0.6_particles_n2000_K4.nc); PNG beside it",
+                         "kuramoto_lorentzian0.6_particles_n2000_K4_seed0_t60.nc); PNG beside it",
                          "hide the progress bar over tasks")
 
 
 def kuramoto_command(args: argparse.Namespace) -> int:
     """Run what ``args`` describe; write NetCDF and PNG; print a summary."""
     couplings = parse_values(args.couplings, "--couplings") if args.couplings is not None else None
+    if couplings is not None and args.coupling is not None:
+        raise ValueError("--coupling (one run) and --couplings (a diagram) exclude each other; give one")
+    args.coupling = DEFAULT_COUPLING if args.coupling is None else args.coupling
     if (args.law == "bimodal") != (args.separation is not None):
         raise ValueError("--separation goes with --law bimodal (and is required there)")
     args.separation = 0.0 if args.separation is None else args.separation
@@ -88,10 +101,7 @@ def kuramoto_command(args: argparse.Namespace) -> int:
     check_at_least(args, particles=2, systems=1, grid=8)
     if not args.dt > 0:
         raise ValueError(f"--dt must be > 0, got {args.dt}")
-    output = args.output if args.output is not None else default_output(args)
-    if output.suffix != ".nc":
-        raise ValueError(f"--output must end in .nc, got {str(output)!r}")
-    output, png = check_result_paths(output)
+    output, png = result_paths(args, default_output(args, couplings))
     common = {"phase_lag": args.phase_lag, "noise": args.noise, "engine": args.engine, "n": args.particles,
               "t_final": args.t_final, "average_window": args.average_window,
               "frequency_nodes": args.frequency_nodes, "grid": args.grid, "dt": args.dt, "rtol": args.rtol}

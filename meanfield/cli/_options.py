@@ -2,9 +2,12 @@
 
 * :func:`add_model_arguments`, :func:`model_from_args`: the self-attention model (``--beta``, ``--noise``,
   ``--unnormalized``, ``--repulsive``) of ``meanfield solve`` and ``meanfield compare``.
-* :func:`add_output_arguments`: what every computing command ends with: ``--output``, ``--no-progress``,
-  the sweep options of :mod:`meanfield.cli._sweep_options` (for the commands that run a sweep), the
-  ``command_line`` default that :func:`meanfield.cli.main` fills in for the file's ``history``.
+* :func:`add_output_arguments`: what every computing command ends with: ``--output``, ``--overwrite``,
+  ``--no-progress``, the sweep options of :mod:`meanfield.cli._sweep_options` (for the commands that run a
+  sweep), the ``command_line`` default that :func:`meanfield.cli.main` fills in for the file's ``history``.
+* :func:`result_paths`: the one naming rule of every command's result: ``--output`` or the default name
+  (unique per run description), ending in ``.nc``, never an existing file unless ``--overwrite`` (or
+  ``--resume``, which continues it) is given; the PNG beside it obeys the same rule.
 * :func:`check_at_least`: the lower bounds of integer options, refused naming the option.
 """
 
@@ -13,18 +16,20 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from ..io._files import check_output_path
 from ..models import RepulsiveSelfAttention, SelfAttention
 
 from ._sweep_options import add_sweep_arguments
 
-__all__ = ["add_model_arguments", "add_output_arguments", "check_at_least", "model_from_args"]
+__all__ = ["add_model_arguments", "add_output_arguments", "check_at_least", "model_from_args", "refuse_existing",
+           "result_paths"]
 
 
-def add_model_arguments(parser: argparse.ArgumentParser, beta: float, noise_help: str) -> None:
-    """Add ``--beta`` (default ``beta``), ``--noise`` (help ``noise_help``), ``--unnormalized`` and ``--repulsive``
-    to ``parser``."""
+def add_model_arguments(parser: argparse.ArgumentParser, beta: float, noise_help: str, noise: float = 0.0) -> None:
+    """Add ``--beta`` (default ``beta``), ``--noise`` (default ``noise``, help ``noise_help``), ``--unnormalized``
+    and ``--repulsive`` to ``parser``."""
     parser.add_argument("--beta", type=float, default=beta, help="inverse temperature β ≥ 0")
-    parser.add_argument("--noise", type=float, default=0.0, help=noise_help)
+    parser.add_argument("--noise", type=float, default=noise, help=noise_help)
     parser.add_argument("--unnormalized", action="store_true", help="USA instead of SA (no softmax normalisation)")
     parser.add_argument("--repulsive", action="store_true", help="V = -I: tokens repel (RepulsiveSelfAttention)")
 
@@ -40,6 +45,8 @@ def add_output_arguments(parser: argparse.ArgumentParser, output_help: str, prog
     """Add ``--output`` and ``--no-progress`` (with these helps) and the sweep options when ``sweep``
     to the ``parser`` of a command."""
     parser.add_argument("--output", type=Path, default=None, help=output_help)
+    parser.add_argument("--overwrite", action="store_true",
+                        help="replace result files that exist (without it an existing file is never replaced)")
     parser.add_argument("--no-progress", action="store_true", help=progress_help)
     if sweep:
         add_sweep_arguments(parser)
@@ -60,3 +67,41 @@ def check_at_least(args: argparse.Namespace, **minimums: int) -> None:
         for entry in value if isinstance(value, list) else [value]:
             if entry < minimum:
                 raise ValueError(f"--{name.replace('_', '-')} must be at least {minimum}, got {entry}")
+
+
+def refuse_existing(args: argparse.Namespace, *paths: Path) -> None:
+    """Refuse the first of ``paths`` that exists, unless ``--overwrite`` (or ``--resume``) was given.
+
+    Raises
+    ------
+    ValueError
+        ``<path> exists; pass --overwrite to replace it`` (and, for a resumable command, ``or --resume to continue
+        it``).
+    """
+    if args.overwrite or getattr(args, "resume", False):
+        return
+    for path in paths:
+        if path.exists():
+            resume = " or --resume to continue it" if hasattr(args, "resume") else ""
+            raise ValueError(f"{str(path)!r} exists; pass --overwrite to replace it{resume} (or --output another name)")
+
+
+def result_paths(args: argparse.Namespace, default: Path) -> tuple[Path, Path]:
+    """The NetCDF result of a command and the PNG beside it: ``--output`` or ``default``.
+
+    The name must end in ``.nc`` (a figure suffix would put the figure over the result); both files are checked
+    writable before any work (:func:`meanfield.io._files.check_output_path`) and refused when they exist, unless
+    ``--overwrite`` or ``--resume`` (:func:`refuse_existing`).
+
+    Raises
+    ------
+    ValueError
+        Another suffix, a path that cannot be written, or an existing file.
+    """
+    output = args.output if args.output is not None else default
+    if output.suffix != ".nc":
+        raise ValueError(f"--output {str(output)!r} must end in .nc (the PNG is written beside it)")
+    nc = check_output_path(output, "--output")
+    png = check_output_path(nc.with_suffix(".png"), "--output")
+    refuse_existing(args, nc, png)
+    return nc, png

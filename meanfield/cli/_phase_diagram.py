@@ -19,19 +19,22 @@ import numpy as np
 import meanfield as mf
 
 from ..io._conventions import described_run
-from ..io._files import check_output_path, check_result_paths, write_atomically
+from ..io._files import check_output_path, write_atomically
 from ..particles._token_ensembles import REPRESENTATIONS
 from ..studies._phase_diagram import ATOL, RTOL, crossing_time
-from ._options import add_output_arguments, check_at_least
+from ._options import add_output_arguments, check_at_least, refuse_existing, result_paths
 from ._sweep_options import VALUES_HELP, parse_values, sweep_options
 
 __all__ = ["add_phase_diagram_arguments", "phase_diagram_command", "default_output"]
 
 
-def default_output(d: int | list[int], n: int, unnormalized: bool, ginibre: bool) -> Path:
-    """``phase_diagram_d<d>[-<d'>…]_n<n>[_usa][_ginibre].nc``."""
+def default_output(d: int | list[int], n: int, systems: int, betas: np.ndarray, t_final: float, unnormalized: bool,
+                   ginibre: bool) -> Path:
+    """``phase_diagram_d<d>[-<d'>…]_n<n>_s<systems>_beta<first>-<last>x<count>_t<t_final>[_usa][_ginibre].nc``."""
     dims = "-".join(str(value) for value in np.atleast_1d(d))
-    return Path(f"phase_diagram_d{dims}_n{n}{'_usa' if unnormalized else ''}{'_ginibre' if ginibre else ''}.nc")
+    grid = f"beta{betas[0]:g}-{betas[-1]:g}x{betas.size}"
+    return Path(f"phase_diagram_d{dims}_n{n}_s{systems}_{grid}_t{t_final:g}{'_usa' if unnormalized else ''}"
+                f"{'_ginibre' if ginibre else ''}.nc")
 
 
 def parse_dimensions(text: str) -> list[int]:
@@ -74,7 +77,8 @@ def add_phase_diagram_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--trajectory-times", type=float, nargs="+", default=[2.5, 18.0, 30.0],
                         help="times of the Figure-4 panel (d = 2)")
     add_output_arguments(parser,
-                         "NetCDF output (default phase_diagram_d<d>_n<n>[_usa][_ginibre].nc); PNGs beside it",
+                         "NetCDF output (default phase_diagram_d<d>_n<n>_s<systems>_beta<first>-<last>x<count>_t<t>[_usa][_ginibre].nc); "
+                         "PNGs beside it",
                          "hide the progress bar over tasks")
 
 
@@ -87,16 +91,13 @@ def phase_diagram_command(args: argparse.Namespace) -> int:
         raise ValueError(f"--t-final must be finite and > 0, got {args.t_final}")
     if args.ginibre and len(dims) > 1:
         raise ValueError(f"--ginibre draws (Q, K, V) for one dimension; got --dimension {args.dimension}")
-    output = args.output
-    if output is None:
-        output = default_output(dims, args.particles, args.unnormalized, args.ginibre)
-    if output.suffix != ".nc":
-        raise ValueError(f"--output must end in .nc, got {str(output)!r}")
-    output, png = check_result_paths(output)
+    output, png = result_paths(args, default_output(dims, args.particles, args.systems, betas, args.t_final,
+                                                    args.unnormalized, args.ginibre))
     trajectories_png = output.with_name(output.stem + "_trajectories.png")
     draw_trajectories = 2 in dims and not args.ginibre
     if draw_trajectories:
         check_output_path(trajectories_png, "--output")
+        refuse_existing(args, trajectories_png)
     times = np.linspace(0.0, args.t_final, args.n_times)
     ds = mf.phase_diagram(
         dims[0] if len(dims) == 1 else dims, args.particles, betas, times, args.systems, args.delta,

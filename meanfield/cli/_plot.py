@@ -18,12 +18,14 @@ import xarray as xr
 from .. import plot
 from ..io._files import check_output_path
 from ..plot._animation import check_animation_path
+from ._options import refuse_existing
 
 __all__ = ["KINDS", "add_plot_arguments", "add_plot_parser", "plot_command"]
 
 KINDS = ("auto", "density", "sphere", "marginal", "energy", "order-parameter", "particles", "paths",
          "inner-products", "comparison", "meanfield-limit", "phase-diagram", "bifurcation", "animation")
 ANIMATIONS = (".gif", ".mp4")
+FIGURES = (".png", ".pdf", ".svg")
 
 
 def add_plot_parser(subparsers: Any) -> argparse.ArgumentParser:
@@ -55,6 +57,8 @@ def add_plot_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--projection", choices=["orthographic", "latlon"], default="orthographic",
                         help="map projection of densities on S² in animations (default: orthographic)")
     parser.add_argument("--dpi", type=float, default=120.0, help="resolution of the image or frames (default: 120)")
+    parser.add_argument("--overwrite", action="store_true",
+                        help="replace the figure if it exists (without it an existing file is never replaced)")
 
 
 def plot_command(args: argparse.Namespace) -> int:
@@ -71,6 +75,9 @@ def plot_command(args: argparse.Namespace) -> int:
     output = check_output_path(output, "--output")
     if output.resolve() == args.file.resolve():
         raise ValueError(f"--output {str(output)!r} would overwrite the result it draws")
+    if output.suffix.lower() not in FIGURES + ANIMATIONS:
+        raise ValueError(f"--output {str(output)!r} must end in one of {', '.join(FIGURES + ANIMATIONS)}")
+    refuse_existing(args, output)
     if kind == "animation":
         try:
             check_animation_path(output)

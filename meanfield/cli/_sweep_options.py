@@ -21,12 +21,14 @@ VALUES_HELP = "'start:stop:count' (evenly spaced, numpy.linspace) or a comma-sep
 
 
 def parse_values(text: str, option: str) -> np.ndarray:
-    """Values of a swept parameter from ``start:stop:count`` (numpy.linspace) or ``v1,v2,...``.
+    """Values of a swept parameter from ``start:stop:count`` (numpy.linspace) or ``v1,v2,...``, finite and
+    strictly increasing (a diagram's axis).
 
     Raises
     ------
     ValueError
-        Naming ``option`` and what was given, for any other text or a count below 1.
+        Naming ``option`` and what was given, for any other text, a count below 1, a non-finite value, or values
+        that do not increase (``9:0.1:90`` is refused with the suggestion ``0.1:9:90``).
     """
     message = f"{option} must be {VALUES_HELP}, got {text!r}"
     parts = text.split(":")
@@ -43,6 +45,11 @@ def parse_values(text: str, option: str) -> np.ndarray:
     if values is None:
         raise ValueError(message if len(parts) != 3 or not parts[2].strip().lstrip("-").isdigit()
                          else f"{option} count must be >= 1, got {text!r}")
+    if not np.all(np.isfinite(values)):
+        raise ValueError(f"{option} values must be finite, got {text!r}")
+    if np.any(np.diff(values) <= 0):
+        hint = f" (did you mean {parts[1]}:{parts[0]}:{parts[2]}?)" if len(parts) == 3 else ""
+        raise ValueError(f"{option} values must increase strictly, got {text!r}{hint}")
     return values
 
 

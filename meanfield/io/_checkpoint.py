@@ -165,13 +165,19 @@ def _as_text(value: Any) -> str:
 
 
 def snapshot_variables(snapshot: dict[str, np.ndarray]) -> dict[str, tuple[tuple[str, ...], np.ndarray, dict]]:
-    """Dataset variables ``scheme_<key>`` of a scheme snapshot; complex arrays as (2, ...) real, imaginary."""
+    """Dataset variables ``scheme_<key>`` of a scheme snapshot; complex arrays as (2, ...) real, imaginary.
+
+    Each is described as what it is: the scheme's internal state at the last output, kept so that a resumed run
+    continues bit for bit, not a result to analyse (``long_name``, ``comment``)."""
     out = {}
     for key, value in snapshot.items():
         array = np.asarray(value)
-        attrs = {"complex": 0}
+        described = {"long_name": f"scheme state {key!r} at the last output, for resume",
+                     "comment": "internal state of the time stepper, kept so that resume=True (--resume) continues "
+                                "bit for bit; not a result"}
+        attrs = {**described, "complex": 0}
         if np.iscomplexobj(array):
-            array, attrs = np.stack([array.real, array.imag]), {"complex": 1}
+            array, attrs = np.stack([array.real, array.imag]), {**described, "complex": 1}
         name = f"{SNAPSHOT_PREFIX}{key}"
         out[name] = (tuple(f"{name}_{i}" for i in range(array.ndim)), array, attrs)
     return out

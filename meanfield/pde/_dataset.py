@@ -22,6 +22,10 @@ from ._resolution import ResolutionMonitor
 
 __all__ = ["DensityRecord", "density_dataset", "netcdf_safe"]
 
+DENSITY_UNITS = {("theta",): "rad-1", ("lat", "lon"): "sr-1"}
+"""UDUNITS of a density w.r.t. the area measure: per radian on S¹, per steradian on S²; on the zonal S^{d-1}
+(grid dim ``polar``) per unit (d-1)-dimensional area of the unit sphere, which UDUNITS writes "1"."""
+
 logger = logging.getLogger(__name__)
 
 
@@ -47,17 +51,18 @@ def density_dataset(model: Any, domain: Any, velocity: ConvolutionVelocity, time
                                 axes=(axes, tuple(range(len(axes)))))
     coords: dict[str, Any] = {"time": ("time", np.asarray(times, dtype=float), COORD_ATTRS["time"]),
                               **domain.dataset_coords()}
+    density = {"long_name": "density w.r.t. the area measure", "units": DENSITY_UNITS.get(grid_dims, "1")}
     data = {
-        "density": (("time", *grid_dims), marginal, {"long_name": "density w.r.t. the area measure"}),
-        "mass": ("time", mass, {"long_name": "total mass ∫ρ dσ"}),
-        "energy": ("time", energies, {"long_name": "interaction energy E_β"}),
-        "order_parameter": ("time", np.linalg.norm(first_moment, axis=-1), {"long_name": "|∫ x dμ|"}),
-        "steps": ("time", steps, {"long_name": "accepted steps since the previous output"}),
+        "density": (("time", *grid_dims), marginal, density),
+        "mass": ("time", mass, {"long_name": "total mass ∫ρ dσ", "units": "1"}),
+        "energy": ("time", energies, {"long_name": "interaction energy E_β", "units": "1"}),
+        "order_parameter": ("time", np.linalg.norm(first_moment, axis=-1), {"long_name": "|∫ x dμ|", "units": "1"}),
+        "steps": ("time", steps, {"long_name": "accepted steps since the previous output", "units": "1"}),
     }
     if velocity.n_species > 1:
         coords["frequency"] = ("frequency", velocity.drift, COORD_ATTRS["frequency"])
         data["density_by_frequency"] = (("time", "frequency", *grid_dims), states,
-                                        {"long_name": "density of the oscillators at each frequency node"})
+                                        {**density, "long_name": "density of the oscillators at each frequency node"})
         data["frequency_weight"] = ("frequency", velocity.weights, {"long_name": "quadrature weight"})
     described = describe(netcdf_safe(attrs))
     if "history" not in described:

@@ -34,15 +34,12 @@ has ‖ρ_l‖ ≥ ‖ρ_0‖ for every l). Above the tolerance the run warns on
 
 from __future__ import annotations
 
-import logging
 import warnings
 from typing import Any
 
 import numpy as np
 
 from solvers import FINITE_VOLUME_TAIL_TOL
-
-logger = logging.getLogger(__name__)
 
 __all__ = ["FINITE_VOLUME_TAIL_TOL", "ResolutionMonitor"]
 
@@ -75,7 +72,6 @@ class ResolutionMonitor:
             message = (f"{self.scheme.name} {grid} is under-resolved from t={time:g}: the spectral tail {expression} "
                        f"of the density{which} is {tail:.3g} > {FINITE_VOLUME_TAIL_TOL:g}; the result is not "
                        f"converged in the grid (use {finer} and compare, {self.advice})")
-            logger.warning(message)
             warnings.warn(message, RuntimeWarning, stacklevel=2)
 
     def facts(self) -> dict[str, Any]:
