@@ -127,3 +127,16 @@ def test_default_names_of_different_studies_differ():
     wide = kuramoto_name(parser.parse_args(["kuramoto"]), parse_values("0:3:13", "--couplings"))
     narrow = kuramoto_name(parser.parse_args(["kuramoto"]), parse_values("1:2:5", "--couplings"))
     assert wide != narrow and "K0-3x13_s4" in wide.name
+
+
+def test_python_started_beside_a_clone_imports_the_installed_package(tmp_path):
+    """The packages live in src/, so a folder named meanfield in the working directory (a clone, which has no
+    __init__.py at its top) is not taken for the package."""
+    import subprocess
+    import sys
+
+    (tmp_path / "meanfield").mkdir()
+    (tmp_path / "meanfield" / "README.md").write_text("a clone")
+    done = subprocess.run([sys.executable, "-c", "import meanfield; print(meanfield.Kuramoto.__name__)"],
+                          cwd=tmp_path, capture_output=True, text=True, env={"PATH": "/usr/bin:/bin"})
+    assert done.returncode == 0 and done.stdout.strip() == "Kuramoto", done.stderr

@@ -21,8 +21,8 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-SOLVERS = ROOT / "solvers"
-MEANFIELD = ROOT / "meanfield"
+SOLVERS = ROOT / "src" / "solvers"
+MEANFIELD = ROOT / "src" / "meanfield"
 
 #: the floor of each part of meanfield (a sub-package or a top-level module)
 FLOORS = {
@@ -60,7 +60,7 @@ def _part(module: str) -> str:
 
 
 def _module_name(path: Path) -> str:
-    relative = path.relative_to(ROOT).with_suffix("")
+    relative = path.relative_to(ROOT / "src").with_suffix("")
     parts = list(relative.parts)
     if parts[-1] == "__init__":
         parts = parts[:-1]
