@@ -240,3 +240,73 @@ def test_dataset_of_another_domain_is_refused():
     ds = mf.simulate(mf.SelfAttention(1.0), np.array([[1.0, 0.0], [0.0, 1.0]]), [0.0, 0.1])
     with pytest.raises(ValueError, match=r"paper 1's dynamics on R\^d .* domain 'sphere'"):
         mf.hyperplanes(ds, np.diag([1.0, 0.5]))
+
+
+# ---------------------------------------------------------------- validation/hyperplanes.py: runner and checks
+def _validation_script():
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parent.parent / "validation" / "hyperplanes.py"
+    spec = importlib.util.spec_from_file_location("validation_hyperplanes", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _square(k):
+    return {"summary": f"squared {k}", "value": k * k}
+
+
+def _slow_square(k):
+    import time
+
+    time.sleep(0.6)
+    return _square(k)
+
+
+def _fails(k):
+    raise ValueError(f"case {k} is broken")
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_validation_runner_returns_results_in_order_with_progress_lines(jobs, capsys):
+    script = _validation_script()
+    cases = [script.Case(f"case {k}", _slow_square if k == 0 else _square, (k,)) for k in range(5)]
+    progress = script.Progress(len(cases), start=0.0, heartbeat=0.2)
+    results = script.run_cases(cases, jobs, progress)
+    assert [r["value"] for r in results] == [0, 1, 4, 9, 16]
+    lines = capsys.readouterr().out.splitlines()
+    # one flushed line per finished case counting done/total, and the running case listed while it is slow
+    assert sorted(line.split("] ", 1)[1] for line in lines if "squared" in line) == \
+        sorted(f"case {k}: squared {k}" for k in range(5))
+    assert any(line.startswith("[5/5,") for line in lines)
+    assert any("running: case 0 (for" in line for line in lines)
+
+
+def test_validation_runner_raises_the_error_of_a_case_in_a_worker():
+    script = _validation_script()
+    cases = [script.Case("good case", _square, (1,)), script.Case("bad case", _fails, (2,))]
+    with pytest.raises(RuntimeError, match=r"(?s)bad case failed in a worker process.*ValueError: case 2 is broken"):
+        script.run_cases(cases, 2, script.Progress(len(cases), start=0.0))
+
+
+def test_validation_checks_pass_and_fail_with_exit_status(monkeypatch, tmp_path, no_figure_files, capsys):
+    """The script's own checks on one cheap instance per d (--quick with a reduced grid) and one section 5 case:
+    status 0 and PASS; with a residual tolerance below the measured residual (~1e-7), status 1 and FAIL."""
+    script = _validation_script()
+    monkeypatch.setattr(script, "QUICK_BETAS", (0.5,))
+    monkeypatch.setattr(script, "QUICK_SEEDS", (0,))
+    monkeypatch.setattr(script, "mixed_cases", lambda: [("V = diag(1, 1, -1/2), Q = K = I", np.eye(3), np.eye(3),
+                                                         np.diag([1.0, 1.0, -0.5]))])
+    assert script.main(["--quick", "--jobs", "2", "--output-dir", str(tmp_path)]) == 0
+    text = (tmp_path / "hyperplanes_checks.txt").read_text()
+    assert "PASS" in text and " NO" not in text
+    assert sorted(p.name for p in tmp_path.glob("*.png")) == ["hyperplanes_mixed.png", "hyperplanes_theorem42.png"]
+    monkeypatch.setattr(script, "RESIDUAL_TOLERANCE", 1e-12)
+    assert script.main(["--quick", "--jobs", "1", "--output-dir", str(tmp_path)]) == 1
+    assert "FAIL" in (tmp_path / "hyperplanes_checks.txt").read_text()
+    capsys.readouterr()
+    with pytest.raises(SystemExit):
+        script.main(["--jobs", "0", "--output-dir", str(tmp_path)])
+    assert "--jobs must be >= 1" in capsys.readouterr().err
