@@ -63,3 +63,8 @@ def thread_environment(x: float) -> xr.Dataset:
     names = ["OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"]
     return xr.Dataset({"threads": (("variable",), [os.environ.get(k, "unset") for k in names])},
                       coords={"variable": names})
+
+
+def sized_result(n: int) -> xr.Dataset:
+    """n float64 values (8 n bytes): a piece of a chosen size."""
+    return xr.Dataset({"values": ("i", np.arange(float(n)))})

@@ -7,7 +7,7 @@ floors, each importing only floors below it (or modules of its own package)::
         <  particles, pde, reduced  <  _compare  <  studies  <  meanfield/__init__  <  plot  <  cli
 
 No import sits inside a function, except of a heavy third-party module whose import is deferred until it
-is used (POT, matplotlib, tqdm, distributed: :data:`LAZY`), and no two modules import each other (directly
+is used (POT, matplotlib, tqdm, distributed, dask: :data:`LAZY`), and no two modules import each other (directly
 or through others). pyfftw imports its dask interface when dask is installed, and dask may import xarray,
 so a run-time check of ``sys.modules`` would blame ``solvers`` for a third-party import chain: the rules are
 checked where they live, in the source.
@@ -40,7 +40,7 @@ FLOORS = {
     "cli": 11,
 }
 #: third-party modules a function may import when it needs them (each costs ≥ 0.05 s to import)
-LAZY = {"ot", "matplotlib", "tqdm", "distributed"}
+LAZY = {"ot", "matplotlib", "tqdm", "distributed", "dask"}
 
 
 def _imported_roots(path: Path) -> set[str]:

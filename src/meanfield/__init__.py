@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import importlib
 
-from .io import CheckpointError, CheckpointInUseError
+from .io import CheckpointError, CheckpointInUseError, WriteError
 from .domains import Circle, sphere_area, Sphere, ZonalSphere
 from .measures import (
     Density,
@@ -39,6 +39,7 @@ from .particles import (
     simulate,
 )
 from .pde import methods, solve
+from .runs import RunInterrupted
 from .reduced import ManifoldError, ott_antonsen
 from ._version import __version__
 from ._compare import compare
@@ -74,11 +75,13 @@ __all__ = [
     "Mixture",
     "MostUnstableMode",
     "RepulsiveSelfAttention",
+    "RunInterrupted",
     "SelfAttention",
     "SharpConfiguration",
     "SweepError",
     "Sphere",
     "WassersteinResult",
+    "WriteError",
     "ZonalSphere",
     "__version__",
     "attention_matrix",

@@ -22,7 +22,7 @@ import meanfield as mf
 from ..studies import meanfield_study
 from .._validate import as_times
 from ..io._conventions import described_run
-from ..io._files import write_atomically
+from ..io._files import write_netcdf
 from ..plot import meanfield_limit
 from ._options import add_model_arguments, add_output_arguments, check_at_least, model_from_args, result_paths
 from ._sweep_options import sweep_options
@@ -86,7 +86,7 @@ def compare_command(args: argparse.Namespace) -> int:
     )
     study.attrs["initial_condition"] = f"von_mises(loc=0, kappa={args.kappa}) on Circle({args.grid})"
     study.attrs = described_run(study.attrs, args.command_line)
-    write_atomically(output, study.to_netcdf)
+    write_netcdf(study, output)
     meanfield_limit(study).savefig(png, dpi=120)
     print(f"{model.name} β={model.beta} σ={model.noise}, {args.sampler} start, n = {list(args.particles)}, "
           f"{args.systems} systems")

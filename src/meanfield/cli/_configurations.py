@@ -9,7 +9,7 @@ from pathlib import Path
 import meanfield as mf
 
 from ..io._conventions import described_run
-from ..io._files import write_atomically
+from ..io._files import write_netcdf
 from ._options import add_output_arguments, check_at_least, result_paths
 
 __all__ = ["add_configurations_arguments", "configurations_command", "default_output"]
@@ -43,7 +43,7 @@ def configurations_command(args: argparse.Namespace) -> int:
     ds = mf.optimal_configurations(args.particles, args.dimension, args.beta, starts=args.starts, seed=args.seed,
                                    method=args.method, t_final=args.t_final)
     ds.attrs = described_run(ds.attrs, args.command_line)
-    write_atomically(output, ds.to_netcdf)
+    write_netcdf(ds, output)
     mf.plot.optimal_configurations(ds).savefig(png, dpi=110, bbox_inches="tight")
     print(f"{args.starts} starts of {args.particles} points on S^{args.dimension - 1}, beta = {args.beta:g}, "
           f"{args.method}:")

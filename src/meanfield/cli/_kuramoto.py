@@ -23,7 +23,7 @@ import numpy as np
 import meanfield as mf
 
 from ..io._conventions import described_run
-from ..io._files import write_atomically
+from ..io._files import write_netcdf
 from ..reduced import ENGINE
 from ..studies import frequency_law, kuramoto_run
 from ._options import add_output_arguments, check_at_least, result_paths
@@ -114,7 +114,7 @@ def kuramoto_command(args: argparse.Namespace) -> int:
         ds.attrs["coupling"] = float(args.coupling)
         theory, critical = _theory(args.coupling, law, args.noise, args.phase_lag)
         ds.attrs = described_run(ds.attrs, args.command_line)
-        write_atomically(output, ds.to_netcdf)
+        write_netcdf(ds, output)
         mf.plot.order_parameter_curve(ds, theory=theory if np.isfinite(theory) else None).savefig(
             png, dpi=120, bbox_inches="tight")
         print(f"Kuramoto K = {args.coupling:g}, {described}, noise {args.noise:g}, {args.engine}: "
@@ -125,7 +125,7 @@ def kuramoto_command(args: argparse.Namespace) -> int:
         ds = mf.kuramoto_bifurcation(couplings, args.law, width=args.width, seeds=args.systems,
                                      progress=not args.no_progress, **bimodal, **common, **sweep_options(args))
         ds.attrs = described_run(ds.attrs, args.command_line)
-        write_atomically(output, ds.to_netcdf)
+        write_netcdf(ds, output)
         branches = mf.kuramoto_branches(mf.Kuramoto(frequencies=law, phase_lag=args.phase_lag), couplings) \
             if args.noise == 0 and mf.Kuramoto(frequencies=law).frequency_poles is not None else None
         mf.plot.bifurcation(ds, branches=branches).savefig(png, dpi=120, bbox_inches="tight")

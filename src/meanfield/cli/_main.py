@@ -23,6 +23,8 @@ from typing import Any, NamedTuple
 from tqdm import tqdm
 
 from .._version import __version__
+from ..io import WriteError
+from ..runs import RunInterrupted
 from ..studies import SweepError
 from ._compare import add_compare_arguments, compare_command
 from ._configurations import add_configurations_arguments, configurations_command
@@ -155,7 +157,6 @@ def _show_warning(message: Warning | str, category: type[Warning], filename: str
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``meanfield`` console command."""
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s: %(message)s")
-    logging.getLogger("distributed").setLevel(logging.WARNING)  # a local cluster's start and stop are not news
     warnings.showwarning = _show_warning
     parser = build_parser()
     argv = sys.argv[1:] if argv is None else list(argv)
@@ -166,4 +167,12 @@ def main(argv: list[str] | None = None) -> int:
         return run(args)
     except (ValueError, TypeError, ConnectionError, SweepError) as err:
         parser.exit(2, f"meanfield {args.command}: error: {err}\n")
+    except WriteError as err:
+        parser.exit(1, f"meanfield {args.command}: error: {err}\n")
+    except RunInterrupted as stop:
+        kept = (f"at t = {stop.t_reached:g}; the outputs so far are in {str(stop.checkpoint)!r}: "
+                "continue with --resume" if stop.checkpoint is not None else "before any output was written")
+        parser.exit(130, f"meanfield {args.command}: interrupted {kept}\n")
+    except KeyboardInterrupt:
+        parser.exit(130, f"meanfield {args.command}: interrupted\n")
 

@@ -19,7 +19,7 @@ import numpy as np
 import meanfield as mf
 
 from ..io._conventions import described_run
-from ..io._files import check_output_path, write_atomically
+from ..io._files import check_output_path, write_netcdf
 from ..particles._token_ensembles import REPRESENTATIONS
 from ..studies._phase_diagram import ATOL, RTOL, crossing_time
 from ._options import add_output_arguments, check_at_least, refuse_existing, result_paths
@@ -106,7 +106,7 @@ def phase_diagram_command(args: argparse.Namespace) -> int:
         progress=not args.no_progress, **sweep_options(args),
     )
     ds.attrs = described_run(ds.attrs, args.command_line)
-    write_atomically(output, ds.to_netcdf)
+    write_netcdf(ds, output)
     mf.plot.phase_diagram(ds).savefig(png, dpi=150)
     written = [output, png]
     if draw_trajectories:

@@ -208,7 +208,10 @@ class Checkpoint:
         Minimum wall-clock seconds between writes.
 
     A write that fails (disk full, file system gone) is logged as a warning
-    and tried again at the next output; the computation goes on.
+    and tried again at the next output; the computation goes on. Failures
+    after the first are counted (``failures``) and logged again only when a
+    write succeeds or at the end (:meth:`report`), so a full disk does not
+    flood the log; the file keeps the last outputs written (``n_written``).
     """
 
     def __init__(self, path: str | os.PathLike, build: Callable[[int], xr.Dataset], interval: float = 30.0) -> None:
@@ -218,6 +221,8 @@ class Checkpoint:
         self._last_write = time.monotonic()
         self.n_written = 0
         self.failures = 0
+        self.last_error = ""
+        self._failing = 0
 
     def __call__(self, index: int, t: float, y: Any) -> None:
         if time.monotonic() - self._last_write >= self._interval:
@@ -241,9 +246,15 @@ class Checkpoint:
         except (OSError, ValueError, RuntimeError) as err:
             return self._failed(err)
         self._last_write = time.monotonic()
+        if self._failing:
+            logger.warning("checkpoint %s written again after %d failed writes", self.path, self._failing)
+            self._failing = 0
         return True
 
     def _failed(self, err: BaseException) -> bool:
         self.failures += 1
-        logger.warning("could not write checkpoint %s (%s); will try again at the next output", self.path, err)
+        self._failing += 1
+        self.last_error = str(err)
+        if self._failing == 1:
+            logger.warning("could not write checkpoint %s (%s); will try again at the next output", self.path, err)
         return False

@@ -5,11 +5,16 @@
   parent) before anything is computed, naming the path;
   :func:`check_result_paths` does so for a command's NetCDF file and its PNG.
 * :func:`write_atomically`: write beside the target, then ``os.replace``, so a
-  reader (or a killed writer) never sees half a file.
+  reader (or a killed writer) never sees half a file; a write the file system
+  refuses (ENOSPC, EIO, …) raises :class:`WriteError` naming the path, removes
+  the partial file and leaves the previous file as it was.
 * :func:`write_netcdf` / :func:`read_netcdf`: a NetCDF file whose attribute
-  ``sha256`` is the digest of its data variables (:func:`data_checksum`); the
-  reader checks it and names the file when it is empty, truncated, foreign or
-  altered.
+  ``sha256`` is the digest of everything in it (:func:`dataset_checksum`: data
+  variables, coordinates, their attributes and the dataset's); the reader
+  checks it and names the file when it is empty, truncated, foreign or
+  altered. The file is made in memory and written with plain ``write`` calls,
+  so a full disk is an ordinary error, never a crash inside the HDF5 library
+  (which, after a failed flush to disk, can end the process).
 * :class:`PathLock`: one writer per checkpoint or sweep store; a second one is
   refused at start with :class:`PathInUseError` naming the process that holds it.
 """
@@ -22,8 +27,9 @@ import os
 import socket
 import tempfile
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import xarray as xr
@@ -33,10 +39,12 @@ __all__ = [
     "PathInUseError",
     "PathLock",
     "check_output_path",
+    "WriteError",
     "check_result_paths",
-    "data_checksum",
+    "dataset_checksum",
     "read_netcdf",
     "write_atomically",
+    "write_bytes_atomically",
     "write_netcdf",
 ]
 
@@ -45,6 +53,23 @@ CHECKSUM_ATTR = "sha256"
 
 class FileCheckError(ValueError):
     """A result file is missing, unreadable, foreign, or fails its checksum."""
+
+
+class WriteError(OSError):
+    """A file could not be written (disk full, I/O error, …); the previous file, if any, is untouched.
+
+    ``errno`` and ``filename`` are those of the failed write; ``str()`` is the message alone.
+    """
+
+    def __init__(self, errno: int | None, message: str, filename: str) -> None:
+        super().__init__(errno, message, filename)
+        self.message = message
+
+    def __str__(self) -> str:
+        return self.message
+
+    def __reduce__(self) -> tuple[Any, ...]:  # picklable, for results sent back by dask workers
+        return type(self), (self.errno, self.message, self.filename)
 
 
 class PathInUseError(ValueError):
@@ -91,8 +116,14 @@ class PathLock:
             if same:  # not a lock file its previous holder removed after we opened it
                 break
             os.close(fd)
-        os.ftruncate(fd, 0)
-        os.write(fd, f"process {os.getpid()} on {socket.gethostname()}\n".encode())
+        try:
+            os.ftruncate(fd, 0)
+            os.write(fd, f"process {os.getpid()} on {socket.gethostname()}\n".encode())
+        except OSError as err:  # a full disk or a failing device: nothing is left behind
+            os.close(fd)
+            self.lock_path.unlink(missing_ok=True)
+            raise WriteError(err.errno, f"cannot start: the lock of {self.what} cannot be written "
+                             f"({err.strerror})", str(self.lock_path)) from None
         self._fd = fd
 
     def release(self) -> None:
@@ -158,9 +189,11 @@ def write_atomically(path: str | os.PathLike, write: Callable[[Path], object]) -
     """Call ``write(tmp)`` on a file beside ``path``, then rename it to ``path`` (``os.replace``).
 
     The temporary name is unique to the process, so concurrent writers never
-    share it; on failure it is removed and the error propagates. A ``path``
-    that exists and is not a regular file (a device, a directory) is never
-    replaced: ``ValueError`` naming it, before anything is written.
+    share it; on failure it is removed and the error propagates, an
+    ``OSError`` of the file system (disk full, I/O error) as
+    :class:`WriteError` naming ``path``. A ``path`` that exists and is not a
+    regular file (a device, a directory) is never replaced: ``ValueError``
+    naming it, before anything is written.
     """
     p = Path(path)
     _refuse_non_regular(p)
@@ -169,10 +202,29 @@ def write_atomically(path: str | os.PathLike, write: Callable[[Path], object]) -
         write(tmp)
         _refuse_non_regular(p)  # it may have become one while writing
         os.replace(tmp, p)
+    except OSError as err:
+        tmp.unlink(missing_ok=True)
+        if isinstance(err, WriteError):
+            raise
+        previous = "the previous file is kept" if p.is_file() else "nothing was written"
+        raise WriteError(err.errno, f"could not write {str(p)!r}: {err.strerror or err}; {previous}",
+                         str(p)) from err
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
     return p
+
+
+def write_bytes_atomically(path: str | os.PathLike, payload: bytes) -> Path:
+    """Write ``payload`` to ``path`` by :func:`write_atomically`, flushed to the device (``fsync``) before the
+    rename, so that a file system that reports a full disk only on flush reports it here."""
+    def write(tmp: Path) -> None:
+        with open(tmp, "wb") as f:
+            f.write(payload)
+            f.flush()
+            os.fsync(f.fileno())
+
+    return write_atomically(path, write)
 
 
 def _refuse_non_regular(p: Path) -> None:
@@ -180,32 +232,71 @@ def _refuse_non_regular(p: Path) -> None:
         raise ValueError(f"{str(p)!r} exists and is not a regular file; it is not replaced")
 
 
-def data_checksum(ds: xr.Dataset) -> str:
-    """sha256 over the data variables of ``ds``: name, shape and bytes, in name order.
+def dataset_checksum(ds: xr.Dataset) -> str:
+    """sha256 of everything :func:`write_netcdf` writes: each variable (data and coordinates) by name, dimensions,
+    values and attributes, then the dataset's attributes except ``sha256`` itself, all in name order.
 
-    Numeric values are hashed as little-endian C-ordered bytes of their dtype;
-    any other values (strings) as their text, so the digest survives a NetCDF
-    round trip.
+    Numeric values are hashed as little-endian bytes of a canonical dtype
+    (int64, float64, complex128; booleans as integers), flattened, and any
+    other value (strings) as its text, so the digest is the same before and
+    after a NetCDF round trip (which turns a one-element list attribute into a
+    scalar and a Python bool into an integer).
     """
     h = hashlib.sha256()
-    for name in sorted(map(str, ds.data_vars)):
-        values = np.asarray(ds[name].values)
-        h.update(f"{name}|{values.shape}|".encode())
-        if values.dtype.kind in "biufc":
-            h.update(values.dtype.newbyteorder("<").str.encode())
-            h.update(np.ascontiguousarray(values, dtype=values.dtype.newbyteorder("<")).tobytes())
-        else:
-            h.update("\x1f".join(map(str, values.ravel())).encode())
+    for name in sorted(map(str, ds.variables)):
+        var = ds.variables[name]
+        h.update(f"variable|{name}|{var.dims}|".encode())
+        _update_with(h, var.values)
+        _update_with_attrs(h, var.attrs)
+    h.update(b"dataset attrs|")
+    _update_with_attrs(h, {k: v for k, v in ds.attrs.items() if k != CHECKSUM_ATTR})
     return h.hexdigest()
 
 
+def _update_with_attrs(h: Any, attrs: Mapping[Any, Any]) -> None:
+    for key in sorted(map(str, attrs)):
+        h.update(f"attr|{key}|".encode())
+        _update_with(h, attrs[key])
+
+
+def _update_with(h: Any, value: Any) -> None:
+    values = np.asarray(value)
+    kind = values.dtype.kind
+    canonical = {"b": "<i8", "i": "<i8", "u": "<i8", "f": "<f8", "c": "<c16"}.get(kind)
+    if canonical is not None:
+        flat = np.ascontiguousarray(values.ravel(), dtype=canonical)
+        h.update(f"{canonical}|{flat.size}|".encode())
+        h.update(flat.tobytes())
+    else:
+        text = "\x1f".join(map(str, values.ravel()))
+        h.update(f"text|{values.size}|{text}|".encode())
+
+
 def write_netcdf(ds: xr.Dataset, path: str | os.PathLike) -> str:
-    """Write ``ds`` to ``path`` atomically with attribute ``sha256`` = :func:`data_checksum`; return it."""
-    digest = data_checksum(ds)
+    """Write ``ds`` to ``path`` atomically with attribute ``sha256`` = :func:`dataset_checksum`; return it.
+
+    The NetCDF file is made in memory and then written to disk by
+    :func:`write_bytes_atomically`: a full disk or an I/O error raises
+    :class:`WriteError` and keeps the previous file.
+    """
+    digest = dataset_checksum(ds)
     out = ds.copy()
     out.attrs[CHECKSUM_ATTR] = digest
-    write_atomically(path, out.to_netcdf)
+    write_bytes_atomically(path, _netcdf_bytes(out))
     return digest
+
+
+def _netcdf_bytes(ds: xr.Dataset) -> bytes:
+    """The NetCDF file of ``ds``, made in memory.
+
+    Under a dask.distributed scheduler (a sweep's worker) xarray guards the write with a distributed lock
+    named after the target, which for an in-memory file no scheduler knows; writing in-memory arrays needs
+    no scheduler, so the write runs under dask's synchronous one.
+    """
+    import dask
+
+    with dask.config.set(scheduler="synchronous"):
+        return bytes(ds.to_netcdf())
 
 
 def read_netcdf(path: str | os.PathLike) -> xr.Dataset:
@@ -230,7 +321,8 @@ def read_netcdf(path: str | os.PathLike) -> xr.Dataset:
     recorded = ds.attrs.get(CHECKSUM_ATTR)
     if recorded is None:
         raise FileCheckError(f"{str(p)!r} carries no {CHECKSUM_ATTR!r} attribute, so it cannot be verified")
-    actual = data_checksum(ds)
+    actual = dataset_checksum(ds)
     if actual != recorded:
-        raise FileCheckError(f"{str(p)!r} fails its checksum: recorded {CHECKSUM_ATTR} {recorded}, data give {actual}")
+        raise FileCheckError(f"{str(p)!r} fails its checksum (its data, coordinates or attributes were changed "
+                             f"after it was written): recorded {CHECKSUM_ATTR} {recorded}, contents give {actual}")
     return ds

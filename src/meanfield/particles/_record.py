@@ -19,12 +19,16 @@ import xarray as xr
 
 from ..domains._geometry import ANGLES
 from ..io._conventions import COORD_ATTRS, describe, history_line, with_history
+from ..measures._read_particles import SPHERE_TOLERANCE
 from .._version import __version__
 from ._compiled_statistics import order_parameters
 
-__all__ = ["DIAGNOSTIC_BLOCK_BYTES", "ParticleRecord"]
+__all__ = ["ANGLE_RESOLUTION", "DIAGNOSTIC_BLOCK_BYTES", "ParticleRecord"]
 
 logger = logging.getLogger(__name__)
+
+#: the coarsest spacing of doubles [rad] at which an angle still counts as known (:meth:`ParticleRecord.failure`)
+ANGLE_RESOLUTION = 1e-6
 
 #: positions per block of the diagnostics (energy, order parameter) over systems × times: the memory a
 #: diagnostic needs beyond the trajectory is bounded by about this (a copy of the block and its weights)
@@ -55,11 +59,15 @@ class ParticleRecord:
         The generator of the noise: its state is kept at every output.
     energy_accuracy : float or None
         Relative accuracy of the energy's Fourier sums (the NUFFT path), None: exact sums.
+    sphere_tolerance : float
+        The largest | |x_i| - 1 | of a valid result on a sphere (:meth:`failure`).
     """
 
     def __init__(self, model: Any, geometry: Any, weights: np.ndarray, batched: bool, times: np.ndarray,
                  x0: np.ndarray, positions: Any, state: Any, frequencies: np.ndarray | None = None,
-                 rng: np.random.Generator | None = None, energy_accuracy: float | None = None) -> None:
+                 rng: np.random.Generator | None = None, energy_accuracy: float | None = None,
+                 sphere_tolerance: float = SPHERE_TOLERANCE) -> None:
+        self.sphere_tolerance = float(sphere_tolerance)
         self.model, self.geometry, self.weights, self.batched = model, geometry, weights, batched
         self.times, self.x0 = times, x0
         self.positions_of, self.state_of = positions, state
@@ -105,6 +113,42 @@ class ParticleRecord:
         if self.rng is not None and self.rng_states:
             facts["rng_state"] = self.rng_states[-1]
         return facts
+
+    def failure(self, ds: xr.Dataset) -> str | None:
+        """Why the run's outputs are not a valid result, or None.
+
+        * points of a sphere further than ``sphere_tolerance`` from it (``max_sphere_deviation``), the bound
+          the initial positions are held to;
+        * positions that are not finite;
+        * angles that lost their digits: the largest unwrapped angle |θ| (or, with natural frequencies,
+          |θ_0| + max_i |ω_i| (t - t_0)) is so large that the spacing of doubles there exceeds
+          :data:`ANGLE_RESOLUTION` rad, so θ mod 2π is round-off, whatever the integrator's own error estimate
+          says (a noise or a frequency spread far beyond the time scale of the run);
+        * an order parameter that is not finite, an energy that is NaN or -inf (an energy +inf is the value
+          beyond the largest double, e.g. e^β/(2β) of a cluster at β > 711, warned when computed: kept).
+        """
+        deviation = float(ds.attrs.get("max_sphere_deviation", 0.0))
+        if self.geometry.unit_vectors and self.geometry.atom_ndim == 2 and not deviation <= self.sphere_tolerance:
+            return (f"the particles left the sphere: max | |x_i| - 1 | = {deviation:.3g} > sphere_tolerance = "
+                    f"{self.sphere_tolerance:g} (the steps are too large for the noise or the velocity)")
+        largest = max((float(np.max(np.abs(x), initial=0.0)) for x in self.outputs), default=0.0)
+        if not np.isfinite(largest):
+            return "the positions are not finite"
+        if self.geometry.atom_ndim == 1:
+            if self.frequencies is not None and self.frequencies.size:
+                span = float(self.times[len(self.outputs) - 1] - self.times[0])
+                largest = max(largest, float(np.max(np.abs(self.frequencies))) * abs(span) + 2 * np.pi)
+            if np.spacing(largest) > ANGLE_RESOLUTION:
+                return (f"the angles lost their digits: |θ| reaches {largest:.3g} rad, where doubles are "
+                        f"{np.spacing(largest):.2g} rad apart (> {ANGLE_RESOLUTION:g}), so θ mod 2π is round-off; "
+                        "the noise or the spread of frequencies is far beyond the time scale of the run")
+        for name, invalid in (("order_parameter", lambda v: ~np.isfinite(v)),
+                              ("energy", lambda v: np.isnan(v) | (v == -np.inf))):
+            if name in ds:
+                bad = np.atleast_2d(invalid(ds[name].values)).any(axis=0)
+                if bad.any():
+                    return f"the {name.replace('_', ' ')} is not finite from t = {float(ds.time[np.argmax(bad)]):g}"
+        return None
 
     def dataset(self, n_outputs: int, attrs: dict[str, Any]) -> xr.Dataset:
         """The Dataset of the checkpoint's outputs and the first ``n_outputs`` of this segment."""

@@ -124,7 +124,11 @@ def simulate(
     renormalize : bool
         Project x0 onto the sphere instead of rejecting points off it.
     sphere_tolerance : float
-        Allowed | |x_i| - 1 | of x0 on S^{d-1}.
+        Allowed | |x_i| - 1 | of x0 on S^{d-1}, and of every output: a run
+        whose particles drift further off the sphere ends with
+        ``success = 0`` and says so in ``message``, as do non-finite
+        positions, energies or order parameters and angles that lost their
+        digits (:meth:`._record.ParticleRecord.failure`).
     max_steps : int
         Maximum number of steps (adaptive: accepted + rejected, of each system
         on the "ensemble" path; fixed-step: a run stops before the output
@@ -216,7 +220,8 @@ def simulate(
              "dimension": int(read.geometry.dimension), "n_particles": int(states.shape[1]),
              "n_systems": int(states.shape[0])}
     record = ParticleRecord(model, read.geometry, weights, read.batched, times, states, chosen.positions,
-                            chosen.state, omega, rng if model.noise > 0 else None, chosen.energy_accuracy)
+                            chosen.state, omega, rng if model.noise > 0 else None, chosen.energy_accuracy,
+                            sphere_tolerance)
     run = Run(chosen.integrator, record, chosen.y0, times, attrs, f"simulate {model.name}", RESUME_MAY_DIFFER)
     return drive(run, checkpoint=checkpoint, checkpoint_interval=checkpoint_interval, resume=resume,
                  progress=progress)

@@ -146,6 +146,10 @@ class DensityRecord:
     def facts(self) -> dict[str, Any]:
         return self.resolution.facts()
 
+    def failure(self, ds: xr.Dataset) -> str | None:
+        """None: the schemes check every step themselves (negative density, mass, resolution, CFL)."""
+        return None
+
     def dataset(self, n_outputs: int, attrs: dict[str, Any]) -> xr.Dataset:
         steps = np.asarray(self.steps_of()[:n_outputs], dtype=int)
         parts = {"states": self.states[:n_outputs], "times": self.segment[:n_outputs],

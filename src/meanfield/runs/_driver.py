@@ -16,6 +16,9 @@ back the outputs of a checkpoint) and the attrs that identify it. :func:`drive`
 
 Checkpoint and resume are written here once. A file written while the run goes on says
 so: ``success = 0`` and the message ``"checkpoint: …"``, until the run's own last write.
+A run interrupted (Ctrl-C, SIGINT) relabels its last checkpoint ``"interrupted at t = …"``
+(still ``success = 0``) and raises :class:`RunInterrupted`, a ``KeyboardInterrupt`` that
+says where the run got to and where it continues from.
 """
 
 from __future__ import annotations
@@ -36,16 +39,18 @@ from ..io._checkpoint import (
     Checkpoint,
     CheckpointError,
     check_same_run,
+    SNAPSHOT_PREFIX,
     load_checkpoint,
     snapshot_of,
     snapshot_variables,
 )
 from ..io._conventions import continued_history
+from ..io._files import CHECKSUM_ATTR
 from ._progress import ProgressBar
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["COUNTS", "EvolveIntegrator", "Integrator", "Outputs", "Run", "RUN_FACTS", "drive"]
+__all__ = ["COUNTS", "EvolveIntegrator", "Integrator", "Outputs", "Run", "RUN_FACTS", "RunInterrupted", "drive"]
 
 #: the counts of a run, summed over its segments
 COUNTS = ("n_steps", "n_rejected", "nfev")
@@ -53,6 +58,25 @@ COUNTS = ("n_steps", "n_rejected", "nfev")
 RUN_FACTS = frozenset({"success", "message", *COUNTS, "dt_min", "dt_max", "sha256", "meanfield_version",
                        "wall_time", "resumed_at", "resolution_tail", "resolved", "max_sphere_deviation",
                        "rng_state", "stability_rate", "diagnostic_errors", "method_reason"})
+
+
+class RunInterrupted(KeyboardInterrupt):
+    """A run stopped by an interrupt; its checkpoint (if any) holds the outputs up to ``t_reached``.
+
+    Attributes
+    ----------
+    checkpoint : Path or None
+        The checkpoint relabelled ``success = 0``, ``message = "interrupted at t = …"``; None when the run had
+        no checkpoint or had written none yet.
+    t_reached : float
+        The last output time that checkpoint holds (nan when there is none).
+    """
+
+    def __init__(self, checkpoint: Path | None, t_reached: float) -> None:
+        self.checkpoint, self.t_reached = checkpoint, t_reached
+        kept = (f"the outputs up to t = {t_reached:g} are in {str(checkpoint)!r}; resume=True continues from there"
+                if checkpoint is not None else "no checkpoint holds its outputs")
+        super().__init__(f"interrupted: {kept}")
 
 
 class Integrator(Protocol):
@@ -79,6 +103,10 @@ class Outputs(Protocol):
 
     def facts(self) -> dict[str, Any]:
         """Run facts this record adds (resolution, deviation from the manifold, …)."""
+
+    def failure(self, ds: xr.Dataset) -> str | None:
+        """Why the outputs in ``ds`` are not a valid result although the integrator succeeded (points off the
+        manifold, non-finite values, a flow that lost its digits); None when they are valid."""
 
     def dataset(self, n_outputs: int, attrs: dict[str, Any]) -> xr.Dataset:
         """The dataset of the checkpoint's outputs and the first ``n_outputs`` of this segment, with ``attrs``."""
@@ -111,6 +139,9 @@ def drive(run: Run, *, checkpoint: str | os.PathLike | None = None, checkpoint_i
         is named), or whose times are not a prefix of the run's.
     """
     done = _resumable(Path(checkpoint), run) if resume and checkpoint is not None else None
+    if done is not None and done.sizes["time"] == run.times.size and int(done.attrs.get("success", 0)):
+        logger.info("checkpoint %s holds the finished run; returned as it is", checkpoint)
+        return _finished_result(done)
     prior: dict[str, Any] = {**dict.fromkeys(COUNTS, 0), "dt_min": np.inf, "dt_max": 0.0}
     times, y0, snapshot = run.times, run.y0, None
     if done is not None:
@@ -161,6 +192,8 @@ def drive(run: Run, *, checkpoint: str | os.PathLike | None = None, checkpoint_i
     start = _time.perf_counter()
     try:
         result = run.integrator.run(y0, times, observers, snapshot)
+    except KeyboardInterrupt:
+        raise _interrupted(keeper) from None
     finally:
         if bar is not None:
             bar.close()
@@ -168,11 +201,48 @@ def drive(run: Run, *, checkpoint: str | os.PathLike | None = None, checkpoint_i
     final = {**facts(counts), "success": int(result.success), "message": result.message,
              "wall_time": _time.perf_counter() - start}
     ds = with_history(run.outputs.dataset(result.t.size, {**run.attrs, **final}))
-    if keeper is not None:
-        keeper.save(with_state(ds))
+    invalid = run.outputs.failure(ds) if result.success else None
+    if invalid is not None:
+        ds.attrs.update(success=0, message=f"invalid result: {invalid}")
+    if keeper is not None and not keeper.save(with_state(ds)):
+        held = f"the outputs up to t = {times[keeper.n_written - 1]:g}" if keeper.n_written else "no outputs"
+        logger.warning("the result is returned but was not written to checkpoint %s (%s); the file holds %s",
+                       keeper.path, keeper.last_error, held)
     if not result.success:
         logger.warning("%s stopped early at t=%g: %s", run.label, ds.time.values[-1], result.message)
+    elif invalid is not None:
+        logger.warning("%s reached t=%g with an invalid result: %s", run.label, ds.time.values[-1], invalid)
     return ds
+
+
+def _finished_result(done: xr.Dataset) -> xr.Dataset:
+    """The result saved in a finished run's file: its outputs and attrs (counts over the whole run), without the
+    scheme state kept for resuming or the file's checksum."""
+    state = [name for name in done.data_vars if str(name).startswith(SNAPSHOT_PREFIX)]
+    ds = done.drop_vars(state)
+    ds = ds.drop_dims([dim for dim in ds.dims if str(dim).startswith(SNAPSHOT_PREFIX)])
+    ds.attrs = {key: value.item() if isinstance(value, np.generic) else value
+                for key, value in ds.attrs.items() if key != CHECKSUM_ATTR}
+    return ds
+
+
+def _interrupted(keeper: Checkpoint | None) -> RunInterrupted:
+    """Relabel the last checkpoint ``keeper`` wrote as interrupted; the :class:`RunInterrupted` to raise.
+
+    The state of the integrator when the interrupt arrives may be mid-step, so the last file written at an
+    output (consistent: outputs and continuation together) is what is kept, read back and relabelled."""
+    if keeper is None or not keeper.path.exists():
+        return RunInterrupted(None, np.nan)
+    try:
+        ds = load_checkpoint(keeper.path)
+    except CheckpointError:
+        return RunInterrupted(None, np.nan)
+    if ds is None or int(ds.attrs.get("success", 0)):  # a previous run's finished result is not relabelled
+        return RunInterrupted(None, np.nan)
+    reached = float(ds.time.values[-1])
+    ds.attrs.update(success=0, message=f"interrupted at t = {reached:g}; resume=True continues it")
+    keeper.save(ds)
+    return RunInterrupted(keeper.path, reached)
 
 
 def _resumable(path: Path, run: Run) -> xr.Dataset | None:

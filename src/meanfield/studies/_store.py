@@ -7,8 +7,12 @@ Layout of a store directory::
     lock                   pid and host of the sweep using the store (an fcntl lock while it runs, see PathLock)
 
 A piece carries attrs ``sweep_task`` (its index tuple), ``sweep_point`` (its
-parameter values, JSON), ``sha256`` (of its data variables), ``wall_time``,
-``host`` and ``pid``.
+parameter values, JSON: :func:`point_json`), ``sweep_id`` (the SHA-256 of the
+manifest's compared fields: the sweep it belongs to), ``sha256`` (of its
+contents, :func:`meanfield.io._files.dataset_checksum`), ``wall_time``,
+``host`` and ``pid``. On resume a piece is taken only when its checksum holds
+and its task, point and sweep are this sweep's; any other piece (damaged, or
+copied from another store) is run again, with a warning naming what differs.
 """
 
 from __future__ import annotations
@@ -28,12 +32,17 @@ import xarray as xr
 from ..io._files import FileCheckError, PathLock, check_output_path, read_netcdf, write_atomically
 from .._version import __version__
 
-__all__ = ["Store", "COMPARED_FIELDS"]
+__all__ = ["Store", "COMPARED_FIELDS", "point_json"]
 
 logger = logging.getLogger(__name__)
 
 FORMAT = "meanfield-sweep-store/1"
 COMPARED_FIELDS = ("function", "grid", "seeds", "batch", "fixed")
+
+
+def point_json(point: dict[str, Any]) -> str:
+    """A task's parameter values as JSON (scalars, and lists for the blocks of batched dimensions)."""
+    return json.dumps({d: np.asarray(v).tolist() for d, v in point.items()})
 
 
 def task_name(task: tuple[int, ...]) -> str:
@@ -138,8 +147,9 @@ class Store:
             logger.warning("store %s was made by meanfield %s, resuming with %s", self.path,
                            stored.get("meanfield_version"), __version__)
 
-    def finished(self, task: tuple[int, ...]) -> xr.Dataset | None:
-        """The verified piece of ``task``, or None if it is absent or fails verification (logged)."""
+    def finished(self, task: tuple[int, ...], point: str, identity: str) -> xr.Dataset | None:
+        """The verified piece of ``task`` made by this sweep (``identity``) at ``point`` (:func:`point_json`), or
+        None if it is absent or fails verification (logged: it will be run again)."""
         path = self.piece_path(task)
         if not path.exists():
             return None
@@ -151,5 +161,13 @@ class Store:
         recorded = tuple(int(i) for i in np.atleast_1d(ds.attrs.get("sweep_task", [])))
         if recorded != tuple(task):
             logger.warning("piece %s records task %s, not %s; it will be run again", path, recorded, task)
+            return None
+        if ds.attrs.get("sweep_id") != identity:
+            logger.warning("piece %s was made by another sweep (sweep_id %s, this sweep's is %s); it will be run "
+                           "again", path, ds.attrs.get("sweep_id", "<absent>"), identity)
+            return None
+        if ds.attrs.get("sweep_point") != point:
+            logger.warning("piece %s records the point %s, this sweep's task %s is %s; it will be run again", path,
+                           ds.attrs.get("sweep_point", "<absent>"), task, point)
             return None
         return ds

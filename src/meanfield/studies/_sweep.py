@@ -17,6 +17,7 @@ import json
 import logging
 import math
 import os
+import re
 import socket
 import time
 import uuid
@@ -27,9 +28,9 @@ from typing import Any
 import numpy as np
 import xarray as xr
 
-from ..io._files import data_checksum, write_netcdf
+from ..io._files import dataset_checksum, write_netcdf
 from .._version import __version__
-from ._store import Store
+from ._store import Store, point_json
 
 __all__ = ["sweep", "SweepError"]
 
@@ -181,7 +182,7 @@ def sweep(
             results: dict[tuple[int, ...], xr.Dataset] = {}
             if box is not None and resume:
                 for task in plan.tasks:
-                    piece = box.finished(task)
+                    piece = box.finished(task, point_json(plan.point(task)), plan.identity)
                     if piece is not None:
                         results[task] = piece
             skipped = len(results)
@@ -265,6 +266,11 @@ class _Plan:
             "batch": self.batch,
             "fixed": self.fixed_json,
         }
+
+    @property
+    def identity(self) -> str:
+        """SHA-256 of the manifest (function, grid, seeds, batch, fixed): the sweep every piece says it belongs to."""
+        return hashlib.sha256(json.dumps(self.manifest(), sort_keys=True).encode()).hexdigest()
 
     def index(self, task: tuple[int, ...]) -> tuple[int | slice, ...]:
         """Position of a task's block in the full arrays."""
@@ -374,7 +380,7 @@ def _grid_values(name: str, seq: Any) -> np.ndarray:
     values, counts = np.unique(arr, return_counts=True)
     if np.any(counts > 1):
         raise ValueError(f"grid[{name!r}] must hold distinct values (each becomes a coordinate), "
-                         f"got {values[counts > 1][0].item()!r} {int(counts.max())} times in {seq!r}")
+                         f"got {values[counts > 1][0].item()!r} {int(counts[counts > 1][0])} times in {seq!r}")
     return arr
 
 
@@ -442,8 +448,19 @@ def _check_signature(func: Any, function: str, dims: list[str], fixed: dict[str,
             raise ValueError(f"{function} needs {name!r}, which is neither swept (grid, seeds) nor in fixed")
 
 
+#: a memory address in a repr (``<function f at 0x7f…>``)
+_ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
+
+
 def _describe(value: Any) -> Any:
-    """A JSON-able record of a fixed argument: plain values as they are, arrays and objects by digest."""
+    """A JSON-able record of a fixed argument by what it is, the same in every process and session.
+
+    Plain values as they are; arrays and datasets by digest; dataclasses (the models, domains, laws) field
+    by field; other objects with parameters by their ``attrs`` (a model's), a frozen scipy.stats law by its
+    name, ``args`` and ``kwds``, a function by its qualified name and a digest of its code, any other object
+    by its attributes. A repr holding a memory address (``<… at 0x…>``) would differ in every process, so a
+    store could never be resumed: such an object is refused by name.
+    """
     if value is None or isinstance(value, (bool, int, float, str)):
         return value
     if isinstance(value, np.generic):
@@ -458,11 +475,27 @@ def _describe(value: Any) -> Any:
     if isinstance(value, xr.DataArray):
         value = value.to_dataset(name=value.name or "values")
     if isinstance(value, xr.Dataset):
-        return {"Dataset": sorted(map(str, value.data_vars)), "sha256": data_checksum(value)}
+        return {"Dataset": sorted(map(str, value.data_vars)), "sha256": dataset_checksum(value)}
+    kind = f"{type(value).__module__}.{type(value).__qualname__}"
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {"type": type(value).__qualname__,
-                **{f.name: _describe(getattr(value, f.name)) for f in dataclasses.fields(value)}}
-    return {"type": type(value).__qualname__, "repr": repr(value)}
+        return {"type": kind, **{f.name: _describe(getattr(value, f.name)) for f in dataclasses.fields(value)}}
+    if all(hasattr(value, name) for name in ("dist", "args", "kwds")):  # a frozen scipy.stats law
+        return {"scipy.stats": str(value.dist.name), "args": _describe(list(value.args)),
+                "kwds": _describe(dict(value.kwds))}
+    if isinstance(getattr(value, "attrs", None), Mapping):
+        return {"type": kind, "attrs": _describe(dict(value.attrs))}
+    code = getattr(value, "__code__", None)
+    if code is not None:
+        digest = hashlib.sha256(code.co_code + repr(code.co_consts).encode()).hexdigest()
+        return {"function": f"{getattr(value, '__module__', '?')}:{value.__qualname__}", "code_sha256": digest}
+    text = repr(value)
+    if _ADDRESS.search(text) is None:
+        return {"type": kind, "repr": text}
+    if getattr(value, "__dict__", None):
+        return {"type": kind, **{str(k): _describe(v) for k, v in sorted(vars(value).items())}}
+    raise ValueError(f"fixed holds a {kind} whose only description is its repr {text!r}, which carries a memory "
+                     "address and differs in every process, so a store of this sweep could never be resumed; "
+                     "pass its parameters in fixed instead (or an object with .attrs or a dataclass)")
 
 
 def _scheduler_kind(scheduler: Any, n_workers: Any) -> str:
@@ -557,8 +590,9 @@ def _quiet_dask_logs(level: int) -> Iterator[None]:
 
 
 def _run_task(func: Callable[..., xr.Dataset], task: tuple[int, ...], point: dict[str, Any], fixed: dict[str, Any],
-              batched: dict[str, int], path: str | None) -> xr.Dataset:
-    """Run one task (on a worker): call func, check and label its result, write its piece."""
+              batched: dict[str, int], path: str | None, identity: str) -> xr.Dataset:
+    """Run one task (on a worker): call func, check and label its result (task, point, the sweep's
+    ``identity``), write its piece."""
     start = time.perf_counter()
     out = func(**point, **fixed)
     wall = time.perf_counter() - start
@@ -575,7 +609,8 @@ def _run_task(func: Callable[..., xr.Dataset], task: tuple[int, ...], point: dic
     out = out.assign_coords({d: (d, point[d]) for d in batched})
     out.attrs.update({
         "sweep_task": np.asarray(task, dtype=np.int64),
-        "sweep_point": json.dumps({d: np.asarray(v).tolist() for d, v in point.items()}),
+        "sweep_point": point_json(point),
+        "sweep_id": identity,
         "wall_time": wall,
         "host": socket.gethostname(),
         "pid": os.getpid(),
@@ -598,7 +633,8 @@ def _run_serial(client: None, plan: _Plan, pending: list[tuple[int, ...]], box: 
         for task in pending:
             path = str(box.piece_path(task)) if box is not None else None
             try:
-                results[task] = _run_task(plan.func, task, plan.point(task), plan.fixed, plan.batch, path)
+                results[task] = _run_task(plan.func, task, plan.point(task), plan.fixed, plan.batch, path,
+                                          plan.identity)
             except Exception as err:  # reported with every other failure once the rest has run
                 failures[task] = f"{type(err).__name__}: {err}"
                 logger.warning("task %s failed: %s", task, failures[task])
@@ -625,6 +661,7 @@ def _run_dask(client: Any, plan: _Plan, pending: list[tuple[int, ...]], box: Sto
         [fixed] * len(pending),
         [plan.batch] * len(pending),
         [str(box.piece_path(task)) if box is not None else None for task in pending],
+        [plan.identity] * len(pending),
         key=[f"sweep-{name}-{token}-{'_'.join(map(str, task))}" for task in pending],
         pure=False,
     )
