@@ -206,6 +206,23 @@ def cases() -> list[Case]:
                      "r.attrs['success'] == 1 and abs(float(r['mass'][-1]) - 1) < 1e-10"))
     out.append(_edge("solve", "mf.solve(mf.SelfAttention(1.0, noise=1e6), RHO, [0.0, 1e-3], 'finite_volume')",
                      "np.all(np.isfinite(r['density'])) and abs(float(r['mass'][-1]) - 1) < 1e-8", "noise"))
+    # --- extreme inputs: refused by name, or a result that says it failed ---------------------------
+    ex = "extreme"
+    for code in ["mf.simulate(mf.SelfAttention(1.0, noise=1e14), SPH10, [0.0, 1.0], dt=0.1, seed=1)",
+                 "mf.simulate(mf.SelfAttention(1.0, noise=1e100), SPH10, [0.0, 1.0], dt=0.1, seed=1)",
+                 "mf.simulate(mf.SelfAttention(1.0, noise=1e100), X10, [0.0, 1.0], dt=0.1, seed=1)",
+                 "mf.simulate(mf.Kuramoto(1.0, st.cauchy(0, 1e18)), X10, [0.0, 1.0])",
+                 "mf.simulate(mf.Kuramoto(1.0, st.cauchy(0, 1e30)), X10, [0.0, 1.0])"]:
+        out.append(_edge(ex, code, "r.attrs['success'] == 0 and r.attrs['message'].startswith('invalid result')",
+                         "noise", "frequencies"))
+    out.append(_bad(ex, "mf.solve(mf.SelfAttention(800.0, normalized=False), RHO, [0.0, 1.0])", "beta"))
+    out.append(_bad(ex, "mf.solve(mf.Kuramoto(1.0, st.uniform(0.5, 0)), RHO, [0.0, 1.0])", "frequencies"))
+    out.append(_bad(ex, "mf.simulate(mf.Kuramoto(1.0, st.norm(0, 0)), X10, [0.0, 1.0])", "frequencies"))
+    out.append(_bad(ex, "mf.EmpiricalMeasure(X10, np.full(10, 0.1) - 1e-10)", "weights"))
+    for values in ["np.full(32, 1e-320)", "np.full(32, 1e308)", "np.r_[np.full(31, 5e-324), 1.0]"]:
+        out.append(_edge(ex, f"mf.density(C32, {values})", "abs(r.mass - 1) < 1e-14", "values"))
+    for d in [600, 5000]:
+        out.append(_edge(ex, f"mf.uniform(mf.ZonalSphere({d}, 32))", "abs(r.mass - 1) < 1e-13", "d"))
     # --- compare ------------------------------------------------------------------------------
     for v in ["0.5", "float('nan')", "'2'", "None"]:
         out.append(_bad("compare", f"mf.compare(PDE(), PARTICLES(), {v})", "p"))

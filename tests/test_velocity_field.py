@@ -52,3 +52,10 @@ def test_kuramoto_density_velocity_uses_the_given_frequency_not_the_law():
     np.testing.assert_allclose(mf.Kuramoto(1.5, frequencies=2.0).velocity(rho), base, atol=1e-15)
     np.testing.assert_allclose(mf.Kuramoto(1.5, scipy.stats.norm(0.7, 1)).velocity(rho), base, atol=1e-15)
     np.testing.assert_allclose(mf.Kuramoto(1.5).velocity(rho, frequencies=0.5), base + 0.5, atol=1e-15)
+
+
+def test_the_velocity_of_a_zonal_density_is_refused_not_summed_over_its_nodes_as_points():
+    # a direct sum over the zonal nodes as points of a plane gave 0.73 for the uniform density on S², whose
+    # velocity is 0
+    with pytest.raises(ValueError, match=r"velocity at the nodes of a density on ZonalSphere\(d=3.*not computed"):
+        mf.SelfAttention(1.0).velocity(mf.uniform(mf.ZonalSphere(3, 32)))

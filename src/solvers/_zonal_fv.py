@@ -28,7 +28,9 @@ are ≥ 0, and the two faces of cell i average to ρ_i.
 
 Velocity at the faces. The potential is evaluated exactly for the
 piecewise-constant density by Funk–Hecke: ρ̄_l = Σ_i M_{li} ρ̄_i with the cell
-moments M_{li} = (1/|S^{d-1}|) ∫_cell q_l dσ, whose cell averages are
+moments M_{li} = (1/|S^{d-1}|) ∫_cell q_l dσ (in closed form,
+:meth:`ZonalCellGrid.cell_moments`: Σ_i M_{li} = 0 for l ≥ 1 to round-off in
+any d, so the uniform state has no velocity), whose cell averages are
 
     Φ̄_i = (1/V_i) ∫_cell (A ⋆ ρ̄) dσ = (|S^{d-1}|/V_i) Σ_l a_l ρ̄_l M_{li},
 
@@ -144,7 +146,7 @@ class ZonalFiniteVolume(FiniteVolumeScheme):
         self._dist = -np.diff(grid.cell_averages(np.cos)) / np.sin(grid.faces[1:-1])
         # Face values as matrices acting on cell averages of the marginal: the difference quotient of
         # the cell averages Φ̄_i = (|S|/V_i) Σ_l a_l ρ̄_l M_li, and B ⋆ ρ̄ at the face.
-        averages = (grid.area / grid.volumes)[:, None] * (moments.T @ (num[:, None] * moments))
+        averages = (1.0 / grid.relative_weights)[:, None] * (moments.T @ (num[:, None] * moments))
         self._dphi = np.diff(averages, axis=0) / self._dist[:, None]
         q_faces = gegenbauer_table(int(n_degrees), grid.d, np.cos(grid.faces[1:-1]))
         self._bface = None if den is None else (q_faces * den[None, :]) @ moments

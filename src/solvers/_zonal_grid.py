@@ -44,22 +44,50 @@ Two grids:
 * :class:`ZonalCellGrid` — n uniform cells [ϑ_{i-1/2}, ϑ_{i+1/2}] of width π/n,
   with exact cell areas V_i = ∫_cell dσ and face areas
   S_{i+1/2} = |S^{d-2}| sin^{d-2}ϑ_{i+1/2}; used by the finite-volume scheme.
+
+Largest dimension. Node values are densities with respect to σ itself, so the
+uniform density is 1/|S^{d-1}|, and |S^{d-1}| falls faster than exponentially:
+log|S^{d-1}| = log 2 + (d/2) log π - log Γ(d/2) ≈ -(d/2) log(d/(2πe)). It is
+3.2e-308 at d = 438 and subnormal from d = 439 (3.8e-309, where
+1/|S^{d-1}| = inf), so the grids accept 3 ≤ d ≤ :data:`MAX_DIMENSION` = 438.
+All weights are formed from logarithms (``gammaln``, ``betaln``) and the
+quadrature of the probability measure σ̄ = σ/|S^{d-1}| (:attr:`relative_weights`)
+never passes through |S^{d-1}|; what underflows is only the weight of nodes or
+cells holding less than 1e-308 of the area.
 """
 
 from __future__ import annotations
 
+import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
 
 import numpy as np
-from scipy.special import betainc, gammaln, roots_jacobi
+from scipy.special import betainc, betaln, gammaln, roots_jacobi
 
-__all__ = ["gegenbauer_table", "sphere_area", "ZonalGaussGrid", "ZonalCellGrid"]
+__all__ = ["gegenbauer_table", "sphere_area", "ZonalGaussGrid", "ZonalCellGrid", "MAX_DIMENSION",
+           "check_grid_dimension"]
+
+MAX_DIMENSION = 438
+"""The largest d of a zonal grid: |S^{d-1}| = 3.2e-308 is the last normal double (module docstring)."""
+
+_TINY = float(np.finfo(float).tiny)
+
+
+def log_sphere_area(d: int) -> float:
+    """log|S^{d-1}| = log 2 + (d/2) log π - log Γ(d/2), finite for every d ≥ 1."""
+    return float(np.log(2.0) + 0.5 * d * np.log(np.pi) - gammaln(0.5 * d))
 
 
 def sphere_area(d: int) -> float:
-    """|S^{d-1}| = 2π^{d/2}/Γ(d/2)."""
-    return float(2 * np.exp(0.5 * d * np.log(np.pi) - gammaln(0.5 * d)))
+    """|S^{d-1}| = 2π^{d/2}/Γ(d/2) (underflows to a subnormal from d = 439, to 0 from d = 456)."""
+    return float(np.exp(log_sphere_area(d)))
+
+
+def _log_polar_normaliser(d: int) -> float:
+    """log(|S^{d-2}|/|S^{d-1}|) = -log ∫_0^π sin^{d-2}ϑ dϑ = -log B(1/2, (d-1)/2)."""
+    return -float(betaln(0.5, 0.5 * (d - 1)))
 
 
 def _check_dimension(d: int) -> int:
@@ -68,6 +96,27 @@ def _check_dimension(d: int) -> int:
     if d < 3:
         raise ValueError(f"d must be >= 3 for zonal measures on S^(d-1) (use the circle for d = 2), got {d}")
     return int(d)
+
+
+def check_grid_dimension(d: int) -> int:
+    """``d`` as an int, requiring 3 ≤ d ≤ :data:`MAX_DIMENSION` (the grids' range, module docstring).
+
+    Raises
+    ------
+    TypeError
+        ``d`` not an integer.
+    ValueError
+        d < 3, or d > 438: densities are taken w.r.t. the area of S^{d-1}, and
+        the uniform one, 1/|S^{d-1}|, is not a finite double beyond.
+    """
+    d = _check_dimension(d)
+    if d > MAX_DIMENSION:
+        raise ValueError(
+            f"d must be <= {MAX_DIMENSION} for a zonal grid on S^(d-1), got d={d}: densities are taken with "
+            f"respect to the area of S^(d-1), and |S^(d-1)| = 2 pi^(d/2)/Gamma(d/2) = exp({log_sphere_area(d):.1f}) "
+            f"is below the smallest normal double, so the uniform density 1/|S^(d-1)| overflows"
+        )
+    return d
 
 
 def _check_count(name: str, n: int, minimum: int) -> int:
@@ -149,7 +198,7 @@ class ZonalGaussGrid:
     Parameters
     ----------
     d : int
-        Ambient dimension, ≥ 3.
+        Ambient dimension, 3 ≤ d ≤ :data:`MAX_DIMENSION`.
     n : int
         Number of nodes (= number of degrees), ≥ 2.
     """
@@ -159,7 +208,7 @@ class ZonalGaussGrid:
     kind = "gauss"
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "d", _check_dimension(self.d))
+        object.__setattr__(self, "d", check_grid_dimension(self.d))
         object.__setattr__(self, "n", _check_count("n", self.n, 2))
 
     @property
@@ -174,29 +223,39 @@ class ZonalGaussGrid:
 
     @cached_property
     def _nodes_and_weights(self) -> tuple[np.ndarray, np.ndarray]:
+        """Nodes t_j and the weights w_j/|S^{d-1}| = 1/Σ_{l<n} q_l(t_j)² of σ̄."""
         t, _ = roots_jacobi(self.n, self.alpha, self.alpha)
         t = np.sort(t)[::-1].copy()
         # One Newton step on q_n polishes the nodes to machine precision.
         q, dq = gegenbauer_table(self.n + 1, self.d, t, derivative=True)
         t = t - q[:, -1] / dq[:, -1]
         q = gegenbauer_table(self.n, self.d, t)
-        weights = self.area / np.sum(q * q, axis=1)
-        return t, weights
+        return t, 1.0 / np.sum(q * q, axis=1)
 
     @property
     def t(self) -> np.ndarray:
         """Nodes t_j = cos ϑ_j, decreasing, shape (n,)."""
         return self._nodes_and_weights[0]
 
+    @property
+    def relative_weights(self) -> np.ndarray:
+        """Weights w_j/|S^{d-1}| of the probability measure σ̄ = σ/|S^{d-1}|, shape (n,), summing to 1.
+
+        Computed without |S^{d-1}|, so they keep full relative precision where
+        w_j itself underflows (near the poles in high d).
+        """
+        return self._nodes_and_weights[1]
+
     @cached_property
     def polar(self) -> np.ndarray:
         """Polar angles ϑ_j = arccos t_j, increasing in (0, π), shape (n,)."""
         return np.arccos(self.t)
 
-    @property
+    @cached_property
     def weights(self) -> np.ndarray:
-        """Quadrature weights of the area measure, shape (n,), summing to |S^{d-1}|."""
-        return self._nodes_and_weights[1]
+        """Quadrature weights w_j = |S^{d-1}| · :attr:`relative_weights` of the area measure, shape (n,),
+        summing to |S^{d-1}|."""
+        return self.area * self.relative_weights
 
     @cached_property
     def degrees(self) -> np.ndarray:
@@ -211,7 +270,7 @@ class ZonalGaussGrid:
     @cached_property
     def analysis_matrix(self) -> np.ndarray:
         """P[l, j] = w_j q_l(t_j) / |S^{d-1}|, shape (n, n); P Q = I."""
-        return (self.synthesis_matrix * (self.weights / self.area)[:, None]).T.copy()
+        return (self.synthesis_matrix * self.relative_weights[:, None]).T.copy()
 
     def analysis(self, values: np.ndarray) -> np.ndarray:
         """Gegenbauer coefficients ρ_l of node values (last axis = nodes)."""
@@ -240,9 +299,17 @@ class ZonalCellGrid:
     Parameters
     ----------
     d : int
-        Ambient dimension, ≥ 3.
+        Ambient dimension, 3 ≤ d ≤ :data:`MAX_DIMENSION`.
     n : int
         Number of cells, ≥ 4.
+
+    Raises
+    ------
+    ValueError
+        d out of range (:func:`check_grid_dimension`), n < 4, or polar cells
+        whose area V_0 = |S^{d-1}| G(π/n) is below the smallest normal double
+        (in high d only a few cells are representable: n ≤ 31 at d = 200,
+        n ≤ 7 at d = 300, none from d = 375; the message names the largest n).
     """
 
     d: int
@@ -250,8 +317,9 @@ class ZonalCellGrid:
     kind = "cells"
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "d", _check_dimension(self.d))
+        object.__setattr__(self, "d", check_grid_dimension(self.d))
         object.__setattr__(self, "n", _check_count("n", self.n, 4))
+        _check_cell_areas(self.d, self.n)
 
     @property
     def area(self) -> float:
@@ -279,8 +347,9 @@ class ZonalCellGrid:
         return np.cos(self.polar)
 
     @cached_property
-    def volumes(self) -> np.ndarray:
-        """Cell areas V_i, shape (n,), summing to |S^{d-1}|, symmetric about the equator."""
+    def relative_weights(self) -> np.ndarray:
+        """Cell fractions V_i/|S^{d-1}| = G(ϑ_{i+1/2}) - G(ϑ_{i-1/2}), shape (n,), summing to 1,
+        symmetric about the equator (computed without |S^{d-1}|)."""
         a = 0.5 * (self.d - 1)
         half = self.n // 2
         cap = betainc(a, a, np.sin(0.5 * self.faces[: half + 1]) ** 2)
@@ -289,13 +358,12 @@ class ZonalCellGrid:
         frac[self.n - half :] = frac[:half][::-1]
         if self.n % 2:
             frac[half] = 1.0 - 2.0 * cap[half]
-        vols = self.area * frac
-        if np.any(vols <= 0):
-            raise ValueError(
-                f"cells of ZonalCellGrid(d={self.d}, n={self.n}) near the poles have zero area in floating point; "
-                "use fewer cells or a smaller d"
-            )
-        return vols
+        return frac
+
+    @cached_property
+    def volumes(self) -> np.ndarray:
+        """Cell areas V_i = |S^{d-1}| · :attr:`relative_weights`, shape (n,), summing to |S^{d-1}|."""
+        return self.area * self.relative_weights
 
     @property
     def weights(self) -> np.ndarray:
@@ -304,34 +372,89 @@ class ZonalCellGrid:
 
     @cached_property
     def face_areas(self) -> np.ndarray:
-        """S_{i+1/2} = |S^{d-2}| sin^{d-2}ϑ_{i+1/2}, shape (n+1,); zero at both poles."""
-        s = np.sin(self.faces)
-        s[0] = s[-1] = 0.0
-        return sphere_area(self.d - 1) * s ** (self.d - 2)
+        """S_{i+1/2} = |S^{d-2}| sin^{d-2}ϑ_{i+1/2} = exp(log|S^{d-2}| + (d-2) log sin ϑ_{i+1/2}), shape (n+1,);
+        zero at both poles."""
+        with np.errstate(divide="ignore"):
+            log_sin = np.log(np.sin(self.faces[1:-1]))
+        inner = np.exp(log_sphere_area(self.d - 1) + (self.d - 2) * log_sin)
+        return np.concatenate([[0.0], inner, [0.0]])
 
     def _subcells(self, points_per_cell: int) -> tuple[np.ndarray, np.ndarray]:
-        """Gauss–Legendre nodes ϑ (shape (n·k,)) and weights of σ/|S^{d-1}| in every cell."""
+        """Gauss–Legendre nodes ϑ (shape (n·k,)) and weights of σ̄ = σ/|S^{d-1}| in every cell:
+        (h/2) w_k (|S^{d-2}|/|S^{d-1}|) sin^{d-2}ϑ, formed in logarithms."""
         x, w = np.polynomial.legendre.leggauss(points_per_cell)
         h = self.spacing
         theta = (self.faces[:-1, None] + 0.5 * h * (x[None, :] + 1)).ravel()
         wq = np.broadcast_to(0.5 * h * w, (self.n, points_per_cell)).ravel()
-        return theta, wq * sphere_area(self.d - 1) * np.sin(theta) ** (self.d - 2) / self.area
+        return theta, wq * np.exp(_log_polar_normaliser(self.d) + (self.d - 2) * np.log(np.sin(theta)))
 
-    def cell_averages(self, func, points_per_cell: int = 8) -> np.ndarray:
-        """(1/V_i) ∫_cell f dσ for f = ``func(ϑ)``, by Gauss–Legendre in ϑ, shape (n,)."""
-        theta, wq = self._subcells(points_per_cell)
-        sums = (np.asarray(func(theta), dtype=float) * wq).reshape(self.n, points_per_cell).sum(axis=1)
-        return sums * self.area / self.volumes
+    def points_per_cell(self) -> int:
+        """Gauss–Legendre nodes per cell of :meth:`cell_averages`: k = 8 + ⌈d/2⌉.
 
-    def cell_moments(self, n_degrees: int, points_per_cell: int = 8) -> np.ndarray:
-        """M[l, i] = (1/|S^{d-1}|) ∫_{cell i} q_l dσ, shape (n_degrees, n).
-
-        Gauss–Legendre in ϑ with ``points_per_cell`` nodes per cell; the l = 0
-        row is set to the exact V_i/|S^{d-1}|. Then ρ_l = Σ_i M[l, i] ρ_i are the
-        Gegenbauer coefficients of the piecewise-constant density.
+        The weight sin^{d-2}ϑ ≈ ϑ^{d-2} of the polar cells is a polynomial of
+        degree ≈ d - 2, which needs ≈ (d-1)/2 nodes, and across the next cells it
+        changes by ((i+1)/i)^{d-2}; the 8 further nodes resolve f. Measured
+        against the closed forms (cell areas, ⟨cos ϑ⟩_i from :meth:`cell_moments`):
+        areas to 1e-12, face distances of the finite-volume scheme to 1e-11
+        for 3 ≤ d ≤ 370, n ≤ 128. With the former fixed k = 8 the polar cells were
+        off by 30 % at d = 100 (⟨cos ϑ⟩_0), giving a first face distance of the
+        wrong sign.
         """
-        theta, wq = self._subcells(points_per_cell)
-        q = gegenbauer_table(n_degrees, self.d, np.cos(theta))
-        moments = (q * wq[:, None]).reshape(self.n, points_per_cell, n_degrees).sum(axis=1).T
-        moments[0] = self.volumes / self.area
+        return 8 + math.ceil(self.d / 2)
+
+    def cell_averages(self, func: Callable[[np.ndarray], np.ndarray], points_per_cell: int | None = None) -> np.ndarray:
+        """(1/V_i) ∫_cell f dσ for f = ``func(ϑ)``, by Gauss–Legendre in ϑ, shape (n,).
+
+        ``points_per_cell`` defaults to :meth:`points_per_cell`.
+        """
+        k = self.points_per_cell() if points_per_cell is None else points_per_cell
+        theta, wq = self._subcells(k)
+        sums = (np.asarray(func(theta), dtype=float) * wq).reshape(self.n, k).sum(axis=1)
+        return sums / self.relative_weights
+
+    def cell_moments(self, n_degrees: int) -> np.ndarray:
+        """M[l, i] = (1/|S^{d-1}|) ∫_{cell i} q_l dσ, shape (n_degrees, n), in closed form.
+
+        From ∫_t^1 q_l(s)(1-s²)^α ds = (1-t²)^{α+1} q_l'(t)/(l(l+d-2)) (module docstring), with
+        |S^{d-2}|/|S^{d-1}| = 1/B(1/2, (d-1)/2),
+
+            M[l, i] = T_l(ϑ_{i+1/2}) - T_l(ϑ_{i-1/2}),
+            T_l(ϑ) = sin^{d-1}ϑ q_l'(cos ϑ) / (B(1/2, (d-1)/2) l(l+d-2))     (l ≥ 1),
+
+        T_l = 0 at both poles, and M[0, i] = V_i/|S^{d-1}| (:attr:`relative_weights`).
+        Then ρ_l = Σ_i M[l, i] ρ_i are the Gegenbauer coefficients of the
+        piecewise-constant density, and Σ_i M[l, i] = 0 for l ≥ 1 telescopes
+        (the uniform density has no l ≥ 1 component, to round-off, in any d).
+        """
+        faces = self.faces[1:-1]
+        ell = np.arange(1, n_degrees)
+        _, dq = gegenbauer_table(n_degrees, self.d, np.cos(faces), derivative=True)
+        envelope = np.exp(_log_polar_normaliser(self.d) + (self.d - 1) * np.log(np.sin(faces)))
+        tails = np.zeros((n_degrees, self.n + 1))
+        tails[1:, 1:-1] = (envelope[:, None] * dq[:, 1:] / (ell * (ell + self.d - 2.0))).T
+        moments = np.diff(tails, axis=1)
+        moments[0] = self.relative_weights
         return np.ascontiguousarray(moments)
+
+
+def _polar_cell_area(d: int, n: np.ndarray) -> np.ndarray:
+    """V_0 = |S^{d-1}| G(π/n) = |S^{d-1}| I_{sin²(π/2n)}(α+1, α+1), α = (d-3)/2: the area of the polar cell
+    (the smallest) of n cells, for an array of n; decreasing in n."""
+    a = 0.5 * (d - 1)
+    return sphere_area(d) * betainc(a, a, np.sin(0.5 * np.pi / np.asarray(n, dtype=float)) ** 2)
+
+
+def _check_cell_areas(d: int, n: int) -> None:
+    """Refuse n cells whose polar cells have an area below the smallest normal double (2.2e-308): their
+    densities ρ_i = m_i/V_i would overflow or lose their digits. The message names the largest n that works."""
+    smallest = float(_polar_cell_area(d, n))
+    if smallest >= _TINY:
+        return
+    counts = np.arange(4, n)
+    fitting = counts[_polar_cell_area(d, counts) >= _TINY]
+    remedy = (f"use n <= {fitting[-1]} cells, nodes='gauss' or a smaller d" if fitting.size else
+              f"no cell grid (n >= 4) is representable at d={d}; use nodes='gauss' or a smaller d")
+    raise ValueError(
+        f"the polar cells of ZonalCellGrid(d={d}, n={n}) have area {smallest:.3g}, below the smallest normal "
+        f"double ({_TINY:.3g}); {remedy}"
+    )

@@ -1,4 +1,4 @@
-"""Axisymmetric (zonal) measures on S^{d-1}, any d ≥ 3, reduced to the polar angle.
+"""Axisymmetric (zonal) measures on S^{d-1}, 3 ≤ d ≤ 438, reduced to the polar angle.
 
 A zonal density depends on x ∈ S^{d-1} only through the polar angle
 ϑ = arccos <x, e_d> ∈ [0, π]. Node values are densities with respect to the
@@ -9,6 +9,14 @@ area measure of S^{d-1} (∫ ρ dσ = 1), and
 The polar-angle marginal of ρ (a probability density on [0, π] w.r.t. dϑ) is
 p(ϑ) = |S^{d-2}| sin^{d-2}ϑ ρ(ϑ); for particles x_i it is the law of
 ϑ_i = arccos <x_i, e_d>.
+
+Largest dimension. Because node values are densities w.r.t. the area measure,
+the uniform density is 1/|S^{d-1}|, and |S^{d-1}| = 2π^{d/2}/Γ(d/2) is below
+the smallest normal double from d = 439 (3.8e-309; 1/|S^{d-1}| = inf): the
+domain accepts d ≤ :data:`solvers._zonal_grid.MAX_DIMENSION` = 438 and refuses
+larger d naming this reason. Near the limit the densities that fit in a
+double are only those within a factor 1.8e308·|S^{d-1}| of uniform (1e88 at
+d = 340, 1e35 at d = 400).
 """
 
 from __future__ import annotations
@@ -23,6 +31,7 @@ import xarray as xr
 from scipy.special import betainc, betaln
 
 from solvers import Scheme, ZonalCellGrid, ZonalGaussGrid, degree_tail, gegenbauer_table, schemes_for, sphere_area
+from solvers._zonal_grid import log_sphere_area
 
 from ..io._conventions import COORD_ATTRS
 from .._validate import check_nonnegative, check_positive_int
@@ -44,7 +53,8 @@ class ZonalSphere:
     Parameters
     ----------
     d : int
-        Ambient dimension, ≥ 3 (S^{d-1} ⊂ R^d).
+        Ambient dimension, 3 ≤ d ≤ 438 (S^{d-1} ⊂ R^d; the limit is the module
+        docstring's).
     n : int
         Number of nodes (``nodes="gauss"``, ≥ 2) or cells (``nodes="cells"``, ≥ 4).
     nodes : {"gauss", "cells"}
@@ -53,6 +63,16 @@ class ZonalSphere:
         ``method="spectral"``. "cells": n uniform cells in ϑ, values are cell
         averages and weights the cell areas — the grid of
         ``method="finite_volume"``.
+
+    Raises
+    ------
+    TypeError
+        d or n not an integer.
+    ValueError
+        d < 3 or d > 438 (|S^{d-1}| not a normal double), n too small, an
+        unknown ``nodes``, or cells whose polar cell has an area below
+        2.2e-308 (in high d: n ≤ 31 at d = 200, none from d = 375; the
+        message names the largest n).
 
     Notes
     -----
@@ -79,6 +99,7 @@ class ZonalSphere:
         if self.nodes not in _NODES:
             raise ValueError(f"nodes must be one of {_NODES}, got {self.nodes!r}")
         check_positive_int("n", self.n, minimum=2 if self.nodes == "gauss" else 4)
+        _ = self.grid  # the grid checks d ≤ 438 and the cell areas, at the boundary
 
     @cached_property
     def grid(self) -> ZonalGaussGrid | ZonalCellGrid:
@@ -166,7 +187,7 @@ class ZonalSphere:
         coeffs = self.coefficients(values) * np.real(np.asarray(multipliers(np.arange(self.n))))
         if self.nodes == "gauss":
             return self.grid.synthesis(coeffs)
-        return (coeffs @ self._cell_moments) * (self.area / self.grid.volumes)
+        return (coeffs @ self._cell_moments) / self.grid.relative_weights
 
     def node_values(self, f: Callable[..., np.ndarray]) -> np.ndarray:
         """``f(polar)`` at the nodes (cell centres for cells)."""
@@ -179,9 +200,10 @@ class ZonalSphere:
 
         evaluated as exp(κ(cos ϑ - 1) + ν log κ - (d/2) log 2π - log Ĩ_ν(κ)),
         ν = d/2 - 1, Ĩ = ``ive`` (small κ: the series of log I_ν), so κ up to
-        several hundred and d up to a few hundred neither overflow nor lose
-        accuracy. κ = 0 gives 1/|S^{d-1}|. Gauss nodes: node values; cells:
-        cell averages (Gauss–Legendre with 8 nodes per cell).
+        several hundred and every d ≤ 438 neither overflow nor lose accuracy
+        while ρ itself is a finite double. κ = 0 gives 1/|S^{d-1}|. Gauss
+        nodes: node values; cells: cell averages (Gauss–Legendre with
+        8 + ⌈d/2⌉ nodes per cell, :meth:`solvers.ZonalCellGrid.points_per_cell`).
 
         Parameters
         ----------
@@ -189,6 +211,13 @@ class ZonalSphere:
             Must be the axis e_d (the only mean direction of a zonal law).
         kappa : float
             Concentration κ ≥ 0.
+
+        Raises
+        ------
+        ValueError
+            ``loc`` off the axis, κ < 0, or a density beyond the largest double
+            at the pole (high d: only densities within 1.8e308·|S^{d-1}| of the
+            uniform one fit, 5.7 at d = 438).
         """
         kappa = check_nonnegative("kappa", kappa)
         axis = np.zeros(self.d)
@@ -205,7 +234,15 @@ class ZonalSphere:
         def vmf(theta: np.ndarray) -> np.ndarray:
             return von_mises_fisher_values(np.cos(theta), kappa, self.d)
 
-        values = vmf(self.polar) if self.nodes == "gauss" else self.grid.cell_averages(vmf)
+        with np.errstate(over="ignore", invalid="ignore"):
+            values = vmf(self.polar) if self.nodes == "gauss" else self.grid.cell_averages(vmf)
+        if not np.all(np.isfinite(values)):
+            raise ValueError(
+                f"von_mises: kappa = {kappa:g} on {self!r}: the density exceeds the largest double near the pole "
+                f"(densities are taken w.r.t. the area of S^{self.d - 1}, and only those within a factor "
+                f"1.8e308 |S^(d-1)| = {np.finfo(float).max * self.area:.3g} of the uniform one fit at d={self.d}); "
+                "use a smaller kappa or d"
+            )
         return values, {"name": "von_mises", "loc": axis, "kappa": kappa}
 
     def von_mises_remedy(self, kappa: float, tolerance: float) -> str:
@@ -292,9 +329,13 @@ class ZonalSphere:
         raise ValueError("polar must be the Gauss or cell grid of a ZonalSphere")
 
     def polar_marginal(self, values: np.ndarray) -> np.ndarray:
-        """p(ϑ_j) = |S^{d-2}| sin^{d-2}ϑ_j ρ(ϑ_j): the density of the polar angle w.r.t. dϑ."""
+        """p(ϑ_j) = |S^{d-2}| sin^{d-2}ϑ_j ρ(ϑ_j): the density of the polar angle w.r.t. dϑ.
+
+        The weight is exp(log|S^{d-2}| + (d-2) log sin ϑ_j), which is ≈ 1e-219 · sin^{d-2}ϑ_j
+        at d = 340 and multiplies ρ ~ 1/|S^{d-1}| without an intermediate overflow.
+        """
         values = np.asarray(values, dtype=float)
-        return values * sphere_area(self.d - 1) * np.sin(self.polar) ** (self.d - 2)
+        return values * np.exp(log_sphere_area(self.d - 1) + (self.d - 2) * np.log(np.sin(self.polar)))
 
     def polar_cdf(self, values: np.ndarray, angles: np.ndarray) -> np.ndarray:
         """F(ϑ) = ∫_{polar ≤ ϑ} ρ dσ at ``angles`` (any shape, values in [0, π]).

@@ -277,6 +277,12 @@ def read_frequency_law(law: Any) -> Any:
         raise TypeError(f"frequencies as a discrete scipy law ({dist.name}) are not read; give the atoms as "
                         f"mf.DiscreteLaw(values, weights)")
     if isinstance(dist, scipy.stats.rv_continuous) and hasattr(law, "ppf"):
+        with np.errstate(all="ignore"):
+            quartiles = np.asarray(law.ppf([0.25, 0.75]), dtype=float)
+        if not (np.all(np.isfinite(quartiles)) and quartiles[1] > quartiles[0]):
+            raise ValueError(f"frequencies {describe_law(law)} is not a law with a spread (its quartiles are "
+                             f"{quartiles.tolist()}: a zero or invalid scale); for identical oscillators at ω pass "
+                             "frequencies=ω, a number")
         return law
     raise TypeError("frequencies must be None, a number, a frozen scipy.stats law, mf.LorentzianMixture, "
                     f"mf.Mixture or mf.DiscreteLaw, got {type(law).__name__}")

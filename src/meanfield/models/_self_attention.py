@@ -11,6 +11,7 @@ import numpy as np
 from solvers import ConvolutionVelocity, sphere_area
 
 from ..domains._circle import Circle
+from ..domains._zonal import ZonalSphere
 from ..domains._funk_hecke import scaled_funk_hecke, scaled_funk_hecke_over_beta
 from ..domains._geometry import CircleGeometry, EuclideanGeometry
 from .._validate import check_beta, check_nonnegative
@@ -189,14 +190,21 @@ class SelfAttention(Model):
 
     # ------------------------------------------------------------------ the PDE
     def grid_velocity(self, domain: Any, frequency_nodes: int | None = None) -> ConvolutionVelocity:
-        """:meth:`velocity_spec` of the domain's dimension (one species)."""
+        """:meth:`velocity_spec` of the domain's dimension (one species); USA with β > 709.78 is refused by name
+        (its multipliers carry e^β)."""
+        check_unnormalized_beta(self.beta, self.normalized)
         return self.velocity_spec(domain.dimension)
 
     def density_velocity(self, domain: Any, values: np.ndarray, frequencies: Any) -> np.ndarray:
         """X at the nodes of the quadrature measure Σ_j ρ_j w_j δ_{x_j}: on S¹ by FFT from the multipliers of
         :meth:`velocity_spec` (angular velocity dθ/dt), elsewhere by blocked direct sums (tangent vectors in
-        R^d, bounded memory)."""
+        R^d, bounded memory). A density on a :class:`ZonalSphere` is refused: its nodes stand for whole
+        parallels of S^{d-1}, not points, so a direct sum over them is not X."""
         check_unnormalized_beta(self.beta, self.normalized)
+        if isinstance(domain, ZonalSphere):
+            raise ValueError(f"the velocity at the nodes of a density on {domain!r} is not computed (each node "
+                             "stands for a parallel of S^(d-1), not a point); mf.solve moves zonal densities, and "
+                             "mf.simulate moves particles on S^(d-1)")
         if isinstance(domain, Circle):
             spec = self.velocity_spec(2)
             numerator = domain.convolve(values, spec.numerator)
