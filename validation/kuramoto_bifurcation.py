@@ -106,7 +106,8 @@ def check_case(name: str, ds, engine: str, noise: float) -> tuple[list[str], dic
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--output-dir", type=Path, default=Path("validation_output"))
-    parser.add_argument("--scheduler", default="serial", help="'serial', 'local' or a dask scheduler address")
+    parser.add_argument("--scheduler", default="local",
+                        help="'local' (default: a worker per core), 'serial' or a dask scheduler address")
     args = parser.parse_args(argv)
     args.output_dir.mkdir(parents=True, exist_ok=True)
     failures: list[str] = []
