@@ -389,7 +389,9 @@ def test_zonal_density_needs_points_of_its_dimension(rng):
 def test_sliced_spherical_value_against_pot_and_direct_projections(p, rng):
     # the sliced distance in radians is 2π x POT's value (POT measures on the unit-period circle):
     # (1/K Σ_k W_p^p(P_k#μ, P_k#ν))^{1/p}, P_k(x) = angle of (x·U_k1, x·U_k2), U_k the QR-orthonormal
-    # d x 2 frames drawn from the seed; same seed and K, so only rounding separates them (1e-12)
+    # d x 2 frames drawn from the seed; same seed and K. For p = 1 only rounding separates them (1e-12);
+    # for p > 1 POT's bisection stops at a rotation near the minimiser, so its value is an upper bound
+    # above ours by ~1e-11 (our circle solver certifies its gap)
     x = rng.normal(size=(60, 3))
     x /= np.linalg.norm(x, axis=1, keepdims=True)
     y = rng.normal(size=(50, 3)) + [0.0, 0.0, 1.0]
@@ -400,15 +402,18 @@ def test_sliced_spherical_value_against_pot_and_direct_projections(p, rng):
                        n_projections=64, seed=3)
     assert info.algorithm == "sliced-spherical" and not info.exact
     pot, log = ot.sliced_wasserstein_sphere(x, y, np.full(60, 1 / 60), wy, n_projections=64, p=p, seed=3, log=True)
-    assert info.value == pytest.approx(TWO_PI * pot, abs=1e-12)
+    if p == 1:
+        assert info.value == pytest.approx(TWO_PI * pot, abs=1e-12)
+    else:
+        assert TWO_PI * pot - 1e-9 < info.value <= TWO_PI * pot + 1e-14
     # direct: project with POT's frames, exact circle W_p of every projection (our circle solver, batched)
     frames = log["projections"]  # (K, 3, 2)
     xa, yb = np.einsum("nd,kdc->knc", x, frames), np.einsum("nd,kdc->knc", y, frames)
     za, zb = np.arctan2(xa[..., 1], xa[..., 0]), np.arctan2(yb[..., 1], yb[..., 0])
     per_projection = wasserstein(za, mf.EmpiricalMeasure(zb, np.broadcast_to(wy, zb.shape)), p, domain="circle")
     direct = np.mean(per_projection**p) ** (1 / p)
-    # POT's circle solver and ours agree to ~1e-10 per projection (test_agrees_with_pot_on_weighted_samples)
-    assert info.value == pytest.approx(direct, abs=1e-10)
+    # the same frames and the same exact circle solver, batched differently: rounding only
+    assert info.value == pytest.approx(direct, abs=1e-12)
     # the stated accuracy is the Monte Carlo standard error of the mean over projections (delta method)
     se = np.std(per_projection**p, ddof=1) / np.sqrt(64) * direct ** (1 - p) / p
     assert info.accuracy == pytest.approx(se, rel=1e-8)
