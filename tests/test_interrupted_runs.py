@@ -53,7 +53,10 @@ def test_sigint_in_the_command_line_says_where_the_run_got_to_and_how_to_continu
     out = tmp_path / "a.nc"
     command = [sys.executable, "-m", "meanfield.cli", "solve", "--t-final", "20", "--grid", "2048", "--method",
                "finite_volume", "--checkpoint-interval", "0.2", "--no-progress", "--output", str(out)]
-    process = subprocess.Popen(command, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    # SIGINT back to its default in the child: a test run started in the background of a shell ignores it,
+    # and an ignored SIGINT is inherited (Python then installs no KeyboardInterrupt handler)
+    process = subprocess.Popen(command, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     deadline = time.monotonic() + 120
     while not out.exists() and time.monotonic() < deadline:  # the first checkpoint is written
         time.sleep(0.1)

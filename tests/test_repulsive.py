@@ -25,10 +25,12 @@ def test_the_velocity_is_the_attractive_one_turned():
         attractive = mf.SelfAttention(1.5, normalized=normalized).velocity(x)
         repulsive = mf.RepulsiveSelfAttention(1.5, normalized=normalized).velocity(x)
         np.testing.assert_array_equal(repulsive, -attractive)
-        for rho in (mf.von_mises(mf.Circle(64), 0.0, 2.0), mf.von_mises(mf.ZonalSphere(4, 16), None, 2.0)):
+        for rho in (mf.von_mises(mf.Circle(64), 0.0, 2.0), mf.von_mises(mf.Sphere(7), [0.0, 0.0, 1.0], 2.0)):
             attractive = mf.SelfAttention(1.5, normalized=normalized).velocity(rho)
             np.testing.assert_array_equal(mf.RepulsiveSelfAttention(1.5, normalized=normalized).velocity(rho),
                                           -attractive)
+        with pytest.raises(ValueError, match="velocity at the nodes of a density on ZonalSphere"):
+            mf.RepulsiveSelfAttention(1.5, normalized=normalized).velocity(mf.uniform(mf.ZonalSphere(4, 16)))
 
 
 def test_identity_and_rates():
