@@ -209,9 +209,10 @@ class Checkpoint:
 
     A write that fails (disk full, file system gone) is logged as a warning
     and tried again at the next output; the computation goes on. Failures
-    after the first are counted (``failures``) and logged again only when a
-    write succeeds or at the end (:meth:`report`), so a full disk does not
-    flood the log; the file keeps the last outputs written (``n_written``).
+    after the first in a row are counted (``failures``) and not logged, so a
+    full disk does not flood the log; a write that succeeds again says how many
+    failed before it. The file keeps the last outputs written (``n_written``);
+    ``last_error`` is the latest failure, for the run's own report.
     """
 
     def __init__(self, path: str | os.PathLike, build: Callable[[int], xr.Dataset], interval: float = 30.0) -> None:

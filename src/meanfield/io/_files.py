@@ -2,8 +2,7 @@
 
 * :func:`check_output_path`: refuse a path that cannot be written (a device, a
   directory where a file is wanted or the reverse, a missing or read-only
-  parent) before anything is computed, naming the path;
-  :func:`check_result_paths` does so for a command's NetCDF file and its PNG.
+  parent) before anything is computed, naming the path.
 * :func:`write_atomically`: write beside the target, then ``os.replace``, so a
   reader (or a killed writer) never sees half a file; a write the file system
   refuses (ENOSPC, EIO, …) raises :class:`WriteError` naming the path, removes
@@ -40,7 +39,6 @@ __all__ = [
     "PathLock",
     "check_output_path",
     "WriteError",
-    "check_result_paths",
     "dataset_checksum",
     "read_netcdf",
     "write_atomically",
@@ -165,13 +163,6 @@ def check_output_path(path: str | os.PathLike, name: str = "output", *, director
         raise ValueError(f"{name} {str(p)!r} cannot be created: directory {str(parent)!r} is not writable")
     _probe(parent, name, p)
     return p
-
-
-def check_result_paths(output: str | os.PathLike, option: str = "--output") -> tuple[Path, Path]:
-    """``output`` and the PNG beside it (``output.with_suffix(".png")``), each checked by :func:`check_output_path`
-    naming ``option``."""
-    nc = check_output_path(output, option)
-    return nc, check_output_path(nc.with_suffix(".png"), option)
 
 
 def _probe(directory: Path, name: str, p: Path) -> None:

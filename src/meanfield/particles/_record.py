@@ -121,7 +121,7 @@ class ParticleRecord:
           the initial positions are held to;
         * positions that are not finite;
         * angles that lost their digits: the largest unwrapped angle |θ| (or, with natural frequencies,
-          |θ_0| + max_i |ω_i| (t - t_0)) is so large that the spacing of doubles there exceeds
+          2π + max_i |ω_i| (t - t_0) if larger) is so large that the spacing of doubles there exceeds
           :data:`ANGLE_RESOLUTION` rad, so θ mod 2π is round-off, whatever the integrator's own error estimate
           says (a noise or a frequency spread far beyond the time scale of the run);
         * an order parameter that is not finite, an energy that is NaN or -inf (an energy +inf is the value

@@ -219,8 +219,7 @@ def _finished_result(done: xr.Dataset) -> xr.Dataset:
     """The result saved in a finished run's file: its outputs and attrs (counts over the whole run), without the
     scheme state kept for resuming or the file's checksum."""
     state = [name for name in done.data_vars if str(name).startswith(SNAPSHOT_PREFIX)]
-    ds = done.drop_vars(state)
-    ds = ds.drop_dims([dim for dim in ds.dims if str(dim).startswith(SNAPSHOT_PREFIX)])
+    ds = done.drop_vars(state)  # their dimensions go with them
     ds.attrs = {key: value.item() if isinstance(value, np.generic) else value
                 for key, value in ds.attrs.items() if key != CHECKSUM_ATTR}
     return ds
@@ -231,13 +230,11 @@ def _interrupted(keeper: Checkpoint | None) -> RunInterrupted:
 
     The state of the integrator when the interrupt arrives may be mid-step, so the last file written at an
     output (consistent: outputs and continuation together) is what is kept, read back and relabelled."""
-    if keeper is None or not keeper.path.exists():
-        return RunInterrupted(None, np.nan)
     try:
-        ds = load_checkpoint(keeper.path)
+        ds = None if keeper is None else load_checkpoint(keeper.path)
     except CheckpointError:
-        return RunInterrupted(None, np.nan)
-    if ds is None or int(ds.attrs.get("success", 0)):  # a previous run's finished result is not relabelled
+        ds = None
+    if ds is None or int(ds.attrs.get("success", 0)):  # none, damaged, or a previous run's finished result
         return RunInterrupted(None, np.nan)
     reached = float(ds.time.values[-1])
     ds.attrs.update(success=0, message=f"interrupted at t = {reached:g}; resume=True continues it")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import functools
 import hashlib
 import inspect
 import itertools
@@ -267,7 +268,7 @@ class _Plan:
             "fixed": self.fixed_json,
         }
 
-    @property
+    @functools.cached_property
     def identity(self) -> str:
         """SHA-256 of the manifest (function, grid, seeds, batch, fixed): the sweep every piece says it belongs to."""
         return hashlib.sha256(json.dumps(self.manifest(), sort_keys=True).encode()).hexdigest()
