@@ -27,7 +27,7 @@ from .measures import (
     wasserstein,
     wrapped_cauchy,
 )
-from .models import Attention, Kuramoto, RepulsiveSelfAttention, SelfAttention, energy
+from .models import Attention, HardmaxAttention, Kuramoto, RepulsiveSelfAttention, SelfAttention, energy
 from .models import DiscreteLaw, LorentzianMixture, Mixture, bimodal_lorentzian
 from .particles import (
     attention_matrix,
@@ -55,10 +55,11 @@ from .studies import MostUnstableMode, most_unstable_mode, unstable_mode_run
 from .studies import equiangular_concentration
 from .studies import continuation, critical_beta, critical_noise, landau_coefficient
 from .studies import stationary_density, stationary_state
-from .studies import meanfield_study
+from .studies import hardmax_limit, meanfield_study
 from .studies import SharpConfiguration, design_strength, optimal_configurations, sharp_configuration
 
 __all__ = [
+    "hardmax_limit",
     "meanfield_study",
     "perturbed_uniform",
     "plot",
@@ -69,6 +70,7 @@ __all__ = [
     "Density",
     "DiscreteLaw",
     "EmpiricalMeasure",
+    "HardmaxAttention",
     "Kuramoto",
     "LorentzianMixture",
     "ManifoldError",

@@ -79,6 +79,9 @@ PARAMETER_MEANINGS: dict[str, str] = {
     "projection": "1: velocities projected onto the tangent space of the sphere; 0: flow in R^d",
     "rescaled": "1: the positions are paper 1's rescaled tokens z_i = exp(-t V) x_i (arXiv 2305.05465); "
                 "0: the tokens x_i",
+    "scores_at_z": "1: the attention scores are beta <Q z_i, K z_j> of the rescaled tokens (arXiv 2312.10794, "
+                   "eq. (9.4)); 0: of x_i = exp(t V) z_i (eq. (9.3))",
+    "tie_tolerance": "relative tolerance within which two hard-max scores tie",
     "n_particles": "number of particles n per system",
     "n_systems": "number of independent systems",
 }
@@ -88,6 +91,7 @@ FLAG_MEANINGS: dict[str, tuple[str, str]] = {
     "normalized": ("unnormalized_USA", "normalized_SA"),
     "projection": ("euclidean_flow", "projected_onto_sphere"),
     "rescaled": ("tokens_x", "rescaled_tokens_z"),
+    "scores_at_z": ("scores_of_x", "scores_of_z"),
 }
 
 _DESCRIPTIVE_SUFFIXES = ("_description", "_flag_values", "_flag_meanings")

@@ -1,5 +1,6 @@
 """Models of the interaction: self-attention (paper 2, arXiv:2312.10794, (2.1)) and Kuramoto-type angular
-models, and self-attention with general weights (heads, feed-forward, R^d, paper 1's rescaled tokens): their
+models, self-attention with general weights (heads, feed-forward, R^d, paper 1's rescaled tokens) and its
+hard-max limit (paper 2, §9.3): their
 velocities for particles and for the PDE, their interaction energy (paper 2, (3.5)), the attention weights
 and the SA/USA rule. What a model provides is written in :mod:`._model`.
 """
@@ -8,6 +9,7 @@ from __future__ import annotations
 
 from ._attention import Attention, FeedForward, softmax_attention
 from ._energy import energy, particle_energy
+from ._hardmax import HardmaxAttention
 from ._frequency_laws import DiscreteLaw, LorentzianMixture, Mixture, bimodal_lorentzian
 from ._kuramoto import Kuramoto
 from ._model import Model
@@ -18,6 +20,7 @@ __all__ = [
     "Attention",
     "DiscreteLaw",
     "FeedForward",
+    "HardmaxAttention",
     "Kuramoto",
     "LorentzianMixture",
     "Mixture",

@@ -10,8 +10,13 @@ with Π_x = P⊥_x = I - x xᵀ (``projection=True``, particles on S^{d-1}) or
 Paper 1's rescaled form (one head, no feed-forward, no projection):
 z_i = e^{-tV} x_i solves
 
-    ż_i = Σ_j P_ij(t) V (z_j - z_i),   P_ij(t) = softmax_j(β<Q e^{tV} z_i, K e^{tV} z_j>).
+    ż_i = Σ_j P_ij(t) V (z_j - z_i),   P_ij(t) = softmax_j(β<Q e^{tV} z_i, K e^{tV} z_j>)    (9.3),
 
+and paper 2's (9.4), the same with the scores of z itself (``scores_at_z=True``),
+
+    ż_i = Σ_j softmax_j(β<Q z_i, K z_j>) V (z_j - z_i)                                       (9.4),
+
+whose limit β → ∞ is the hard-max dynamics (:class:`meanfield.HardmaxAttention`).
 Weights are time-independent.
 """
 
@@ -29,7 +34,7 @@ from ._matrix_exponential import matrix_exponential
 from ._model import Model
 from ._self_attention_sums import BLOCK_ELEMENTS, blocks
 
-__all__ = ["Attention", "FeedForward", "softmax_attention"]
+__all__ = ["Attention", "FeedForward", "consensus_velocity", "softmax_attention"]
 
 _ACTIVATIONS = {"relu": lambda z: np.maximum(z, 0.0), "tanh": np.tanh}
 
@@ -90,7 +95,10 @@ class Attention(Model):
         True: particles on S^{d-1}, velocity projected by P⊥_x (layer
         normalisation). False: pure self-attention on R^d.
     rescaled : bool
-        Integrate paper 1's z = e^{-tV} x instead of x (one head, no ffn, no projection).
+        Integrate paper 1's z = e^{-tV} x instead of x (one head, no ffn, no projection), (9.3).
+    scores_at_z : bool
+        With ``rescaled=True``: the softmax scores are β<Q z_i, K z_j> of the rescaled tokens
+        themselves, paper 2's (9.4), instead of those of x = e^{tV} z.
     """
 
     beta: float
@@ -101,6 +109,7 @@ class Attention(Model):
     ffn: Any = None
     projection: bool = True
     rescaled: bool = False
+    scores_at_z: bool = False
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "beta", check_beta(self.beta))
@@ -131,6 +140,9 @@ class Attention(Model):
             raise ValueError(f"ffn W has {ffn.W.shape[0]} rows but the weights have d = {self._dim}")
         if self.rescaled and (self.projection or self.heads != 1 or ffn is not None):
             raise ValueError("rescaled=True is paper 1's dynamics: it needs projection=False, one head and no ffn")
+        if self.scores_at_z and not self.rescaled:
+            raise ValueError("scores_at_z=True is paper 2's (9.4), an equation of the rescaled tokens z: it needs "
+                             "rescaled=True")
 
     @property
     def name(self) -> str:
@@ -149,7 +161,7 @@ class Attention(Model):
     def attrs(self) -> dict[str, Any]:
         out: dict[str, Any] = {
             "model": "Attention", "beta": self.beta, "heads": int(self.heads),
-            "projection": int(self.projection), "rescaled": int(self.rescaled), "noise": 0.0,
+            "projection": int(self.projection), "rescaled": int(self.rescaled), "scores_at_z": int(self.scores_at_z), "noise": 0.0,
         }
         for name in ("Q", "K", "V"):
             m = getattr(self, name)
@@ -170,9 +182,9 @@ class Attention(Model):
 
     def attention_matrix(self, points: np.ndarray, head: int = 0, t: float = 0.0) -> np.ndarray:
         """P^h_ij = softmax_j(β<Q_h x_i, K_h x_j>) of points (systems, n, d); for the rescaled dynamics the
-        points are z and x = e^{tV} z enters P."""
+        points are z and x = e^{tV} z enters P ((9.3)), or z itself with ``scores_at_z`` ((9.4))."""
         Q, K, V = self.matrices(points.shape[-1])
-        if self.rescaled:
+        if self.rescaled and not self.scores_at_z:
             points = points @ matrix_exponential(t * V[0]).T
         return softmax_attention(points, points, self.beta * Q[head].T @ K[head])
 
@@ -256,12 +268,14 @@ class Attention(Model):
         Q, K, V = self.matrices(d)
         M = np.einsum("hab,hac->hbc", Q, K)  # <Q x, K y> = xᵀ (QᵀK) y
         beta, ffn, projection, rescaled = self.beta, self.ffn, self.projection, self.rescaled
+        scores_at_z = self.scores_at_z
 
         def velocity(t: float, x: np.ndarray) -> np.ndarray:
             if rescaled:
-                expo = matrix_exponential(t * V[0])
-                xt = x @ expo.T
+                xt = x if scores_at_z else x @ matrix_exponential(t * V[0]).T
                 p = softmax_attention(xt, xt, beta * M[0], block_elements)
+                if scores_at_z:
+                    return consensus_velocity(p, x, block_elements) @ V[0].T
                 vz = x @ V[0].T
                 return np.matmul(p, vz) - vz
             out = np.zeros_like(x)
@@ -273,6 +287,23 @@ class Attention(Model):
             return tangent_projection(x, out) if projection else out
 
         return velocity
+
+
+def consensus_velocity(p: np.ndarray, z: np.ndarray, block_elements: int = BLOCK_ELEMENTS) -> np.ndarray:
+    """Σ_j p_ij (z_j - z_i) for rows p_i· summing to 1, stacks (systems, n, n) and (systems, n, d).
+
+    Summed as differences, elementwise in one fixed order for every row: no cancellation between
+    Σ_j p_ij z_j and z_i when the tokens cluster, and a symmetry of the tokens that permutes them and
+    changes signs of components (Example 9.3's reflection) holds exactly in floating point, where a
+    matrix product with fused multiply-adds breaks it at one ulp (which (9.4)'s repelling ties
+    amplify at rate ~β). Memory: blocks of at most ``block_elements`` differences.
+    """
+    n_sys, n, d = z.shape
+    out = np.empty_like(z)
+    for ss, rs in blocks(n_sys, n, n * d, block_elements):
+        differences = z[ss, None, :, :] - z[ss, rs, None, :]
+        out[ss, rs] = np.sum(p[ss, rs, :, None] * differences, axis=2)
+    return out
 
 
 def softmax_attention(x: np.ndarray, y: np.ndarray, M: np.ndarray, block_elements: int = BLOCK_ELEMENTS

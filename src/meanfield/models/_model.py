@@ -20,7 +20,9 @@ Particles
     ``default_particle_method``: the integrator a run takes when none is named.
     ``riccati_form(frequencies)``: the coefficients of the exact Möbius flow (method "moebius").
     ``ensemble_kernel(geometry)``: the parameters of the compiled per-system kernels
-    (path "ensemble"), or None. ``attention_matrix(points, head, t)``: the softmax weights
+    (path "ensemble"), or None. ``particle_methods`` (name → description) and
+    ``particle_stepper(method, geometry, weights, *, rtol, atol)``: integrators of the model's own
+    (a :class:`solvers.Stepper`), the only ones a model that has them takes (the hard-max dynamics). ``attention_matrix(points, head, t)``: the softmax weights
     of self-attention models.
 Energy
     ``has_energy``; ``particle_energy(states, weights, geometry, accuracy)`` (one per
@@ -47,7 +49,7 @@ from typing import Any
 
 import numpy as np
 
-from solvers import ConvolutionVelocity
+from solvers import ConvolutionVelocity, Stepper
 
 from ..measures._measure import Density
 from ..measures._read_particles import SPHERE_TOLERANCE, read_particles
@@ -105,6 +107,17 @@ class Model:
         velocity has that form (:mod:`meanfield.particles._moebius`)."""
         raise ValueError(f"method='moebius' needs a Kuramoto model whose interaction has one harmonic "
                          f"(ĥ_k = 0 for k >= 2), got {self.name}; use method='dopri5'")
+
+    @property
+    def particle_methods(self) -> dict[str, str]:
+        """The model's own integrators, name → description (none: the generic methods of
+        :mod:`meanfield.particles._integrators` apply)."""
+        return {}
+
+    def particle_stepper(self, method: str, geometry: Any, weights: np.ndarray, *, rtol: float,
+                         atol: float) -> Stepper:
+        """The :class:`solvers.Stepper` of one of :attr:`particle_methods` for states (systems, n[, d])."""
+        raise ValueError(f"{self.name} has no integrator of its own named {method!r}")
 
     def attention_matrix(self, points: np.ndarray, head: int = 0, t: float = 0.0) -> np.ndarray:
         """The attention matrix P (systems, n, n) of points (systems, n, d), rows summing to 1."""

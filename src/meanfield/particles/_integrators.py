@@ -3,7 +3,8 @@
 ``method`` names the time stepping (:data:`METHODS`): "dopri5" (adaptive Dormand–Prince 5(4) in
 exponential charts, dense output), "rk4", "euler", "euler-maruyama" (fixed steps, the last with
 noise), "moebius" (the exact Möbius flow of a Kuramoto model with one harmonic,
-:mod:`._moebius`). ``path`` names how the velocity is summed; the model answers for the paths it has
+:mod:`._moebius`); a model with integrators of its own (``model.particle_methods``, the Filippov
+stepper of the hard-max dynamics) takes only those. ``path`` names how the velocity is summed; the model answers for the paths it has
 (``model.particle_velocity``), and "ensemble" runs SA/USA systems each with its own adaptive step on
 the compiled kernels of :mod:`._ensemble` where the model has them (``model.ensemble_kernel``).
 "auto" takes "ensemble" where it applies and the systems hold at most
@@ -72,6 +73,12 @@ def particle_integrator(model: Any, geometry: Any, states: np.ndarray, weights: 
         A path the model or the method has not (named), a method the model has not ("moebius" without a
         Riccati form), a fixed step beyond its stability bound.
     """
+    if method in model.particle_methods:
+        stepper = model.particle_stepper(method, geometry, weights, rtol=rtol, atol=atol)
+        attrs = {"method": method, "path_requested": path, "path": "direct", "accuracy": -1.0, "fourier_modes": -1,
+                 "integrator": model.particle_methods[method]}
+        return ParticleIntegrator(EvolveIntegrator(stepper, max_steps=max_steps), states, _identity, _identity,
+                                  attrs, None)
     kernel = model.ensemble_kernel(geometry)
     ensemble_applies = kernel is not None and method == "dopri5"
     if path == "ensemble" and not ensemble_applies:

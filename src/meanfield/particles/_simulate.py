@@ -231,14 +231,18 @@ def _check_settings(model: Any, method: str, dt: float | None, rtol: float, atol
                     block_elements: int, checkpoint_interval: float, progress: bool, max_steps: int,
                     accuracy: float) -> None:
     """Refuse a method or setting that does not apply, naming it."""
-    if method not in METHODS:
+    own = model.particle_methods
+    if own and method not in own:
+        raise ValueError(f"{model.name} is integrated by its own method {sorted(own)} (the default), got "
+                         f"method={method!r}")
+    if not own and method not in METHODS:
         raise ValueError(f"method must be one of {sorted(METHODS)}, got {method!r}")
     if model.noise > 0 and method != "euler-maruyama":
         raise ValueError(f"noise = {model.noise} > 0 needs method='euler-maruyama', got method={method!r}")
     if method == "moebius":
         if dt is not None and not (np.isfinite(dt) and dt > 0):
             raise ValueError(f"dt must be a positive time step (or None: adaptive) for method='moebius', got {dt!r}")
-    elif method != "dopri5":
+    elif method != "dopri5" and method not in own:
         if dt is None or not np.isfinite(dt) or dt <= 0:
             raise ValueError(f"dt must be a positive time step for method={method!r}, got {dt!r}")
     for name, value in (("rtol", rtol), ("atol", atol)):

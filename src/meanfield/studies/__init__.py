@@ -23,6 +23,7 @@ from ._stationary import stationary_density, stationary_state
 from ._continuation import continuation
 from ._noisy_transition import critical_beta, critical_noise, landau_coefficient
 from ._meanfield_limit import meanfield_study
+from ._hardmax_limit import hardmax_limit
 from ._configurations import SharpConfiguration, design_strength, sharp_configuration
 from ._optimal_configurations import candidate_configurations, optimal_configurations
 
@@ -39,6 +40,6 @@ __all__ += ["TripleCheck", "check_good_triple", "check_mixed_triple", "group_lev
 __all__ += ["continuation", "critical_beta", "critical_noise", "landau_coefficient", "stationary_density",
             "stationary_state"]
 __all__ += ["cluster_dynamics", "energy_staircase", "equispaced_instability_rate", "two_cluster_jump"]
-__all__ += ["meanfield_study"]
+__all__ += ["hardmax_limit", "meanfield_study"]
 __all__ += ["SharpConfiguration", "candidate_configurations", "design_strength", "optimal_configurations",
             "sharp_configuration"]

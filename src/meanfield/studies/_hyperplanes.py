@@ -145,6 +145,10 @@ def _read(positions: Any, V: Any, Q: Any, K: Any, beta: Any
         if attrs.get("domain") != "euclidean":
             raise ValueError(f"positions must come from paper 1's dynamics on R^d (Attention(projection=False), "
                              f"domain 'euclidean'), got a Dataset on the domain {attrs.get('domain')!r}")
+        if int(attrs.get("scores_at_z", 0)) == 1:
+            raise ValueError("the Dataset is a run of (9.4) (scores_at_z=1: scores of z, not of e^{tV} z); Theorem "
+                             "4.2's hyperplanes are those of paper 1's dynamics, run with rescaled=True, "
+                             "scores_at_z=False")
         if V is None:
             V, Q, K = (_attr_matrix(attrs, name) for name in ("V", "Q", "K"))
             beta = attrs.get("beta") if beta is None else beta

@@ -1,0 +1,133 @@
+r"""The event-driven Filippov stepper of the hard-max dynamics (paper 2, (9.5)–(9.6)).
+
+Between two switching times the maximiser sets C_i and the weight rule of
+:mod:`._hardmax_selection` are fixed and the flow ż_i = Σ_j λ_ij V(z_j - z_i) is smooth (linear
+when no row slides). Each such segment is integrated by scipy's DOP853 (order 8, error control by
+``rtol``/``atol``) with three event functions located by root finding on its dense output:
+
+* a non-member k passes the lowest score of a set, min_{j∈C_i} S_ij - S_ik < 0 (a new maximiser; a
+  few ulps past equality, so that a token that stops exactly on a tie is not a switch);
+* the scores of a set spread beyond the tie tolerance (a tie breaks);
+* a weight of a sliding row reaches 0, or no λ ≥ 0 holds its tie any longer (sliding ends).
+
+At an event the sets are selected anew and the next segment starts there. The solution is that of
+the selection rule to the integrator's tolerance, switching times included (to the root finder's
+tolerance, ~4 ulps of t); an accumulation of switching times (a Zeno point) stops the run with
+:class:`SwitchingAccumulation` after ``max_switches`` events in one output interval.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import scipy.integrate
+
+from solvers import SchemeError, Stepper, StepResult
+
+from ._hardmax_selection import ROUND_OFF, Selection, select
+
+__all__ = ["FilippovStepper", "SwitchingAccumulation"]
+
+FILIPPOV_METHOD = ("event-driven Filippov flow: segments between switching times by DOP853 (order 8), switching "
+                   "times by root finding on its dense output, maximiser sets selected anew at each event")
+
+
+class SwitchingAccumulation(SchemeError):
+    """The switching times of the hard-max dynamics accumulate (more than ``max_switches`` in one interval)."""
+
+
+class FilippovStepper(Stepper):
+    """Steps of the hard-max dynamics over whole output intervals, through any number of switching times.
+
+    Parameters
+    ----------
+    Q, K, V : (d, d) arrays
+    rtol, atol : float
+        Tolerances of DOP853 on each segment.
+    tie_tolerance : float
+        Relative tolerance of a tie (:func:`._hardmax_selection.select`).
+    max_switches : int
+        Events allowed in one step before :class:`SwitchingAccumulation`.
+
+    ``nfev`` counts evaluations of the velocity.
+    """
+
+    name = "filippov"
+
+    def __init__(self, Q: np.ndarray, K: np.ndarray, V: np.ndarray, *, rtol: float, atol: float,
+                 tie_tolerance: float, max_switches: int = 10_000) -> None:
+        super().__init__()
+        self.Q, self.K, self.V = Q, K, V
+        self.rtol, self.atol = rtol, atol
+        self.tie_tolerance = tie_tolerance
+        self.max_switches = max_switches
+
+    def initial_step(self, y: np.ndarray, t: float = 0.0) -> float:
+        """A step covers a whole output interval: the segments inside it are the stepper's own."""
+        return np.inf
+
+    def _step_impl(self, t: float, y: np.ndarray, dt: float) -> StepResult:
+        out = np.empty_like(y)
+        for system, z in enumerate(y):
+            out[system] = self._advance(z, t, t + dt)
+        return StepResult(True, out, np.inf)
+
+    def _advance(self, z: np.ndarray, t: float, t_end: float) -> np.ndarray:
+        shape = z.shape
+        switches = 0
+        while True:
+            selection = select(z, self.Q, self.K, self.V, self.tie_tolerance)
+            solution = scipy.integrate.solve_ivp(
+                _rhs(selection, shape), (t, t_end), z.ravel(), method="DOP853", rtol=self.rtol, atol=self.atol,
+                events=_events(selection, shape, self.tie_tolerance))
+            self.nfev += int(solution.nfev)
+            if solution.status == -1:
+                raise SchemeError(f"{self.name}: DOP853 failed on a segment from t = {t:.17g}: {solution.message}")
+            z = solution.y[:, -1].reshape(shape)
+            if solution.status == 0:
+                return z
+            t = float(solution.t[-1])
+            switches += 1
+            if switches > self.max_switches:
+                raise SwitchingAccumulation(
+                    f"{self.name}: more than {self.max_switches} switching times before t = {t_end:.6g} (they "
+                    f"accumulate at t ≈ {t:.17g}: a Zeno point of the selection rule)")
+
+    def check(self, y: np.ndarray) -> None:
+        if not np.all(np.isfinite(y)):
+            raise SchemeError(f"{self.name}: the tokens contain NaN or infinity")
+
+
+def _rhs(selection: Selection, shape: tuple[int, ...]) -> Any:
+    V = selection.V
+
+    def rhs(t: float, flat: np.ndarray) -> np.ndarray:
+        z = flat.reshape(shape)
+        lam = selection.weights(z)
+        if not np.isfinite(lam).all():
+            lam = selection.uniform()
+        return ((lam @ z - z) @ V.T).ravel()
+
+    return rhs
+
+
+def _events(selection: Selection, shape: tuple[int, ...], tie_tolerance: float) -> list[Any]:
+    def entering(t: float, flat: np.ndarray) -> float:
+        gaps = selection.gaps(flat.reshape(shape))
+        return float(gaps.min()) if gaps.size else 1.0
+
+    def splitting(t: float, flat: np.ndarray) -> float:
+        return float(selection.spreads(flat.reshape(shape), tie_tolerance).max())
+
+    def leaving(t: float, flat: np.ndarray) -> float:
+        if not selection.sliding.any():
+            return 1.0
+        lam = selection.weights(flat.reshape(shape))
+        held = lam[selection.members & selection.sliding[:, None]]
+        return float(held.min()) + ROUND_OFF if np.isfinite(held).all() else -1.0
+
+    entering.terminal, entering.direction = True, -1
+    splitting.terminal, splitting.direction = True, 1
+    leaving.terminal, leaving.direction = True, -1
+    return [entering, splitting, leaving]

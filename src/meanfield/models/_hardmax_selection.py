@@ -1,0 +1,173 @@
+r"""Which tokens a token attends to in the hard-max dynamics, and with what weights.
+
+Paper 2, §9.3, (9.5)–(9.6): for weights (Q, K, V) the tokens z_i ∈ R^d move by
+
+    ż_i = Σ_j λ_ij V (z_j - z_i),   λ_ij ≥ 0,  Σ_j λ_ij = 1,  λ_ij = 0 unless j ∈ C_i,
+    C_i = argmax_j S_ij,            S_ij = <Q z_i, K z_j>,
+
+which (9.5) writes with λ_ij = 1/|C_i| on C_i. The velocity jumps where a maximiser changes, so
+solutions are taken in Filippov's sense: at a tie any convex combination over the tied set is
+admitted, and solutions are not unique (Example 9.3). :func:`select` fixes one:
+
+1. **Ties.** C_i = {j : S_ij ≥ max_k S_ik - τ_i}, τ_i = ``tie_tolerance`` · max(1, max_k |S_ik|).
+2. **Right-continuous maximisers.** With the uniform weights of (9.5) on C_i, the scores move at
+   Ṡ_ij = <Q ż_i, K z_j> + <Q z_i, K ż_j>; a member whose score falls behind the best rate of its
+   set (by more than τ'_i = ``tie_tolerance`` · max(1, max |Ṡ_i·|)) leaves, and the weights are
+   recomputed, until every member keeps pace. The sets are then those of the time just after:
+   C_i(t+) is the lexicographic argmax of (S_ij, Ṡ_ij). A tie that the uniform weights keep
+   (Example 9.3, where z₃ runs along the symmetry axis between z₁ and z₂) is kept.
+3. **Sliding (Filippov's equivalent control).** When a member that left would at once overtake the
+   set (an attracting tie, where the uniform rule would chatter), the row keeps its whole tied set
+   and takes the weights closest to uniform that hold the tie:
+   minimise Σ_j (λ_ij - 1/|T_i|)² subject to Ṡ_ij - Ṡ_ij₀ = -κ (S_ij - S_ij₀) for j ∈ T_i
+   (κ = :data:`TIE_RESTORING_RATE`, which returns round-off drift to the tie) and λ_i· ≥ 0 on the
+   simplex (a weight that reaches 0 ends the sliding: a switching time). Rows that cannot slide (the tie is crossed, no λ ≥ 0 holds it) keep the sets of step 2.
+
+On Example 9.3 this rule gives z₃(t) = (0, 1 - e^{-t}), which is the limit β → ∞ of (9.4) (the
+finite-β dynamics keeps the reflection symmetry z₁ ↔ z₂ that holds z₃ on the axis). It is the
+limit wherever a tie is held by a symmetry of the data that (9.4) preserves; at a repelling tie
+without such a symmetry the finite-β solutions leave it, at a side that depends on the data, and
+the limit is not what a local rule can select (docs/hardmax.md).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.optimize
+
+__all__ = ["ROUND_OFF", "Selection", "TIE_RESTORING_RATE", "score_rates", "scores", "select", "velocity"]
+
+#: κ of the sliding constraint Ṡ_ij - Ṡ_ij₀ = -κ (S_ij - S_ij₀): a tie held by equivalent control
+#: returns to exact equality at this rate when integration round-off moves it
+TIE_RESTORING_RATE = 10.0
+#: a few ulps: how far a quantity must pass a switching threshold for the crossing to count
+ROUND_OFF = 64 * np.finfo(float).eps
+
+
+def scores(z: np.ndarray, Q: np.ndarray, K: np.ndarray) -> np.ndarray:
+    """S_ij = <Q z_i, K z_j> of tokens z (n, d)."""
+    return (z @ Q.T) @ (z @ K.T).T
+
+
+def velocity(z: np.ndarray, weights: np.ndarray, V: np.ndarray) -> np.ndarray:
+    """ż_i = Σ_j λ_ij V (z_j - z_i) for rows λ_i· summing to 1."""
+    return (weights @ z - z) @ V.T
+
+
+def score_rates(z: np.ndarray, dz: np.ndarray, Q: np.ndarray, K: np.ndarray) -> np.ndarray:
+    """Ṡ_ij = <Q ż_i, K z_j> + <Q z_i, K ż_j>."""
+    return (dz @ Q.T) @ (z @ K.T).T + (z @ Q.T) @ (dz @ K.T).T
+
+
+@dataclass
+class Selection:
+    """The maximiser sets of one state and the rule for the weights until the next switching time.
+
+    ``members`` (n, n) bool: the sets C_i (rows that slide hold their whole tied set). ``sliding``
+    (n,) bool: rows whose weights are the equivalent control (recomputed at every state by
+    :meth:`weights`); the other rows are uniform on their set.
+    """
+
+    members: np.ndarray
+    sliding: np.ndarray
+    Q: np.ndarray
+    K: np.ndarray
+    V: np.ndarray
+
+    def uniform(self) -> np.ndarray:
+        return self.members / self.members.sum(axis=1, keepdims=True)
+
+    def weights(self, z: np.ndarray) -> np.ndarray:
+        """λ at the state z: uniform rows, and the equivalent control of the sliding rows."""
+        lam = self.uniform()
+        if self.sliding.any():
+            lam = _equivalent_control(z, lam, self.members, self.sliding, self.Q, self.K, self.V)
+        return lam
+
+    def gaps(self, z: np.ndarray) -> np.ndarray:
+        """min_{j ∈ C_i} S_ij - S_ik + 64 ε max(1, max_k |S_ik|) for every non-member k: a switching time is
+        where it turns negative, a non-member overtaking the set by a few ulps (a non-member that stays
+        exactly tied, as a token stopped on the tie surface does, is not a switch)."""
+        s = scores(z, self.Q, self.K)
+        low = np.where(self.members, s, np.inf).min(axis=1, keepdims=True)
+        ulps = ROUND_OFF * np.maximum(1.0, np.abs(s).max(axis=1, keepdims=True))
+        return (low - s + ulps)[~self.members]
+
+    def spreads(self, z: np.ndarray, tie_tolerance: float) -> np.ndarray:
+        """max - min of S_ij over each set, minus its tie tolerance (a set splits where it turns positive)."""
+        s = scores(z, self.Q, self.K)
+        high = np.where(self.members, s, -np.inf).max(axis=1)
+        low = np.where(self.members, s, np.inf).min(axis=1)
+        return high - low - _tolerance(s, tie_tolerance)
+
+
+def _tolerance(values: np.ndarray, tie_tolerance: float) -> np.ndarray:
+    return tie_tolerance * np.maximum(1.0, np.abs(values).max(axis=1))
+
+
+def select(z: np.ndarray, Q: np.ndarray, K: np.ndarray, V: np.ndarray, tie_tolerance: float) -> Selection:
+    """The maximiser sets and weight rule at the state z (n, d) (module docstring, steps 1-3)."""
+    s = scores(z, Q, K)
+    tied = s >= s.max(axis=1, keepdims=True) - _tolerance(s, tie_tolerance)[:, None]
+    members = tied.copy()
+    while True:
+        dz = velocity(z, members / members.sum(axis=1, keepdims=True), V)
+        rates = score_rates(z, dz, Q, K)
+        best = np.where(members, rates, -np.inf).max(axis=1, keepdims=True)
+        behind = members & (rates < best - _tolerance(rates, tie_tolerance)[:, None])
+        if not behind.any():
+            break
+        members &= ~behind
+    overtaking = tied & ~members & (rates > best + _tolerance(rates, tie_tolerance)[:, None])
+    sliding = overtaking.any(axis=1)
+    if not sliding.any():
+        return Selection(members, sliding, Q, K, V)
+    trial = Selection(np.where(sliding[:, None], tied, members), sliding, Q, K, V)
+    lam = _equivalent_control(z, trial.uniform(), trial.members, sliding, Q, K, V)
+    if np.isfinite(lam).all():
+        return trial
+    return Selection(members, np.zeros_like(sliding), Q, K, V)
+
+
+def _equivalent_control(z: np.ndarray, lam: np.ndarray, members: np.ndarray, sliding: np.ndarray, Q: np.ndarray,
+                        K: np.ndarray, V: np.ndarray) -> np.ndarray:
+    """The weights closest to ``lam`` on the sliding rows that hold their ties (module docstring, step 3);
+    NaN rows where no λ ≥ 0 does."""
+    rows, cols = np.nonzero(members & sliding[:, None])
+    base = lam.copy()
+    base[rows, cols] = 0.0
+    s = scores(z, Q, K)
+    rate0 = score_rates(z, velocity(z, base, V), Q, K)
+    columns = []
+    for i, j in zip(rows, cols):  # the score rates are affine in λ: one column per unknown weight
+        unit = np.zeros_like(lam)
+        unit[i, j] = 1.0
+        columns.append(score_rates(z, (unit @ z - unit.sum(axis=1, keepdims=True) * z) @ V.T, Q, K))
+    equations, targets = [], []
+    for i in np.nonzero(sliding)[0]:
+        tied = np.nonzero(members[i])[0]
+        first = tied[0]
+        equations.append((rows == i).astype(float))
+        targets.append(1.0)
+        for j in tied[1:]:
+            equations.append(np.array([c[i, j] - c[i, first] for c in columns]))
+            targets.append(-(rate0[i, j] - rate0[i, first]) - TIE_RESTORING_RATE * (s[i, j] - s[i, first]))
+    A, b = np.array(equations), np.array(targets)
+    x0 = lam[rows, cols]
+    x = x0 + np.linalg.lstsq(A, b - A @ x0, rcond=None)[0]
+    scale = max(1.0, float(np.abs(b).max()))
+    if x.min() < -1e-12 or np.abs(A @ x - b).max() > 1e-9 * scale:
+        found = scipy.optimize.minimize(lambda y: 0.5 * np.sum((y - x0) ** 2), np.clip(x, 0, 1),
+                                        jac=lambda y: y - x0, method="SLSQP", bounds=[(0.0, 1.0)] * x.size,
+                                        constraints={"type": "eq", "fun": lambda y: A @ y - b, "jac": lambda y: A},
+                                        options={"ftol": 1e-15, "maxiter": 200})
+        x = found.x
+        if not found.success or np.abs(A @ x - b).max() > 1e-8 * scale:
+            out = lam.copy()
+            out[sliding] = np.nan
+            return out
+    out = base
+    out[rows, cols] = x
+    return out

@@ -1,0 +1,150 @@
+"""The hard-max dynamics (9.5)-(9.6), its Filippov stepper and the limit beta -> infinity of (9.4) (paper 2, §9.3)."""
+
+import numpy as np
+import pytest
+
+import meanfield as mf
+from meanfield.domains._geometry import EuclideanGeometry
+from meanfield.models._filippov import FilippovStepper, SwitchingAccumulation
+from meanfield.models._hardmax_selection import select
+
+EXAMPLE_93 = np.array([[1.0, 1.0], [-1.0, 1.0], [0.0, 0.0]])
+I1 = np.eye(1)
+
+
+def example_93_branch(t):
+    """The branch the symmetry selects: z3(t) = (0, 1 - e^{-t}), z1, z2 fixed."""
+    out = np.broadcast_to(EXAMPLE_93, (t.size, 3, 2)).copy()
+    out[:, 2, 1] = 1 - np.exp(-t)
+    return out
+
+
+def test_example_93_engine_follows_the_symmetric_branch():
+    t = np.linspace(0.0, 5.0, 51)
+    ds = mf.simulate(mf.HardmaxAttention(), EXAMPLE_93, t, rtol=1e-13, atol=1e-15)
+    assert ds.attrs["success"] == 1 and ds.attrs["method"] == "filippov"
+    z = ds["positions"].values
+    # DOP853 at rtol 1e-13 on one smooth segment: the branch to round-off, far inside 1e-10
+    assert np.abs(z - example_93_branch(t)).max() < 1e-12
+    assert np.array_equal(z[:, :2], np.broadcast_to(EXAMPLE_93[:2], (t.size, 2, 2)))
+
+
+def test_example_93_selection_at_the_start_is_the_right_limit():
+    # at z3 = 0 all three scores tie; (9.5)'s average moves z3 up, after which only z1, z2 are maximisers
+    lam = mf.attention_matrix(mf.HardmaxAttention(), EXAMPLE_93)
+    assert np.array_equal(lam, [[1, 0, 0], [0, 1, 0], [0.5, 0.5, 0]])
+    velocity = mf.HardmaxAttention().velocity(EXAMPLE_93)
+    assert np.array_equal(velocity, [[0, 0], [0, 0], [0, 1]])
+
+
+def test_example_93_limit_ladder_is_monotone_with_rate_one():
+    t = np.concatenate([[0.0], np.geomspace(1e-5, 5.0, 400)])
+    ds = mf.hardmax_limit(EXAMPLE_93, t)
+    sup = ds["sup_error"].values
+    beta = ds["beta"].values
+    assert ds.attrs["success"] == 1 and ds.attrs["monotone"] == 1
+    assert np.all(np.diff(sup) < 0)
+    # derived in meanfield.studies._hardmax_limit: beta e(beta) -> 1/2; measured 1/2 - beta e = 1.4/beta .. 2/beta
+    big = beta >= 64
+    assert np.all(np.abs(beta[big] * sup[big] - 0.5) < 2.5 / beta[big])
+    assert 0.85 < ds.attrs["rate"] < 1.0
+    # (9.4) keeps the reflection z1 <-> z2 exactly: z3 stays on the axis for every beta
+    assert np.all(ds["positions"].values[:, :, 2, 0] == 0.0)
+    assert np.array_equal(ds["positions"].values[:, :, 0, 0], -ds["positions"].values[:, :, 1, 0])
+
+
+def test_switch_then_sliding_has_the_exact_solution():
+    # d = 1, Q = 1, K = -1, V = 1: S_ij = -z_i z_j. z1 -> z2 and z2 -> z1 (z1,2 = -+e^{-2t}); z3 heads for z1 and
+    # solves z3' = -e^{-2t} - z3, z3 = e^{-t}(e^{-t} - 1/2), until z3 = 0 at t = ln 2, where the tie is attracting
+    # (z3 > 0 heads for z1 < 0, z3 < 0 for z2 > 0): z3 slides at 0 with lambda_31 = lambda_32
+    t = np.linspace(0.0, 3.0, 61)
+    ds = mf.simulate(mf.HardmaxAttention(Q=I1, K=-I1, V=I1), np.array([[-1.0], [1.0], [0.5]]), t, rtol=1e-12,
+                     atol=1e-14)
+    u = np.exp(-t)
+    exact = np.stack([-u**2, u**2, np.where(t < np.log(2), u * (u - 0.5), 0.0)], axis=1)
+    assert ds.attrs["success"] == 1
+    assert np.abs(ds["positions"].values[..., 0] - exact).max() < 1e-10
+
+
+def test_attracting_tie_slides_and_is_the_limit():
+    # d = 1, V = -I, z = (1, -2, 0): z3 > 0 is pushed back by z1, z3 < 0 by z2: Filippov sliding holds z3 = 0;
+    # at finite beta z3 settles where e^{3 beta z} = (2 + z)/(1 - z), z ~ ln 2 / (3 beta)
+    z0 = np.array([[1.0], [-2.0], [0.0]])
+    selection = select(z0, I1, I1, -I1, 1e-9)
+    assert selection.sliding.tolist() == [False, False, True]
+    lam = selection.weights(z0)
+    assert lam[2].sum() == pytest.approx(1, abs=1e-15) and lam[2] @ (-(z0[:, 0] - z0[2, 0])) == pytest.approx(0, abs=1e-14)
+    ds = mf.hardmax_limit(z0, np.linspace(0.0, 3.0, 61), betas=[64, 128, 256, 512], V=-I1)
+    assert np.abs(ds["limit"].values - z0).max() < 1e-12
+    beta = ds["beta"].values
+    # measured: beta e - ln2/3 = 0.116/beta
+    assert np.all(np.abs(beta * ds["sup_error"].values - np.log(2) / 3) < 0.2 / beta)
+
+
+def test_generic_weights_converge_to_the_hardmax_run():
+    rng = np.random.default_rng(4)
+    d = 2
+    Q, K, V = (np.eye(d) + 0.3 * rng.standard_normal((d, d)) for _ in range(3))
+    z0 = rng.standard_normal((6, d))
+    t = np.concatenate([[0.0], np.geomspace(1e-4, 3.0, 200)])
+    ds = mf.hardmax_limit(z0, t, betas=[32, 128, 512], Q=Q, K=K, V=V)
+    assert ds.attrs["success"] == 1
+    sup = ds["sup_error"].values
+    assert sup[-1] < sup[0] and sup[-1] < 0.05
+
+
+def test_interrupted_hardmax_run_resumes_bit_for_bit(tmp_path):
+    t = np.linspace(0.0, 5.0, 11)
+    path = tmp_path / "run.nc"
+    mf.simulate(mf.HardmaxAttention(), EXAMPLE_93, t[:6], checkpoint=path, checkpoint_interval=0)
+    resumed = mf.simulate(mf.HardmaxAttention(), EXAMPLE_93, t, checkpoint=path, resume=True)
+    straight = mf.simulate(mf.HardmaxAttention(), EXAMPLE_93, t)
+    assert np.array_equal(resumed["positions"].values, straight["positions"].values)
+    assert (resumed.attrs["nfev"], resumed.attrs["n_steps"]) == (straight.attrs["nfev"], straight.attrs["n_steps"])
+
+
+def test_hyperplanes_refuses_a_run_of_94():
+    ds = mf.simulate(mf.Attention(1.0, projection=False, rescaled=True, scores_at_z=True), EXAMPLE_93, [0.0, 1.0])
+    with pytest.raises(ValueError, match="\\(9.4\\)"):
+        mf.hyperplanes(ds)
+
+
+def test_switching_accumulation_is_reported():
+    stepper = FilippovStepper(I1, -I1, I1, rtol=1e-12, atol=1e-14, tie_tolerance=1e-9, max_switches=0)
+    with pytest.raises(SwitchingAccumulation, match="Zeno"):
+        stepper.step(0.0, np.array([[[-1.0], [1.0], [0.5]]]), 1.0)
+
+
+def test_rescaled_scores_at_z_is_equation_94():
+    rng = np.random.default_rng(0)
+    V = np.array([[1.0, 0.3], [0.0, 0.5]])
+    z = rng.standard_normal((1, 4, 2))
+    model = mf.Attention(2.0, V=V, projection=False, rescaled=True, scores_at_z=True)
+    s = 2.0 * z[0] @ z[0].T
+    p = np.exp(s - s.max(axis=1, keepdims=True))
+    p /= p.sum(axis=1, keepdims=True)
+    expected = np.einsum("ij,ijk->ik", p, (z[0][None, :, :] - z[0][:, None, :]) @ V.T)
+    got = model.particle_velocity(EuclideanGeometry(2), np.full((1, 4), 0.25), None)(1.7, z)
+    assert np.abs(got[0] - expected).max() < 1e-14
+    # (9.3) at t = 0 has the same scores, at t > 0 those of e^{tV} z
+    paper1 = mf.Attention(2.0, V=V, projection=False, rescaled=True)
+    assert np.allclose(mf.attention_matrix(paper1, z[0], t=0.0), p, atol=1e-15)
+    assert not np.allclose(mf.attention_matrix(paper1, z[0], t=1.0), p, atol=1e-3)
+    assert np.allclose(mf.attention_matrix(model, z[0], t=1.0), p, atol=1e-15)
+    assert model.attrs["scores_at_z"] == 1 and paper1.attrs["scores_at_z"] == 0
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda: mf.Attention(1.0, projection=False, scores_at_z=True), "needs rescaled=True"),
+    (lambda: mf.HardmaxAttention(tie_tolerance=0.1), "tie_tolerance"),
+    (lambda: mf.HardmaxAttention(Q=np.eye(2), V=np.eye(3)), "same dimension"),
+    (lambda: mf.simulate(mf.HardmaxAttention(), EXAMPLE_93, [0, 1], method="dopri5"), "own method"),
+    (lambda: mf.simulate(mf.HardmaxAttention(), np.eye(2), [0, 1], domain="sphere"), "R\\^d"),
+    (lambda: mf.simulate(mf.SelfAttention(1.0), np.zeros(4), [0, 1], method="filippov"), "method must be one of"),
+    (lambda: mf.hardmax_limit(EXAMPLE_93, [0, 1], betas=[8]), "at least two"),
+    (lambda: mf.hardmax_limit(EXAMPLE_93, [0, 1], betas=[8, 4]), "increasing"),
+    (lambda: mf.hardmax_limit(EXAMPLE_93[0], [0, 1]), "shape \\(n, d\\)"),
+])
+def test_bad_input_is_refused_with_a_reason(call, message):
+    with pytest.raises((ValueError, TypeError), match=message):
+        call()
