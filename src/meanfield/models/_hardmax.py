@@ -114,8 +114,7 @@ class HardmaxAttention(Model):
     def particle_velocity(self, geometry: Any, weights: np.ndarray, frequencies: np.ndarray | None, *,
                           path: str = "auto", accuracy: float = 1e-10, block_elements: int = 1 << 16) -> Any:
         """ż_i = Σ_j λ_ij V(z_j - z_i) with the selected weights (the velocity just after the state)."""
-        Q, K, V = self.matrices(geometry.dimension)
-        return _SelectedVelocity(self, V)
+        return _SelectedVelocity(self, self.matrices(geometry.dimension)[2])
 
 
 class _SelectedVelocity:
