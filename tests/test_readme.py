@@ -15,3 +15,12 @@ def test_quickstart_runs(tmp_path, monkeypatch):
     exec(compile(code, "README.md", "exec"), namespace)
     assert (tmp_path / "sa.nc").exists()
     assert namespace["pde"].attrs["success"] == 1
+
+
+def test_open_problems_block_runs():
+    code = re.search(r"## Open problems as computations\n.*?```python\n(.*?)```", README.read_text(), re.S).group(1)
+    namespace: dict = {}
+    exec(compile(code, "README.md", "exec"), namespace)
+    assert namespace["ds"].attrs["success"] == 1
+    assert namespace["ladder"].attrs["monotone"] == 1
+    assert set(namespace["points"]["classification"].values) == {"synchronised", "strict saddle"}

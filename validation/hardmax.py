@@ -128,23 +128,32 @@ def generic() -> tuple[list[str], bool]:
 
 
 def figure(branches: dict, ds, path: Path) -> None:
-    fig = Figure(figsize=(11, 4.5))
-    ax, bx = fig.subplots(1, 2)
+    fig = Figure(figsize=(15, 4.5))
+    ax, bx, cx = fig.subplots(1, 3)
+    ax.plot(*EXAMPLE_93[:2].T, "ks", label="z1, z2 (fixed)")
+    ax.plot(*branches["symmetric"][:, 2].T, "k-", lw=2, label="limit branch z3 = (0, 1 - e^-t)")
+    for name in ("to z1", "to z2"):
+        ax.plot(*branches[name][:, 2].T, ":", color="gray", lw=2,
+                label="branches z3 -> z1, z3 -> z2 (not limits)" if name == "to z1" else None)
+    for beta in (4.0, 256.0):
+        ax.plot(*ds["positions"].sel(beta=beta).values[:, 2].T, "--", lw=1, label=f"(9.4), beta = {beta:.0f}")
+    ax.set_aspect("equal")
+    ax.set_title("Example 9.3: z3 in the plane, t in [0, 5]")
+    ax.legend(fontsize=7, loc="center right")
     for beta in (4.0, 16.0, 64.0, 256.0):
-        z3 = ds["positions"].sel(beta=beta).values[:, 2]
-        ax.plot(ds["time"].values, z3[:, 1], lw=1, label=f"(9.4), beta = {beta:.0f}: z3 . e2")
-    ax.plot(ds["time"].values, ds["limit"].values[:, 2, 1], "k--", lw=1.5, label="hard-max engine (symmetric branch)")
-    t = np.linspace(0.0, 5.0, 101)
-    ax.plot(t, branches["to z1"][:, 2, 0], ":", color="gray", label="branch z3 -> z1: z3 . e1 (not a limit)")
-    ax.set_xlabel("t")
-    ax.set_title("Example 9.3: z3(t)")
-    ax.legend(fontsize=7)
+        bx.plot(ds["time"].values, ds["positions"].sel(beta=beta).values[:, 2, 1], lw=1, label=f"(9.4), beta = {beta:.0f}")
+    bx.plot(ds["time"].values, ds["limit"].values[:, 2, 1], "k--", lw=1.5, label="hard-max engine")
+    bx.set_xscale("log")
+    bx.set_xlim(1e-4, 5)
+    bx.set_xlabel("t")
+    bx.set_title("z3 . e2: the initial layer of width ~1/beta")
+    bx.legend(fontsize=7)
     beta, sup = ds["beta"].values, ds["sup_error"].values
-    bx.loglog(beta, sup, "o-", label="sup_[0,5] max_i |z^beta - z^inf|")
-    bx.loglog(beta, 0.5 / beta, "k--", lw=1, label="1/(2 beta) (derived)")
-    bx.set_xlabel("beta")
-    bx.set_title(f"rate {ds.attrs['rate']:.3f} over the ladder")
-    bx.legend(fontsize=8)
+    cx.loglog(beta, sup, "o-", label="sup_[0,5] max_i |z^beta - z^inf|")
+    cx.loglog(beta, 0.5 / beta, "k--", lw=1, label="1/(2 beta) (derived)")
+    cx.set_xlabel("beta")
+    cx.set_title(f"fitted rate {ds.attrs['rate']:.3f} over the ladder")
+    cx.legend(fontsize=8)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
 

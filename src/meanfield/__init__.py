@@ -56,9 +56,33 @@ from .studies import equiangular_concentration
 from .studies import continuation, critical_beta, critical_noise, landau_coefficient
 from .studies import stationary_density, stationary_state
 from .studies import hardmax_limit, meanfield_study
+from .studies import (ClusterClosure, KirkwoodClosure, bbgky_averages, bbgky_closed_equation, bbgky_closure_distance,
+                      bbgky_ensemble, bbgky_estimates, bbgky_residual_scaling, bbgky_study)
+from .studies import (CriticalPointMap, canonical_gaps, critical_point_count_stability, critical_point_map,
+                      known_critical_points, torus_critical_points, torus_energy, torus_gradient, torus_hessian,
+                      torus_hessian_spectrum)
 from .studies import SharpConfiguration, design_strength, optimal_configurations, sharp_configuration
 
 __all__ = [
+    "ClusterClosure",
+    "CriticalPointMap",
+    "KirkwoodClosure",
+    "bbgky_averages",
+    "bbgky_closed_equation",
+    "bbgky_closure_distance",
+    "bbgky_ensemble",
+    "bbgky_estimates",
+    "bbgky_residual_scaling",
+    "bbgky_study",
+    "canonical_gaps",
+    "critical_point_count_stability",
+    "critical_point_map",
+    "known_critical_points",
+    "torus_critical_points",
+    "torus_energy",
+    "torus_gradient",
+    "torus_hessian",
+    "torus_hessian_spectrum",
     "hardmax_limit",
     "meanfield_study",
     "perturbed_uniform",

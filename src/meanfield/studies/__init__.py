@@ -24,6 +24,12 @@ from ._continuation import continuation
 from ._noisy_transition import critical_beta, critical_noise, landau_coefficient
 from ._meanfield_limit import meanfield_study
 from ._hardmax_limit import hardmax_limit
+from ._bbgky import bbgky_averages, bbgky_ensemble, bbgky_estimates, bbgky_study
+from ._bbgky_closures import ClusterClosure, KirkwoodClosure, bbgky_closed_equation, bbgky_closure_distance
+from ._bbgky_residual import bbgky_residual_scaling
+from ._torus_critical_points import (CriticalPointMap, canonical_gaps, critical_point_count_stability,
+                                     critical_point_map, known_critical_points, torus_critical_points, torus_energy,
+                                     torus_gradient, torus_hessian, torus_hessian_spectrum)
 from ._configurations import SharpConfiguration, design_strength, sharp_configuration
 from ._optimal_configurations import candidate_configurations, optimal_configurations
 
@@ -41,5 +47,10 @@ __all__ += ["continuation", "critical_beta", "critical_noise", "landau_coefficie
             "stationary_state"]
 __all__ += ["cluster_dynamics", "energy_staircase", "equispaced_instability_rate", "two_cluster_jump"]
 __all__ += ["hardmax_limit", "meanfield_study"]
+__all__ += ["ClusterClosure", "KirkwoodClosure", "bbgky_averages", "bbgky_closed_equation", "bbgky_closure_distance",
+            "bbgky_ensemble", "bbgky_estimates", "bbgky_residual_scaling", "bbgky_study"]
+__all__ += ["CriticalPointMap", "canonical_gaps", "critical_point_count_stability", "critical_point_map",
+            "known_critical_points", "torus_critical_points", "torus_energy", "torus_gradient", "torus_hessian",
+            "torus_hessian_spectrum"]
 __all__ += ["SharpConfiguration", "candidate_configurations", "design_strength", "optimal_configurations",
             "sharp_configuration"]
