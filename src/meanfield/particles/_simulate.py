@@ -69,7 +69,8 @@ def simulate(
 
     Parameters
     ----------
-    model : SelfAttention, Kuramoto, Attention, or any model with particles (:mod:`meanfield.models._model`)
+    model : SelfAttention, Kuramoto, Attention, HardmaxAttention, or any model with particles
+        (:mod:`meanfield.models._model`)
     x0 : array_like or EmpiricalMeasure
         Angles (n,) on S¹, unit vectors (n, d) on S^{d-1}, points (n, d) in R^d
         (``Attention(projection=False)``), or a batch with a leading systems
@@ -78,7 +79,7 @@ def simulate(
         ``Kuramoto``.
     t : array_like
         Output times, strictly increasing; t[0] is the initial time.
-    method : {"dopri5", "rk4", "euler", "euler-maruyama", "moebius"}, optional
+    method : {"dopri5", "rk4", "euler", "euler-maruyama", "moebius", "filippov"}, optional
         Default: the model's ``default_particle_method``: "dopri5" (adaptive,
         error control by ``rtol``/``atol``); with noise > 0 "euler-maruyama"
         (required); for a Kuramoto model whose h has one harmonic (h = sin,
@@ -87,7 +88,9 @@ def simulate(
         max|ω_i|), order 4, adaptive with ``rtol``/``atol`` on the order
         parameter Z = Σ w_j e^{iθ_j}, or fixed step with ``dt``
         (:mod:`meanfield.particles._moebius`). Other fixed-step methods
-        need ``dt``. See :mod:`meanfield.particles._integrators`.
+        need ``dt``. A model with an integrator of its own takes only that one
+        (``HardmaxAttention``: "filippov", the event-driven Filippov flow of
+        :mod:`meanfield.models._filippov`, error control by ``rtol``/``atol``). See :mod:`meanfield.particles._integrators`.
     rtol, atol : float
         Local error tolerances of the adaptive method (chart coordinates).
     dt : float, optional
