@@ -81,6 +81,29 @@ def test_attracting_tie_slides_and_is_the_limit():
     assert np.all(np.abs(beta * ds["sup_error"].values - np.log(2) / 3) < 0.2 / beta)
 
 
+def test_sliding_with_a_non_normal_value_matrix_holds_the_tie():
+    # V = [[-1, .5], [.3, -.2]]: z3 = (0, 1/2) is pushed back to the axis from both sides (x-velocity -0.75
+    # towards z1, +1.25 towards z2); the equivalent control is lambda = (5/8, 3/8), where the score rates agree
+    V = np.array([[-1.0, 0.5], [0.3, -0.2]])
+    z0 = np.array([[1.0, 1.0], [-1.0, 1.0], [0.0, 0.5]])
+    selection = select(z0, np.eye(2), np.eye(2), V, 1e-9)
+    lam = selection.weights(z0)
+    assert np.allclose(lam[2], [0.625, 0.375, 0.0], atol=1e-14)
+    ds = mf.simulate(mf.HardmaxAttention(V=V), z0, np.linspace(0.0, 1.0, 11), rtol=1e-12, atol=1e-14)
+    assert ds.attrs["success"] == 1
+    assert np.abs(ds["positions"].values[:, 2, 0]).max() < 1e-14
+
+
+def test_sliding_that_ends_converges_to_the_limit():
+    # V = [[-1, 1.5], [0, -1]]: z3 slides on the axis and leaves it when the equivalent control reaches the
+    # edge of the simplex; (9.4) converges to the engine's run (measured 0.171, 0.058, 0.018)
+    V = np.array([[-1.0, 1.5], [0.0, -1.0]])
+    z0 = np.array([[1.0, 1.0], [-1.0, 1.0], [0.0, 0.5]])
+    ds = mf.hardmax_limit(z0, np.linspace(0.0, 2.0, 201), betas=[64, 256, 1024], V=V)
+    assert ds.attrs["success"] == 1 and ds.attrs["monotone"] == 1
+    assert ds["sup_error"].values[-1] < 0.03
+
+
 def test_generic_weights_converge_to_the_hardmax_run():
     rng = np.random.default_rng(4)
     d = 2

@@ -13,7 +13,8 @@ when no row slides). Each such segment is integrated by scipy's DOP853 (order 8,
 At an event the sets are selected anew and the next segment starts there. The solution is that of
 the selection rule to the integrator's tolerance, switching times included (to the root finder's
 tolerance, ~4 ulps of t); an accumulation of switching times (a Zeno point) stops the run with
-:class:`SwitchingAccumulation` after ``max_switches`` events in one output interval.
+:class:`SwitchingAccumulation` after ``max_switches`` events in one output interval, and an event after which
+the rule selects the sets it had (it cannot go on) stops it with a :class:`solvers.SchemeError` that says so.
 """
 
 from __future__ import annotations
@@ -25,12 +26,16 @@ import scipy.integrate
 
 from solvers import SchemeError, Stepper, StepResult
 
-from ._hardmax_selection import ROUND_OFF, Selection, select
+from ._hardmax_selection import ROUND_OFF, Selection, scores, select
 
 __all__ = ["FilippovStepper", "SwitchingAccumulation"]
 
 FILIPPOV_METHOD = ("event-driven Filippov flow: segments between switching times by DOP853 (order 8), switching "
                    "times by root finding on its dense output, maximiser sets selected anew at each event")
+
+
+#: the widest relative tie tolerance a segment may take to admit a crossing its event fell short of
+MAX_WIDENED_TOLERANCE = 1e-6
 
 
 class SwitchingAccumulation(SchemeError):
@@ -76,11 +81,12 @@ class FilippovStepper(Stepper):
     def _advance(self, z: np.ndarray, t: float, t_end: float) -> np.ndarray:
         shape = z.shape
         switches = 0
+        tolerance = self.tie_tolerance
+        selection = select(z, self.Q, self.K, self.V, tolerance)
         while True:
-            selection = select(z, self.Q, self.K, self.V, self.tie_tolerance)
             solution = scipy.integrate.solve_ivp(
                 _rhs(selection, shape), (t, t_end), z.ravel(), method="DOP853", rtol=self.rtol, atol=self.atol,
-                events=_events(selection, shape, self.tie_tolerance))
+                events=_events(selection, shape, tolerance))
             self.nfev += int(solution.nfev)
             if solution.status == -1:
                 raise SchemeError(f"{self.name}: DOP853 failed on a segment from t = {t:.17g}: {solution.message}")
@@ -93,6 +99,29 @@ class FilippovStepper(Stepper):
                 raise SwitchingAccumulation(
                     f"{self.name}: more than {self.max_switches} switching times before t = {t_end:.6g} (they "
                     f"accumulate at t ≈ {t:.17g}: a Zeno point of the selection rule)")
+            selection, tolerance = self._reselect(selection, z, t)
+
+    def _reselect(self, previous: Selection, z: np.ndarray, t: float) -> tuple[Selection, float]:
+        """The selection after a switching time, and the tie tolerance of the next segment.
+
+        The event is located on DOP853's dense output, so the state reached may lie short of the crossing by
+        the integrator's error. When the rule then selects what it selected before, the tolerance is widened
+        to admit the gap left (at most :data:`MAX_WIDENED_TOLERANCE`); a selection that still does not change
+        is a failure of the rule, reported as such (a sliding set whose weight reaches 0 while all its members
+        stay tied, as in a collapsed cluster, is one).
+        """
+        selection = select(z, self.Q, self.K, self.V, self.tie_tolerance)
+        if not previous.same_sets(selection):
+            return selection, self.tie_tolerance
+        s = scores(z, self.Q, self.K)
+        gaps = previous.gaps(z)
+        widened = 2 * float(np.abs(gaps).min()) / max(1.0, float(np.abs(s).max())) if gaps.size else 0.0
+        if self.tie_tolerance < widened <= MAX_WIDENED_TOLERANCE:
+            selection = select(z, self.Q, self.K, self.V, widened)
+            if not previous.same_sets(selection):
+                return selection, widened
+        raise SchemeError(f"{self.name}: the selection rule failed at t = {t:.17g}: a switching time was met but "
+                          f"the maximiser sets it selects there are those before it")
 
     def check(self, y: np.ndarray) -> None:
         if not np.all(np.isfinite(y)):

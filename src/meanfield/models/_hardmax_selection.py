@@ -17,8 +17,8 @@ admitted, and solutions are not unique (Example 9.3). :func:`select` fixes one:
    C_i(t+) is the lexicographic argmax of (S_ij, Ṡ_ij). A tie that the uniform weights keep
    (Example 9.3, where z₃ runs along the symmetry axis between z₁ and z₂) is kept.
 3. **Sliding (Filippov's equivalent control).** When a member that left would at once overtake the
-   set (an attracting tie, where the uniform rule would chatter), the row keeps its whole tied set
-   and takes the weights closest to uniform that hold the tie:
+   set (an attracting tie, where the uniform rule would chatter), the row holds its set and those
+   members (T_i; where no weights hold them, its whole tied set) and takes the weights closest to uniform that hold the tie:
    minimise Σ_j (λ_ij - 1/|T_i|)² subject to Ṡ_ij - Ṡ_ij₀ = -κ (S_ij - S_ij₀) for j ∈ T_i
    (κ = :data:`TIE_RESTORING_RATE`, which returns round-off drift to the tie) and λ_i· ≥ 0 on the
    simplex (a weight that reaches 0 ends the sliding: a switching time). Rows that cannot slide (the tie is crossed, no λ ≥ 0 holds it) keep the sets of step 2.
@@ -67,7 +67,8 @@ class Selection:
 
     ``members`` (n, n) bool: the sets C_i (rows that slide hold their whole tied set). ``sliding``
     (n,) bool: rows whose weights are the equivalent control (recomputed at every state by
-    :meth:`weights`); the other rows are uniform on their set.
+    :meth:`weights`); the other rows are uniform on their set. ``start``: the state selected at, where the
+    switching gaps of :meth:`gaps` are measured from.
     """
 
     members: np.ndarray
@@ -75,6 +76,14 @@ class Selection:
     Q: np.ndarray
     K: np.ndarray
     V: np.ndarray
+    start: np.ndarray
+
+    def __post_init__(self) -> None:
+        self._offsets = np.minimum(0.0, self._raw_gaps(self.start))
+
+    def same_sets(self, other: "Selection") -> bool:
+        """Whether ``other`` has the same sets and sliding rows."""
+        return bool(np.array_equal(self.members, other.members) and np.array_equal(self.sliding, other.sliding))
 
     def uniform(self) -> np.ndarray:
         return self.members / self.members.sum(axis=1, keepdims=True)
@@ -86,14 +95,19 @@ class Selection:
             lam = _equivalent_control(z, lam, self.members, self.sliding, self.Q, self.K, self.V)
         return lam
 
-    def gaps(self, z: np.ndarray) -> np.ndarray:
-        """min_{j ∈ C_i} S_ij - S_ik + 64 ε max(1, max_k |S_ik|) for every non-member k: a switching time is
-        where it turns negative, a non-member overtaking the set by a few ulps (a non-member that stays
-        exactly tied, as a token stopped on the tie surface does, is not a switch)."""
+    def _raw_gaps(self, z: np.ndarray) -> np.ndarray:
         s = scores(z, self.Q, self.K)
         low = np.where(self.members, s, np.inf).min(axis=1, keepdims=True)
         ulps = ROUND_OFF * np.maximum(1.0, np.abs(s).max(axis=1, keepdims=True))
         return (low - s + ulps)[~self.members]
+
+    def gaps(self, z: np.ndarray) -> np.ndarray:
+        """min_{j ∈ C_i} S_ij - S_ik + 64 ε max(1, max_k |S_ik|) for every non-member k, less its value at the
+        start of the segment where that was negative: a switching time is where it turns negative, a
+        non-member overtaking the set by a few ulps (a non-member that stays exactly tied, as a token stopped
+        on the tie surface does, is not a switch, and a tied non-member that starts within the tie tolerance
+        above a member does not hide the crossings of the others)."""
+        return self._raw_gaps(z) - self._offsets
 
     def spreads(self, z: np.ndarray, tie_tolerance: float) -> np.ndarray:
         """max - min of S_ij over each set, minus its tie tolerance (a set splits where it turns positive)."""
@@ -123,12 +137,12 @@ def select(z: np.ndarray, Q: np.ndarray, K: np.ndarray, V: np.ndarray, tie_toler
     overtaking = tied & ~members & (rates > best + _tolerance(rates, tie_tolerance)[:, None])
     sliding = overtaking.any(axis=1)
     if not sliding.any():
-        return Selection(members, sliding, Q, K, V)
-    trial = Selection(np.where(sliding[:, None], tied, members), sliding, Q, K, V)
-    lam = _equivalent_control(z, trial.uniform(), trial.members, sliding, Q, K, V)
-    if np.isfinite(lam).all():
-        return trial
-    return Selection(members, np.zeros_like(sliding), Q, K, V)
+        return Selection(members, sliding, Q, K, V, z)
+    for held in (members | overtaking, tied):  # the members and those that would overtake them, then every tie
+        trial = Selection(np.where(sliding[:, None], held, members), sliding, Q, K, V, z)
+        if np.isfinite(_equivalent_control(z, trial.uniform(), trial.members, sliding, Q, K, V)).all():
+            return trial
+    return Selection(members, np.zeros_like(sliding), Q, K, V, z)
 
 
 def _equivalent_control(z: np.ndarray, lam: np.ndarray, members: np.ndarray, sliding: np.ndarray, Q: np.ndarray,
@@ -144,7 +158,7 @@ def _equivalent_control(z: np.ndarray, lam: np.ndarray, members: np.ndarray, sli
     for i, j in zip(rows, cols):  # the score rates are affine in λ: one column per unknown weight
         unit = np.zeros_like(lam)
         unit[i, j] = 1.0
-        columns.append(score_rates(z, (unit @ z - unit.sum(axis=1, keepdims=True) * z) @ V.T, Q, K))
+        columns.append(score_rates(z, (unit @ z) @ V.T, Q, K))  # λ_ij adds λ_ij V z_j (base holds -V z_i)
     equations, targets = [], []
     for i in np.nonzero(sliding)[0]:
         tied = np.nonzero(members[i])[0]
