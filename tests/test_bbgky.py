@@ -9,7 +9,13 @@ from scipy.special import iv
 import meanfield as mf
 from meanfield import (ClusterClosure, KirkwoodClosure, bbgky_averages, bbgky_closed_equation, bbgky_closure_distance,
                        bbgky_ensemble, bbgky_estimates, bbgky_residual_scaling, bbgky_study)
-from meanfield.studies._bbgky import fejer_weights, hprime, usa_velocity
+from meanfield.studies._bbgky import fejer_weights, hprime
+
+
+def usa_velocity(theta, beta):
+    """(7.1) by the model the ensembles are run with, for configurations of shape (..., n)."""
+    flat = np.reshape(theta, (-1, np.shape(theta)[-1]))
+    return mf.SelfAttention(beta, normalized=False).velocity(flat, domain="circle").reshape(np.shape(theta))
 
 BETA, N_PARTICLES = 2.0, 12
 

@@ -325,7 +325,8 @@ def softmax_attention(x: np.ndarray, y: np.ndarray, M: np.ndarray, block_element
 
 
 class _AttentionVelocity:
-    """X(t, x) of :class:`Attention` with the attributes of a particle velocity (direct sums, no collapse rate)."""
+    """X(t, x) of :class:`Attention` (and of the hard-max dynamics) with the attributes of a particle velocity
+    (direct sums, no collapse rate)."""
 
     path = "direct"
     collapse_rate = 0.0

@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from ..domains._geometry import EuclideanGeometry
-from ._attention import _as_heads
+from ._attention import _AttentionVelocity, _as_heads
 from ._filippov import FILIPPOV_METHOD, FilippovStepper
 from ._hardmax_selection import select
 from ._model import Model
@@ -114,19 +114,5 @@ class HardmaxAttention(Model):
     def particle_velocity(self, geometry: Any, weights: np.ndarray, frequencies: np.ndarray | None, *,
                           path: str = "auto", accuracy: float = 1e-10, block_elements: int = 1 << 16) -> Any:
         """ż_i = Σ_j λ_ij V(z_j - z_i) with the selected weights (the velocity just after the state)."""
-        return _SelectedVelocity(self, self.matrices(geometry.dimension)[2])
-
-
-class _SelectedVelocity:
-    """The hard-max velocity of states (systems, n, d) with the selection of :mod:`._hardmax_selection`."""
-
-    path = "direct"
-    collapse_rate = 0.0
-    fourier_modes = -1
-
-    def __init__(self, model: HardmaxAttention, V: np.ndarray) -> None:
-        self.model, self.V = model, V
-
-    def __call__(self, t: float, x: np.ndarray) -> np.ndarray:
-        lam = self.model.attention_matrix(x, 0, t)
-        return (lam @ x - x) @ self.V.T
+        V = self.matrices(geometry.dimension)[2]
+        return _AttentionVelocity(lambda t, x: (self.attention_matrix(x, 0, t) @ x - x) @ V.T)

@@ -54,7 +54,6 @@ __all__ = [
     "bbgky_estimates",
     "bbgky_study",
     "bbgky_ensemble",
-    "usa_velocity",
 ]
 
 logger = logging.getLogger(__name__)
@@ -93,14 +92,6 @@ class BBGKYAverages(NamedTuple):
 def hprime(u: np.ndarray, beta: float) -> np.ndarray:
     """h_β'(u) = -β sin u e^{β cos u}, the derivative of h_β(u) = e^{β cos u}; Fourier coefficients ik I_k(β)."""
     return -beta * np.sin(u) * np.exp(beta * np.cos(u))
-
-
-def usa_velocity(theta: np.ndarray, beta: float) -> np.ndarray:
-    """Exact USA velocities (7.1), θ̇_i = (1/(nβ)) Σ_j h_β'(θ_i - θ_j), of configurations of shape (..., n)."""
-    theta = np.asarray(theta, dtype=float)
-    beta = check_positive("beta", beta)
-    n = theta.shape[-1]
-    return hprime(theta[..., :, None] - theta[..., None, :], beta).sum(axis=-1) / (n * beta)
 
 
 def bbgky_averages(theta: np.ndarray, beta: float, max_wavenumber: int) -> BBGKYAverages:
