@@ -28,7 +28,7 @@ import time
 import numpy as np
 
 import meanfield as mf
-from meanfield.studies._phase_diagram import phase_diagram_tokens
+from meanfield.studies.clustering._phase_diagram import phase_diagram_tokens
 
 N_TOKENS, T_END, N_TIMES, DELTA, DT = 32, 30.0, 61, 1e-3, 0.1
 

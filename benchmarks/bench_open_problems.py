@@ -20,8 +20,8 @@ import scipy.optimize
 
 import meanfield as mf
 from bench_wasserstein import best_time
-from meanfield.studies._bbgky import hprime
-from meanfield.studies._torus_orbits import gaps_of, orbit_labels
+from meanfield.studies.open_problems._bbgky import hprime
+from meanfield.studies.open_problems._torus_orbits import gaps_of, orbit_labels
 
 BETA = 2.0
 K = 16

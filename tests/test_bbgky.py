@@ -9,7 +9,7 @@ from scipy.special import iv
 import meanfield as mf
 from meanfield import (ClusterClosure, KirkwoodClosure, bbgky_averages, bbgky_closed_equation, bbgky_closure_distance,
                        bbgky_ensemble, bbgky_estimates, bbgky_residual_scaling, bbgky_study)
-from meanfield.studies._bbgky import fejer_weights, hprime
+from meanfield.studies.open_problems._bbgky import fejer_weights, hprime
 
 
 def usa_velocity(theta, beta):

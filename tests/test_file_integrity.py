@@ -70,7 +70,7 @@ def test_a_piece_of_another_sweep_under_the_same_task_index_is_run_again(tmp_pat
     first = mf.sweep(slow_square, {"x": [1.0, 2.0]}, fixed={"delay": 0.0}, store=a, **run)
     mf.sweep(slow_square, {"x": [10.0, 20.0]}, fixed={"delay": 0.0}, store=b, **run)
     shutil.copy(b / "pieces" / "1_1.nc", a / "pieces" / "1_1.nc")
-    with caplog.at_level(logging.WARNING, logger="meanfield.studies._store"):
+    with caplog.at_level(logging.WARNING, logger="meanfield.studies.sweeps._store"):
         again = mf.sweep(slow_square, {"x": [1.0, 2.0]}, fixed={"delay": 0.0}, store=a, resume=True, **run)
     assert again.attrs["tasks_skipped"] == 3 and again.attrs["tasks_run"] == 1
     xr.testing.assert_identical(again.drop_attrs(), first.drop_attrs())
@@ -85,7 +85,7 @@ def test_a_piece_whose_point_differs_from_the_task_is_run_again(tmp_path, caplog
     ds = read_netcdf(piece)
     ds.attrs["sweep_point"] = json.dumps({"x": 1.0, "seed": 0})
     write_netcdf(ds.drop_attrs().assign_attrs({k: v for k, v in ds.attrs.items() if k != "sha256"}), piece)
-    with caplog.at_level(logging.WARNING, logger="meanfield.studies._store"):
+    with caplog.at_level(logging.WARNING, logger="meanfield.studies.sweeps._store"):
         again = mf.sweep(slow_square, {"x": [1.0, 2.0]}, store=store, resume=True, **run)
     assert again.attrs["tasks_run"] == 1
     xr.testing.assert_identical(again.drop_attrs(), first.drop_attrs())

@@ -44,7 +44,7 @@ def test_example_93_limit_ladder_is_monotone_with_rate_one():
     beta = ds["beta"].values
     assert ds.attrs["success"] == 1 and ds.attrs["monotone"] == 1
     assert np.all(np.diff(sup) < 0)
-    # derived in meanfield.studies._hardmax_limit: beta e(beta) -> 1/2; measured 1/2 - beta e = 1.4/beta .. 2/beta
+    # derived in meanfield.studies.open_problems._hardmax_limit: beta e(beta) -> 1/2; measured 1/2 - beta e = 1.4/beta .. 2/beta
     big = beta >= 64
     assert np.all(np.abs(beta[big] * sup[big] - 0.5) < 2.5 / beta[big])
     assert 0.85 < ds.attrs["rate"] < 1.0

@@ -10,7 +10,7 @@ import xarray as xr
 from scipy.optimize import brentq
 
 import meanfield as mf
-from meanfield.studies._kuramoto_branches import bimodal_boundaries, kuramoto_branches
+from meanfield.studies.kuramoto._branches import bimodal_boundaries, kuramoto_branches
 
 #: a short survey: every test below relies on the continuation, not on long transients
 SURVEY = {"t_transient": 150.0, "t_record": 60.0}

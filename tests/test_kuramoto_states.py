@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import meanfield as mf
-from meanfield.studies._kuramoto_states import INCOHERENT, OSCILLATING, STATIONARY
+from meanfield.studies.kuramoto._states import INCOHERENT, OSCILLATING, STATIONARY
 
 SEPARATIONS = [0.0, 0.8, 1.5]
 COUPLINGS = [2.5, 3.0, 3.15, 3.19, 3.23, 3.3, 4.0, 4.3, 5.0]

@@ -106,7 +106,7 @@ def test_an_unknown_engine_is_refused():
 
 
 def test_recurrence_time_of_quantile_nodes():
-    from meanfield.studies._kuramoto import recurrence_time
+    from meanfield.studies.kuramoto._bifurcation import recurrence_time
 
     nodes, _ = mf.Kuramoto(frequencies=scipy.stats.cauchy(0, 0.5)).frequency_quadrature(64)
     # central spacing of midpoint quantiles of a Lorentzian ≈ πγ/m, so T_rec ≈ 2m/γ = 256

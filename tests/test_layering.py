@@ -6,6 +6,9 @@ floors, each importing only floors below it (or modules of its own package)::
     _version, _validate, _vector_math  <  io, transport  <  runs  <  domains  <  measures  <  models
         <  particles, pde, reduced  <  _compare  <  studies  <  meanfield/__init__  <  plot  <  cli
 
+The studies are rooms on one floor (``meanfield.studies.<room>``): each room imports the sweeps room and the
+shared checks (:data:`STUDY_FLOORS`), never another room.
+
 No import sits inside a function, except of a heavy third-party module whose import is deferred until it
 is used (POT, matplotlib, tqdm, distributed, dask: :data:`LAZY`), and no two modules import each other (directly
 or through others). pyfftw imports its dask interface when dask is installed, and dask may import xarray,
@@ -38,6 +41,12 @@ FLOORS = {
     "__init__": 9,
     "plot": 10,
     "cli": 11,
+}
+#: the floor of each room of ``meanfield.studies`` (a sub-package, or a module of the studies package itself)
+STUDY_FLOORS = {
+    "_checks": 0, "sweeps": 0,
+    "clustering": 1, "noisy": 1, "limits": 1, "kuramoto": 1, "rescaled": 1, "repulsive": 1, "open_problems": 1,
+    "__init__": 2,
 }
 #: third-party modules a function may import when it needs them (each costs ≥ 0.05 s to import)
 LAZY = {"ot", "matplotlib", "tqdm", "distributed", "dask"}
@@ -134,6 +143,32 @@ def test_no_meanfield_module_imports_a_floor_above_its_own():
             if FLOORS[_part(target)] >= FLOORS[_part(name)]:
                 upward.append(f"{path.relative_to(ROOT)}:{line} imports {target}")
     assert upward == []
+
+
+def _room(module: str) -> str:
+    """The room of ``meanfield.studies`` a dotted module ``meanfield.studies.x.y`` belongs to."""
+    parts = module.split(".")
+    return "__init__" if len(parts) == 2 else parts[2]
+
+
+def test_every_room_of_the_studies_has_a_floor():
+    rooms = {_room(name) for name in _meanfield_modules() if _part(name) == "studies"}
+    assert rooms == set(STUDY_FLOORS)
+
+
+def test_no_room_of_the_studies_imports_a_room_on_its_floor_or_above():
+    modules = _meanfield_modules()
+    across = []
+    for name, path in modules.items():
+        if _part(name) != "studies":
+            continue
+        for imported, _, line in _imports(path):
+            target = _resolve(imported, modules) if imported.split(".")[0] == "meanfield" else None
+            if target is None or _part(target) != "studies" or _room(target) == _room(name):
+                continue
+            if STUDY_FLOORS[_room(target)] >= STUDY_FLOORS[_room(name)]:
+                across.append(f"{path.relative_to(ROOT)}:{line} imports {target}")
+    assert across == []
 
 
 def test_no_import_inside_a_function_but_of_a_heavy_third_party_module():

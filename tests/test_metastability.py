@@ -9,7 +9,7 @@ from scipy.integrate import quad
 
 import meanfield as mf
 from meanfield.models._self_attention_sums import DirectSelfAttention
-from meanfield.studies._cluster_dynamics import cluster_velocity, merge_clusters
+from meanfield.studies.clustering._cluster_dynamics import cluster_velocity, merge_clusters
 
 DELTA = 1e-3
 

@@ -25,7 +25,7 @@ from meanfield.domains._geometry import ANGLES, POINTS
 from meanfield.models._compiled_kernels import attention_velocity_kernel
 from meanfield._vector_math import exp_nonpositive
 from meanfield.models._self_attention_sums import DirectSelfAttention, attention_sums
-from meanfield.studies._cluster_dynamics import cluster_velocity
+from meanfield.studies.clustering._cluster_dynamics import cluster_velocity
 
 
 @numba.njit

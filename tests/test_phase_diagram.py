@@ -8,7 +8,7 @@ from scipy.integrate import quad
 
 import meanfield as mf
 from meanfield.cli import main
-from meanfield.studies._phase_diagram import crossing_time, phase_diagram_block
+from meanfield.studies.clustering._phase_diagram import crossing_time, phase_diagram_block
 
 
 def _rate(beta: float, n: int, normalized: bool):

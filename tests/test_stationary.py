@@ -8,7 +8,7 @@ from scipy.optimize import brentq
 from scipy.special import ive
 
 import meanfield as mf
-from meanfield.studies._stationary_problem import StationaryProblem, coupling_ratios
+from meanfield.studies.noisy._stationary_problem import StationaryProblem, coupling_ratios
 
 
 @pytest.mark.parametrize("d", [2, 3, 5])

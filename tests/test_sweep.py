@@ -11,7 +11,7 @@ import xarray as xr
 
 import meanfield as mf
 from _sweep_funcs import ignores_its_block, keeps_the_swept_dim, noisy_moments, slow_square, thread_environment
-from meanfield.studies._store import Store
+from meanfield.studies.sweeps._store import Store
 
 GRID = {"scale": [1.0, 2.0], "shift": [0.0, 1.0, 5.0]}
 

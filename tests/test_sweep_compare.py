@@ -7,7 +7,7 @@ import pytest
 import xarray as xr
 
 import meanfield as mf
-from meanfield.studies._meanfield_limit import meanfield_study, system_seed_sequences
+from meanfield.studies.limits._meanfield_limit import meanfield_study, system_seed_sequences
 from meanfield.cli import main
 
 NS = [16, 48]

@@ -97,7 +97,7 @@ def test_a_failing_task_is_reported_after_the_others_finish(tmp_path, dask_clien
 
 
 def test_a_scheduler_address_that_does_not_answer_is_named_within_seconds(monkeypatch):
-    from meanfield.studies import _sweep
+    from meanfield.studies.sweeps import _sweep
 
     assert _sweep.CONNECT_TIMEOUT == 5.0  # as documented; the test waits for a tenth of it
     monkeypatch.setattr(_sweep, "CONNECT_TIMEOUT", 0.5)

@@ -14,7 +14,7 @@ import xarray as xr
 
 import meanfield as mf
 from meanfield.cli import main
-from meanfield.studies._sweep import _quiet_dask_logs
+from meanfield.studies.sweeps._sweep import _quiet_dask_logs
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -16,7 +16,7 @@ from meanfield.models._batched_velocity import (
     unpack_gram,
 )
 from meanfield.particles._token_ensembles import representation_for, token_representation, token_statistics
-from meanfield.studies._phase_diagram import phase_diagram_tokens
+from meanfield.studies.clustering._phase_diagram import phase_diagram_tokens
 from solvers import evolve_batch
 from solvers._batched_dormand_prince import FINISHED, MAX_STEPS, STOPPED
 

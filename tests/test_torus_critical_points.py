@@ -11,7 +11,7 @@ import pytest
 
 from meanfield import (canonical_gaps, critical_point_count_stability, critical_point_map, known_critical_points,
                        torus_critical_points, torus_energy, torus_gradient, torus_hessian, torus_hessian_spectrum)
-from meanfield.studies._torus_critical_points import CRITICAL_POINT_CLASSES, default_betas
+from meanfield.studies.open_problems._torus_critical_points import CRITICAL_POINT_CLASSES, default_betas
 
 ROUND_OFF = 1e-12
 """Closed forms against the computed spectra, relative to e^β/n²: sums of ≤ 8 terms of size ≤ 1 and an

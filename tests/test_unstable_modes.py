@@ -8,7 +8,7 @@ from scipy.special import ive
 
 import meanfield as mf
 from meanfield.measures._perturbed_uniform import perturbed_uniform
-from meanfield.studies._unstable_modes import degree_amplitudes, density_peaks
+from meanfield.studies.clustering._unstable_modes import degree_amplitudes, density_peaks
 
 
 def bessel_argmax(beta: float, d: int) -> int:

@@ -10,7 +10,7 @@ import xarray as xr
 
 import meanfield as mf
 from meanfield.cli._compare import add_compare_arguments, compare_command
-from meanfield.studies._meanfield_limit import fit_exponent, meanfield_study
+from meanfield.studies.limits._meanfield_limit import fit_exponent, meanfield_study
 from meanfield.plot import meanfield_limit as plot_study
 
 

@@ -38,7 +38,7 @@ from matplotlib.figure import Figure
 import meanfield as mf
 from meanfield import (ClusterClosure, KirkwoodClosure, bbgky_closed_equation, bbgky_closure_distance,
                        bbgky_residual_scaling, bbgky_study)
-from meanfield.studies._bbgky import fejer_weights
+from meanfield.studies.open_problems._bbgky import fejer_weights
 
 BETA, N_PARTICLES, K = 2.0, 12, 16
 SIZES = 256 * 2 ** np.arange(7)

@@ -36,7 +36,7 @@ from matplotlib.figure import Figure
 
 import meanfield as mf
 from meanfield import critical_point_count_stability, torus_critical_points
-from meanfield.studies._torus_critical_points import default_betas
+from meanfield.studies.open_problems._torus_critical_points import default_betas
 
 PROVEN_SIZES = (3, 4, 5)
 MAP_SIZES = (3, 4, 5, 6, 7, 8)

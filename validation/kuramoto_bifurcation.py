@@ -10,7 +10,7 @@ window of each run):
   and the PDE (spectral); Sakaguchi's self-consistency, K_c = 2(γ + σ) = 1.5.
 * Gaussian s = 1, σ = 0: particles (n = 20 000); Kuramoto's locked-state
   self-consistency, K_c = 2/(π g(0)) = 1.596. (The PDE with Gauss–Hermite nodes
-  rephases by t ≈ 2√m; see meanfield.studies._kuramoto.)
+  rephases by t ≈ 2√m; see meanfield.studies.kuramoto._bifurcation.)
 * Gaussian s = 1, σ = 0.5: particles (n = 5000, Euler–Maruyama) and the PDE
   (spectral, 32 nodes: σ T_rec ≥ 5).
 

@@ -30,7 +30,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
 import meanfield as mf  # noqa: E402
-from meanfield.studies._meanfield_limit import fit_exponent  # noqa: E402
+from meanfield.studies.limits._meanfield_limit import fit_exponent  # noqa: E402
 from meanfield import meanfield_study  # noqa: E402
 
 N_VALUES = [64, 256, 1024, 4096]

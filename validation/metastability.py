@@ -54,7 +54,7 @@ import xarray as xr
 from matplotlib.figure import Figure
 
 import meanfield as mf
-from meanfield.studies._metastability import cluster_decomposition
+from meanfield.studies.clustering._metastability import cluster_decomposition
 
 K = 4
 CENTERS = 2 * np.pi * np.arange(K) / K + 0.05 * np.random.default_rng(1).standard_normal(K)

@@ -242,7 +242,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     args.output_dir.mkdir(parents=True, exist_ok=True)
     # above σ_f the concentrated guess has no solution to converge to; that failure is expected and handled
-    logging.getLogger("meanfield.studies._stationary").setLevel(logging.ERROR)
+    logging.getLogger("meanfield.studies.noisy._stationary").setLevel(logging.ERROR)
     start = time.perf_counter()
     rows, failures = [], []
     for d in (2, 3):

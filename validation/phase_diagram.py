@@ -37,7 +37,7 @@ from scipy.special import comb
 
 import meanfield as mf
 from meanfield.studies import phase_diagram_tokens
-from meanfield.studies._phase_diagram import crossing_time
+from meanfield.studies.clustering._phase_diagram import crossing_time
 
 N = 32
 DELTA = 1e-3

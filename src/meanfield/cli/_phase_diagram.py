@@ -21,7 +21,7 @@ import meanfield as mf
 from ..io._conventions import described_run
 from ..io._files import check_output_path, write_netcdf
 from ..particles._token_ensembles import REPRESENTATIONS
-from ..studies._phase_diagram import ATOL, RTOL, crossing_time
+from ..studies.clustering._phase_diagram import ATOL, RTOL, crossing_time
 from ._options import add_output_arguments, check_at_least, refuse_existing, result_paths
 from ._sweep_options import VALUES_HELP, parse_values, sweep_options
 

@@ -10,8 +10,8 @@ import xarray as xr
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
-from ..studies._kuramoto import frequency_law
-from ..studies._kuramoto_theory import kuramoto_critical_coupling, kuramoto_theory
+from ..studies.kuramoto._bifurcation import frequency_law
+from ..studies.kuramoto._theory import kuramoto_critical_coupling, kuramoto_theory
 from ._checks import axes_of
 
 __all__ = ["bifurcation"]

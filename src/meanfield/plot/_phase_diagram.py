@@ -10,7 +10,7 @@ import xarray as xr
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
-from ..studies._equiangular import equiangular_curve
+from ..studies.clustering._equiangular import equiangular_curve
 from ._checks import TIME_LABEL, new_figure
 from ._particles import CirclePanel
 

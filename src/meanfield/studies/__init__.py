@@ -1,56 +1,51 @@
-"""Studies: sweeps of runs over parameters and seeds, and the papers' diagrams built on them.
+"""Studies: sweeps of runs over parameters and seeds, and the papers' diagrams built on them, one room per
+subject:
 
-Each public name is re-exported by :mod:`meanfield`.
+* :mod:`.sweeps` — a function over a grid of parameters and seeds, resumable (the floor the others stand on);
+* :mod:`.clustering` — self-attention tokens: phase diagrams, equiangular tokens, metastability, unstable modes;
+* :mod:`.noisy` — stationary states of noisy self-attention and the transition of the uniform state;
+* :mod:`.limits` — the mean-field limit measured against the number of particles;
+* :mod:`.kuramoto` — Kuramoto bifurcation diagrams, theory, Ott–Antonsen branches and bimodal states;
+* :mod:`.rescaled` — paper 1's limit sets of the rescaled tokens;
+* :mod:`.repulsive` — minimisers of the repulsive energy;
+* :mod:`.open_problems` — the hard-max limit, the BBGKY hierarchy, critical points on the torus.
+
+A room imports :mod:`.sweeps` and the shared argument checks, never another room. Each public name is
+re-exported here and by :mod:`meanfield`.
 """
 
 from __future__ import annotations
 
-from ._sweep import SweepError, sweep
-from ._equiangular import equiangular_curve, equiangular_gamma
-from ._phase_diagram import ginibre_matrices, phase_diagram, phase_diagram_tokens, phase_diagram_trajectories
-from ._kuramoto import frequency_law, kuramoto_bifurcation, kuramoto_run
-from ._kuramoto_theory import (kuramoto_critical_coupling, kuramoto_linear_rates, kuramoto_locked_frequency,
-                               kuramoto_theory)
-from ._kuramoto_states import bimodal_states
-from ._kuramoto_branches import bimodal_boundaries, kuramoto_branches
-from ._cluster_dynamics import cluster_dynamics
-from ._metastability import energy_staircase, equispaced_instability_rate, two_cluster_jump
-from ._good_triples import TripleCheck, check_good_triple, check_mixed_triple, random_good_triple, random_mixed_triple
-from ._hyperplanes import group_levels, hyperplanes, polytope_vertices
-from ._unstable_modes import MostUnstableMode, most_unstable_mode, unstable_mode_run
-from ._inner_products import equiangular_concentration
-from ._stationary import stationary_density, stationary_state
-from ._continuation import continuation
-from ._noisy_transition import critical_beta, critical_noise, landau_coefficient
-from ._meanfield_limit import meanfield_study
-from ._hardmax_limit import hardmax_limit
-from ._bbgky import bbgky_averages, bbgky_ensemble, bbgky_estimates, bbgky_study
-from ._bbgky_closures import ClusterClosure, KirkwoodClosure, bbgky_closed_equation, bbgky_closure_distance
-from ._bbgky_residual import bbgky_residual_scaling
-from ._torus_critical_points import (CriticalPointMap, canonical_gaps, critical_point_count_stability,
-                                     critical_point_map, known_critical_points, torus_critical_points, torus_energy,
-                                     torus_gradient, torus_hessian, torus_hessian_spectrum)
-from ._configurations import SharpConfiguration, design_strength, sharp_configuration
-from ._optimal_configurations import candidate_configurations, optimal_configurations
+from . import clustering, kuramoto, limits, noisy, open_problems, repulsive, rescaled, sweeps
+from .sweeps import SweepError, sweep
+from .clustering import (
+    MostUnstableMode, cluster_dynamics, energy_staircase, equiangular_concentration, equiangular_curve,
+    equiangular_gamma, equispaced_instability_rate, ginibre_matrices, most_unstable_mode, phase_diagram,
+    phase_diagram_tokens, phase_diagram_trajectories, two_cluster_jump, unstable_mode_run,
+)
+from .noisy import (
+    continuation, critical_beta, critical_noise, landau_coefficient, stationary_density, stationary_state,
+)
+from .limits import meanfield_study
+from .kuramoto import (
+    bimodal_boundaries, bimodal_states, frequency_law, kuramoto_bifurcation, kuramoto_branches,
+    kuramoto_critical_coupling, kuramoto_linear_rates, kuramoto_locked_frequency, kuramoto_run, kuramoto_theory,
+)
+from .rescaled import (
+    TripleCheck, check_good_triple, check_mixed_triple, group_levels, hyperplanes, polytope_vertices,
+    random_good_triple, random_mixed_triple,
+)
+from .repulsive import (
+    SharpConfiguration, candidate_configurations, design_strength, optimal_configurations, sharp_configuration,
+)
+from .open_problems import (
+    ClusterClosure, CriticalPointMap, KirkwoodClosure, bbgky_averages, bbgky_closed_equation,
+    bbgky_closure_distance, bbgky_ensemble, bbgky_estimates, bbgky_residual_scaling, bbgky_study,
+    canonical_gaps, critical_point_count_stability, critical_point_map, hardmax_limit, known_critical_points,
+    torus_critical_points, torus_energy, torus_gradient, torus_hessian, torus_hessian_spectrum,
+)
 
-__all__: list[str] = ["SweepError", "sweep"]
-__all__ += ["equiangular_curve", "equiangular_gamma", "ginibre_matrices", "phase_diagram", "phase_diagram_tokens",
-            "phase_diagram_trajectories"]
-__all__ += ["bimodal_boundaries", "bimodal_states", "frequency_law", "kuramoto_branches", "kuramoto_bifurcation",
-            "kuramoto_critical_coupling", "kuramoto_linear_rates", "kuramoto_locked_frequency", "kuramoto_run",
-            "kuramoto_theory"]
-__all__ += ["MostUnstableMode", "most_unstable_mode", "unstable_mode_run"]
-__all__ += ["equiangular_concentration"]
-__all__ += ["TripleCheck", "check_good_triple", "check_mixed_triple", "group_levels", "hyperplanes",
-            "polytope_vertices", "random_good_triple", "random_mixed_triple"]
-__all__ += ["continuation", "critical_beta", "critical_noise", "landau_coefficient", "stationary_density",
-            "stationary_state"]
-__all__ += ["cluster_dynamics", "energy_staircase", "equispaced_instability_rate", "two_cluster_jump"]
-__all__ += ["hardmax_limit", "meanfield_study"]
-__all__ += ["ClusterClosure", "KirkwoodClosure", "bbgky_averages", "bbgky_closed_equation", "bbgky_closure_distance",
-            "bbgky_ensemble", "bbgky_estimates", "bbgky_residual_scaling", "bbgky_study"]
-__all__ += ["CriticalPointMap", "canonical_gaps", "critical_point_count_stability", "critical_point_map",
-            "known_critical_points", "torus_critical_points", "torus_energy", "torus_gradient", "torus_hessian",
-            "torus_hessian_spectrum"]
-__all__ += ["SharpConfiguration", "candidate_configurations", "design_strength", "optimal_configurations",
-            "sharp_configuration"]
+ROOMS = (sweeps, clustering, noisy, limits, kuramoto, rescaled, repulsive, open_problems)
+"""The rooms of the studies, the floor first."""
+
+__all__: list[str] = sorted(name for room in ROOMS for name in room.__all__)

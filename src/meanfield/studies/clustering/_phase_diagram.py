@@ -1,0 +1,504 @@
+"""Paper 2's phase diagram (Figures 3 and 5): P(<x_1(t), x_2(t)> ≥ 1 - δ) over (β, t).
+
+Each system is n iid uniform tokens on S^{d-1} moved by self-attention (SA, or
+USA, or SA with weights (Q, K, V)). By exchangeability, for i ≠ j,
+
+    P(<x_1(t), x_2(t)> ≥ 1 - δ) = E[ F(t) ],   F = #{(i, j): i ≠ j, <x_i, x_j> ≥ 1 - δ} / (n(n - 1)),
+
+so the diagram averages the pair fraction F of every system (lower
+variance than the first pair alone). The work is one :func:`~meanfield.studies.sweep`
+over the dimensions d, β and the systems, batched in blocks of systems; one task
+integrates one block at one (d, β) and returns per-system statistics over time,
+never positions. With Q = K = V = I the block's systems step together in one
+vectorised Dormand–Prince 5(4) (:mod:`meanfield.particles._token_ensembles`), in the
+representation that costs least at that d: angles (d = 2), points (d < n/2) or the
+Gram matrix (d ≥ n/2, a cost independent of d); a system whose pairs are all linked
+is finished there (linked pairs stay linked). Ginibre weights run through
+:func:`meanfield.simulate`.
+"""
+
+from __future__ import annotations
+
+import logging
+import time as _time
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import xarray as xr
+
+from ...models._self_attention import SelfAttention
+from ..._validate import as_times, check_positive, check_positive_int
+from ..._version import __version__
+from ...models._attention import Attention
+from ...particles import number_of_clusters, pair_fraction, simulate
+from ...particles._token_ensembles import REPRESENTATIONS, representation_for, token_representation, token_statistics
+from ._equiangular import check_delta, equiangular_curve
+from ..sweeps._sweep import sweep
+
+__all__ = ["phase_diagram", "phase_diagram_block", "phase_diagram_tokens", "phase_diagram_trajectories",
+           "ginibre_matrices", "crossing_time",
+           "span_coordinates"]
+
+logger = logging.getLogger(__name__)
+
+#: SeedSequence entropy of the random objects of a diagram with base seed ``seed``:
+#: system s draws its tokens from [seed, TOKENS, s], the weights (Q, K, V) come from [seed, MATRICES].
+TOKENS, MATRICES = 0, 1
+#: largest number of float64 values of positions one task holds (the default block of systems with Ginibre
+#: weights, which keep positions)
+BLOCK_VALUES = 2**23
+#: default systems and β per task with Q = K = V = I (about 1–3 s of work at n = 32 on one core; the tokens of
+#: a block are drawn once for its β)
+BLOCK_SYSTEMS, BLOCK_BETAS = 512, 6
+MATRIX_CHOICES = (None, "ginibre")
+#: the default tolerances of the per-system Dormand–Prince 5(4) (see :func:`phase_diagram`)
+RTOL, ATOL = 1e-4, 3e-5
+
+
+def phase_diagram_tokens(seed: int, systems: Sequence[int] | np.ndarray, d: int, n: int) -> np.ndarray:
+    """The initial tokens of the given systems of a diagram: shape (len(systems), n, d).
+
+    System s draws n iid uniform points on S^{d-1} (normalised standard
+    Gaussians) from ``np.random.default_rng(np.random.SeedSequence([seed, TOKENS, s]))``,
+    so its tokens do not depend on β, on the block it runs in, or on the other systems.
+    """
+    return np.stack([_tokens(seed, int(s), d, n) for s in np.atleast_1d(systems)])
+
+
+def _tokens(seed: int, system: int, d: int, n: int) -> np.ndarray:
+    rng = np.random.default_rng(np.random.SeedSequence([seed, TOKENS, system]))
+    g = rng.standard_normal((n, d))
+    return g / np.linalg.norm(g, axis=1, keepdims=True)
+
+
+def span_coordinates(tokens: np.ndarray) -> np.ndarray:
+    """Coordinates (systems, n, n) of tokens (systems, n, d), d > n, in an orthonormal basis of their span.
+
+    With Q = K = V = I every velocity is a combination of the x_j, so the
+    tokens never leave their span; the R factor of the QR decomposition of
+    each system's d × n matrix [x_1 … x_n] gives coordinates with the same
+    inner products, and the dynamics in dimension n instead of d.
+    """
+    return np.swapaxes(np.linalg.qr(np.swapaxes(tokens, 1, 2), mode="r"), 1, 2)
+
+
+def ginibre_matrices(d: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(Q, K, V) from the real Ginibre ensemble: entries iid N(0, 1/d) (paper 2, Figure 5).
+
+    Drawn in the order Q, K, V from ``default_rng(SeedSequence([seed, MATRICES]))``.
+    """
+    d = check_positive_int("d", d, 2)
+    rng = np.random.default_rng(np.random.SeedSequence([seed, MATRICES]))
+    Q, K, V = rng.standard_normal((3, d, d)) / np.sqrt(d)
+    return Q, K, V
+
+
+def phase_diagram_block(beta: float | np.ndarray, seed: np.ndarray, *, d: int, n: int, times: Sequence[float],
+                        delta: float, normalized: bool = True, matrices: str | None = None, base_seed: int = 0,
+                        rtol: float = RTOL, atol: float = ATOL, representation: str = "auto") -> xr.Dataset:
+    """Per-system statistics of one block of systems at one d and one β or a block of β (the task of
+    :func:`phase_diagram`).
+
+    Parameters
+    ----------
+    beta : float or array of float
+        β ≥ 0; an array adds the dimension ``beta`` (the tokens are drawn once for all of them).
+    seed : array of int
+        The systems of the block (their indices s; tokens from
+        :func:`phase_diagram_tokens` with ``base_seed``).
+    d, n : int
+        Dimension of R^d and number of tokens.
+    times : sequence of float
+        Output times, times[0] = 0.
+    delta : float
+        Threshold: a pair is linked when <x_i, x_j> ≥ 1 - δ.
+    normalized : bool
+        SA (True) or USA (False) when ``matrices`` is None.
+    matrices : None or "ginibre"
+        "ginibre": SA with the weights (Q, K, V) of :func:`ginibre_matrices`
+        (d, ``base_seed``), through :class:`meanfield.Attention` and :func:`meanfield.simulate`.
+    base_seed : int
+        The diagram's seed.
+    rtol, atol : float
+        Tolerances of each system's adaptive Dormand–Prince 5(4).
+    representation : {"auto", "angles", "points", "gram"}
+        The state of a system with Q = K = V = I ("auto": the cheapest at this d,
+        :func:`meanfield.particles._token_ensembles.representation_for`).
+
+    Returns
+    -------
+    xarray.Dataset
+        Over (seed, time): ``pair_fraction`` F = #{(i, j): i ≠ j, <x_i, x_j> ≥ 1 - δ}/(n(n - 1)),
+        ``clustered`` (int8, 1 when F = 1, every pair linked), ``clusters`` (number of clusters:
+        single linkage at chord √(2δ), which links exactly the pairs with <x_i, x_j> ≥ 1 - δ);
+        over seed: ``nfev`` (velocity evaluations); attrs ``representation``.
+
+    Notes
+    -----
+    With Q = K = V = I a system whose pairs are all linked stops there and its later
+    statistics are 1 (exact: a set of tokens with every <x_i, x_j> ≥ 1 - δ ≥ 0 stays so,
+    :mod:`meanfield.particles._token_ensembles`).
+    """
+    systems = np.atleast_1d(np.asarray(seed, dtype=np.int64))
+    x0 = phase_diagram_tokens(base_seed, systems, d, n)
+    t = np.asarray(times, dtype=float)
+    betas = np.atleast_1d(np.asarray(beta, dtype=float))
+    blocks = [_block_statistics(float(b), x0, systems, d, n, t, delta, normalized, matrices, base_seed, rtol, atol,
+                                representation) for b in betas]
+    if np.ndim(beta) == 0:
+        return blocks[0]
+    return xr.concat(blocks, dim=xr.DataArray(betas, dims="beta"), combine_attrs="override")
+
+
+def _block_statistics(beta: float, x0: np.ndarray, systems: np.ndarray, d: int, n: int, t: np.ndarray,
+                      delta: float, normalized: bool, matrices: str | None, base_seed: int, rtol: float,
+                      atol: float, representation: str) -> xr.Dataset:
+    dims = ("seed", "time")
+    if matrices == "ginibre":
+        Q, K, V = ginibre_matrices(d, base_seed)
+        run = simulate(Attention(beta, Q=Q, K=K, V=V), x0, t, rtol=rtol, atol=atol, domain="sphere")
+        if not run.attrs["success"]:
+            raise RuntimeError(f"simulate failed at beta = {beta} for systems {systems.tolist()}: "
+                               f"{run.attrs['message']}")
+        positions = run["positions"].values
+        fraction = pair_fraction(positions, delta, domain="sphere")
+        clusters = number_of_clusters(positions, np.sqrt(2.0 * delta), domain="sphere")
+        nfev = np.full(systems.size, run.attrs["nfev"] // max(systems.size, 1))
+        used = "points"
+    else:
+        rep = representation_for(d, n) if representation == "auto" else token_representation(representation, d, n)
+        stats = token_statistics(rep, x0, t, beta, bool(normalized), float(delta), rtol=rtol, atol=atol)
+        fraction, clusters, nfev, used = stats["pair_fraction"], stats["clusters"], stats["nfev"], rep.name
+    return xr.Dataset(
+        {
+            "pair_fraction": (dims, fraction),
+            "clustered": (dims, (fraction == 1.0).astype(np.int8)),
+            "clusters": (dims, clusters.astype(np.int32)),
+            "nfev": ("seed", np.asarray(nfev, dtype=np.int64)),
+        },
+        coords={"seed": systems, "time": t},
+        attrs={"representation": used},
+    )
+
+
+def phase_diagram(
+    d: int | Sequence[int],
+    n: int,
+    betas: Sequence[float] | np.ndarray,
+    t: Sequence[float] | np.ndarray,
+    systems: int,
+    delta: float = 1e-3,
+    *,
+    normalized: bool = True,
+    matrices: str | None = None,
+    seed: int = 0,
+    rtol: float = RTOL,
+    atol: float = ATOL,
+    representation: str = "auto",
+    scheduler: Any = None,
+    n_workers: int | None = None,
+    store: Any = None,
+    resume: bool = False,
+    batch: int | None = None,
+    progress: bool = True,
+    per_system: bool = False,
+) -> xr.Dataset:
+    r"""Paper 2's phase diagram: P(<x_1(t), x_2(t)> ≥ 1 - δ) over (β, t) for iid uniform tokens (Figures 3, 5).
+
+    For every d, every β and every system s = 0 … systems - 1, n iid uniform tokens on
+    S^{d-1} (:func:`phase_diagram_tokens`; the same tokens at every β) evolve
+    by (SA) (``normalized``), (USA), or SA with Ginibre weights; at each
+    output time the system's pair fraction F_s(t) = #{(i, j): i ≠ j,
+    <x_i, x_j> ≥ 1 - δ}/(n(n - 1)) is recorded. The diagram is
+
+        probability(β, t) = (1/S) Σ_s F_s(t),
+        probability_stderr = sd_s(F_s(t)) / √S   (sample standard deviation, ddof = 1),
+
+    an unbiased estimate of P(<x_1(t), x_2(t)> ≥ 1 - δ) by exchangeability.
+
+    Parameters
+    ----------
+    d : int or sequence of int
+        Dimension: tokens on S^{d-1}, d ≥ 2. Several (e.g. [2, 8, 32, 128], the four panels of
+        Figure 3) run in one sweep and add the dimension ``d`` to the result.
+    n : int
+        Tokens per system, n ≥ 2.
+    betas : array_like
+        Distinct values β ≥ 0 (1-D, non-empty).
+    t : array_like
+        Output times, strictly increasing, t[0] = 0.
+    systems : int
+        Number S of independent systems per β, S ≥ 1.
+    delta : float
+        Threshold δ ∈ (0, 2); the paper uses 1e-3.
+    normalized : bool
+        SA (True) or USA (False).
+    matrices : None or "ginibre"
+        None: Q = K = V = I. "ginibre": SA with (Q, K, V) of entries iid
+        N(0, 1/d), drawn once from ``seed`` (:func:`ginibre_matrices`) and
+        stored in the result (paper 2, Figure 5); one d at a time.
+    seed : int
+        Base seed of the tokens and matrices (see :data:`TOKENS`, :data:`MATRICES`).
+    rtol, atol : float
+        Tolerances of each system's Dormand–Prince 5(4). The defaults (1e-4, 3e-5) keep the
+        probability of Figure 3's workload (n = 32, δ = 1e-3, β ∈ [0.1, 9], t ≤ 30) within
+        0.0025 of rtol = 1e-8, atol = 1e-10 on the same 256 systems at every (β, t) and for
+        d = 2, 8, 32, 128 (``benchmarks/bench_figure3_panels.py`` measures it; rtol = 1e-3 is
+        0.05 off at d = 128, where all systems collapse within a short time), against a
+        Monte-Carlo standard error up to 6.5e-3 at 2048 systems; for many more systems, tighten them.
+    representation : {"auto", "angles", "points", "gram"}
+        The state of a system with Q = K = V = I: "auto" picks the cheapest for each d (angles
+        for d = 2, points for d < n/2, the Gram matrix from d ≥ n/2); the choice is recorded.
+    scheduler, n_workers, store, resume, progress
+        Passed to :func:`meanfield.studies.sweep` (dask LocalCluster by
+        default; "serial" runs in this process; ``store`` keeps one file per
+        finished task so that ``resume=True`` skips them).
+    batch : int, optional
+        Systems per task (with Q = K = V = I a task runs them at :data:`BLOCK_BETAS` values of β);
+        by default :data:`BLOCK_SYSTEMS` (with Ginibre weights, one β per task and the largest
+        block up to 256 whose positions stay below :data:`BLOCK_VALUES` float64 values).
+    per_system : bool
+        Also return the per-system statistics over (beta, seed, time).
+
+    Returns
+    -------
+    xarray.Dataset
+        Over ([d,] beta, time): ``probability``, ``probability_stderr``,
+        ``fraction_clustered`` (systems with every pair linked, i.e. one
+        cluster) and ``fraction_clustered_stderr``, ``clusters_mean`` (mean
+        number of clusters: components of the graph i ~ j ⟺ <x_i, x_j> ≥ 1 - δ,
+        i.e. single linkage at chord distance √(2δ)); over ([d,] beta): ``nfev_mean``
+        (velocity evaluations per system); over beta: ``critical_time`` t*(β) of Γ_{∞,δ}
+        (:func:`equiangular_curve`, the equiangular curve for Q = K = V = I; it does not depend
+        on d); ``representation`` (attr, or a variable over d); with Ginibre weights ``Q``,
+        ``K``, ``V``; attrs with every parameter, the seed rule and the sweep's record.
+
+    Raises
+    ------
+    ValueError, TypeError
+        d < 2 (or repeated), n < 2, systems < 1, δ outside (0, 2), β negative, non-finite,
+        repeated or empty, t not increasing or not starting at 0, unknown
+        ``matrices`` or ``representation``, USA with matrices, several d with matrices, batch < 1.
+
+    Examples
+    --------
+    >>> import numpy as np, meanfield as mf
+    >>> ds = mf.phase_diagram(2, 8, [0.5, 4.0], np.linspace(0, 5, 6), 16, scheduler="serial",
+    ...                       progress=False)
+    >>> ds["probability"].dims
+    ('beta', 'time')
+    """
+    dims = _check_dimensions(d)
+    n = check_positive_int("n", n, 2)
+    systems = check_positive_int("systems", systems, 1)
+    seed = check_positive_int("seed", seed, 0)
+    delta = check_delta(delta)
+    beta_values = _check_betas(betas)
+    times = as_times(t)
+    if times[0] != 0:
+        raise ValueError(f"t must start at 0 (the uniform initial tokens), got t[0] = {float(times[0])!r}")
+    if matrices not in MATRIX_CHOICES:
+        raise ValueError(f"matrices must be None or 'ginibre', got {matrices!r}")
+    if matrices is not None and not normalized:
+        raise ValueError("matrices='ginibre' runs SA (softmax attention); it needs normalized=True")
+    if matrices is not None and dims.size > 1:
+        raise ValueError(f"matrices='ginibre' draws (Q, K, V) for one d; run the dimensions {dims.tolist()} "
+                         "one at a time")
+    if representation != "auto":
+        if representation not in REPRESENTATIONS:
+            raise ValueError(f"representation must be 'auto' or one of {REPRESENTATIONS}, got {representation!r}")
+        for value in dims:
+            token_representation(representation, int(value), n)
+    if batch is None:
+        if matrices is not None:
+            batch = int(max(1, min(256, systems, BLOCK_VALUES // (times.size * n * int(dims[0])))))
+        else:
+            batch = min(BLOCK_SYSTEMS, systems)
+    batch = check_positive_int("batch", batch, 1)
+    rtol, atol = check_positive("rtol", rtol), check_positive("atol", atol)
+
+    fixed = {"n": n, "times": times.tolist(), "delta": delta, "normalized": bool(normalized),
+             "matrices": matrices, "base_seed": seed, "rtol": float(rtol), "atol": float(atol),
+             "representation": representation}
+    logger.info("phase diagram d=%s n=%d: %d betas x %d systems in blocks of %d", dims.tolist(), n,
+                beta_values.size, systems, batch)
+    start = _time.perf_counter()
+    blocks = {"seed": batch} if matrices is not None else {"seed": batch, "beta": BLOCK_BETAS}
+    raw = sweep(phase_diagram_block, {"d": dims, "beta": beta_values}, seeds=systems, batch=blocks,
+                fixed=fixed, store=store, resume=resume, scheduler=scheduler, n_workers=n_workers,
+                progress=progress)
+    ds = _reduce(raw, systems, per_system)
+    used = [_representation_of(int(value), n, representation, matrices) for value in dims]
+    ds["critical_time"] = ("beta", equiangular_curve(beta_values, n, delta, normalized=normalized), {
+        "long_name": "t*(beta): gamma_beta(t*) = 1 - delta (Theorem 6.8, Q = K = V = I)"})
+    if matrices == "ginibre":
+        for name, m in zip("QKV", ginibre_matrices(int(dims[0]), seed)):
+            ds[name] = (("matrix_row", "matrix_column"), m, {"long_name": f"{name}: entries iid N(0, 1/d)"})
+    model = "SA" if normalized else "USA"
+    attrs = {
+        **{f"sweep_{k}": v for k, v in raw.attrs.items() if k != "representation"},
+        "title": "P(<x_1(t), x_2(t)> >= 1 - delta) for iid uniform tokens",
+        "model": model + (" with Ginibre (Q, K, V)" if matrices else ", Q = K = V = I"),
+        "n": n, "delta": delta, "systems": systems, "seed": seed, "normalized": int(normalized),
+        "matrices": matrices or "identity", "rtol": rtol, "atol": atol, "batch": batch,
+        "seed_rule": f"system s: tokens normalised from default_rng(SeedSequence([seed, {TOKENS}, s]))"
+                     f".standard_normal((n, d)), the same at every beta; "
+                     f"Ginibre (Q, K, V): default_rng(SeedSequence([seed, {MATRICES}]))",
+        "statistic": "probability = mean over systems of the fraction of ordered pairs i != j with "
+                     "<x_i, x_j> >= 1 - delta; stderr = sample sd (ddof=1) / sqrt(systems)",
+        "integrator": "Dormand-Prince 5(4) per system (rtol, atol), all systems of a (d, beta) block together; "
+                      "a system with every pair linked is finished there (its statistics stay 1)"
+                      if matrices is None else "meanfield.simulate (Dormand-Prince 5(4) in sphere charts)",
+        "wall_time": _time.perf_counter() - start,
+        "meanfield_version": __version__,
+    }
+    if isinstance(d, (int, np.integer)):
+        ds = ds.squeeze("d", drop=True)
+        attrs.update(d=int(dims[0]), representation=used[0])
+    else:
+        ds["representation"] = ("d", np.array(used, dtype=str), {
+            "long_name": "state of a system: angles (d = 2), points, or the Gram matrix (chords sqrt(1 - G))"})
+        ds["d"].attrs.update(long_name="dimension of the ambient space (tokens on S^{d-1})")
+    ds.attrs = attrs
+    return ds
+
+
+def _representation_of(d: int, n: int, representation: str, matrices: str | None) -> str:
+    if matrices is not None:
+        return "points"
+    return representation_for(d, n).name if representation == "auto" else representation
+
+
+def _check_dimensions(d: Any) -> np.ndarray:
+    values = np.atleast_1d(np.asarray(d))
+    if values.ndim != 1 or values.size == 0 or not np.issubdtype(values.dtype, np.integer):
+        raise TypeError(f"d must be an integer >= 2 or a non-empty sequence of them, got {d!r}")
+    if np.any(values < 2):
+        raise ValueError(f"d must be >= 2, got {d!r}")
+    if np.unique(values).size != values.size:
+        raise ValueError(f"dimensions d must be distinct, got {d!r}")
+    return values.astype(np.int64)
+
+
+def _check_betas(betas: Any) -> np.ndarray:
+    try:
+        values = np.asarray(betas, dtype=float)
+    except (TypeError, ValueError):
+        raise TypeError(f"betas must be a 1-D sequence of real numbers, got {betas!r}") from None
+    if values.ndim != 1 or values.size == 0:
+        raise ValueError(f"betas must be a non-empty 1-D sequence, got {betas!r}")
+    if not np.all(np.isfinite(values)) or np.any(values < 0):
+        raise ValueError(f"betas must be finite and >= 0, got {betas!r}")
+    if np.unique(values).size != values.size:
+        raise ValueError(f"betas must be distinct, got {betas!r}")
+    return values
+
+
+def _reduce(raw: xr.Dataset, systems: int, per_system: bool) -> xr.Dataset:
+    """Means over systems and their standard errors sd/√S (NaN for S = 1)."""
+    out = xr.Dataset(coords={"d": raw["d"], "beta": raw["beta"], "time": raw["time"]})
+    out["beta"].attrs.update(long_name="inverse temperature beta")
+    out["time"].attrs.update(long_name="time", units="1")
+    for name, source, long_name in (
+        ("probability", "pair_fraction", "P(<x_1, x_2> >= 1 - delta): mean pair fraction over systems"),
+        ("fraction_clustered", "clustered", "fraction of systems with all tokens in one cluster"),
+    ):
+        values = raw[source].astype(float)
+        out[name] = values.mean("seed", skipna=False)
+        out[name].attrs["long_name"] = long_name
+        if systems > 1:
+            out[f"{name}_stderr"] = values.std("seed", ddof=1, skipna=False) / np.sqrt(systems)
+        else:
+            out[f"{name}_stderr"] = xr.full_like(out[name], np.nan)
+        out[f"{name}_stderr"].attrs["long_name"] = f"Monte-Carlo standard error of {name}"
+    out["clusters_mean"] = raw["clusters"].astype(float).mean("seed", skipna=False)
+    out["clusters_mean"].attrs["long_name"] = "mean number of clusters (single linkage, chord sqrt(2 delta))"
+    out["nfev_mean"] = raw["nfev"].astype(float).mean("seed", skipna=False)
+    out["nfev_mean"].attrs["long_name"] = "velocity evaluations per system"
+    if per_system:
+        for name in ("pair_fraction", "clustered", "clusters", "nfev"):
+            out[name] = raw[name]
+    return out.transpose("d", "beta", "time", ...)
+
+
+def crossing_time(ds: xr.Dataset, level: float = 0.5, variable: str = "probability") -> xr.DataArray:
+    """First time at which ``variable`` of a :func:`phase_diagram` reaches ``level``, for each β.
+
+    Linear interpolation between the last output time below ``level`` and the
+    first at or above it; 0 if it starts at or above, NaN if it never gets there.
+    """
+    values = ds[variable].transpose("beta", "time").values
+    t = ds["time"].values
+    above = values >= level
+    first = np.argmax(above, axis=1)
+    out = np.full(values.shape[0], np.nan)
+    for k, j in enumerate(first):
+        if not above[k, j]:
+            continue
+        if j == 0:
+            out[k] = t[0]
+            continue
+        lo, hi = values[k, j - 1], values[k, j]
+        out[k] = t[j - 1] + (level - lo) / (hi - lo) * (t[j] - t[j - 1])
+    return xr.DataArray(out, dims="beta", coords={"beta": ds["beta"]}, name="crossing_time",
+                        attrs={"long_name": f"first time {variable} reaches {level}"})
+
+
+def phase_diagram_trajectories(betas: Sequence[float] = (4.0, 9.0), times: Sequence[float] = (2.5, 18.0, 30.0),
+                               n: int = 32, *, seed: int = 0, system: int = 0, normalized: bool = True,
+                               rtol: float = 1e-9, atol: float = 1e-11) -> xr.Dataset:
+    """Tokens on the unit circle at chosen (β, t): paper 2, Figure 4 (right panels), drawn by
+    :func:`meanfield.plot.phase_diagram_trajectories`.
+
+    System ``system`` of a d = 2 :func:`phase_diagram` with base ``seed`` (the same initial tokens,
+    :func:`phase_diagram_tokens`) is integrated with :func:`meanfield.simulate` for each β.
+
+    Parameters
+    ----------
+    betas : sequence of float
+        Inverse temperatures β ≥ 0.
+    times : sequence of float
+        Increasing times t > 0.
+    n : int
+        Tokens, n ≥ 2.
+    seed : int
+        Base seed of :func:`phase_diagram` (its initial tokens).
+    system : int
+        Which system of that phase diagram to integrate.
+    normalized : bool
+        SA (True) or USA (False), arXiv 2312.10794 (SA), (USA).
+    rtol, atol : float
+        Tolerances of the adaptive integrator of :func:`meanfield.simulate`.
+
+    Returns
+    -------
+    xarray.Dataset
+        ``positions`` (beta, time, particle): angles in [0, 2π) at t = 0 and at ``times``; attrs n, seed,
+        system, the model.
+
+    Raises
+    ------
+    ValueError
+        ``betas`` or ``times`` empty, not finite, negative (β) or not increasing (t).
+    """
+    n = check_positive_int("n", n, 2)
+    beta_values = np.atleast_1d(np.asarray(betas, dtype=float))
+    shown = np.atleast_1d(np.asarray(times, dtype=float))
+    if beta_values.ndim != 1 or beta_values.size == 0 or not np.all(np.isfinite(beta_values)) or np.any(
+            beta_values < 0):
+        raise ValueError(f"betas must be a non-empty sequence of finite values >= 0, got {betas!r}")
+    if shown.ndim != 1 or shown.size == 0 or not np.all(np.isfinite(shown)) or np.any(shown <= 0) or np.any(
+            np.diff(shown) <= 0):
+        raise ValueError(f"times must be a non-empty increasing sequence of times > 0, got {times!r}")
+    x0 = phase_diagram_tokens(seed, [system], 2, n)[0]
+    angles0 = np.arctan2(x0[:, 1], x0[:, 0])
+    t = np.concatenate([[0.0], shown])
+    runs = [simulate(SelfAttention(beta, normalized=normalized), angles0, t, rtol=rtol, atol=atol)
+            for beta in beta_values]
+    model = runs[0].attrs["model"]
+    return xr.Dataset({"positions": (("beta", "time", "particle"), np.stack([r["positions"].values for r in runs]),
+                                     {"long_name": "angle", "units": "rad"})},
+                      coords={"beta": beta_values, "time": t, "particle": np.arange(n)},
+                      attrs={"model": model, "n": n, "seed": seed, "system": system, "rtol": rtol, "atol": atol,
+                             "meanfield_version": __version__})

@@ -1,0 +1,10 @@
+"""Paper 1's limit sets of the rescaled tokens z = e^{-tV} x: the hypotheses of Theorems 4.2 and 5.2 on
+(Q, K, V), random instances, and detectors of hyperplanes and of polytope × subspace."""
+
+from __future__ import annotations
+
+from ._good_triples import TripleCheck, check_good_triple, check_mixed_triple, random_good_triple, random_mixed_triple
+from ._hyperplanes import group_levels, hyperplanes, polytope_vertices
+
+__all__ = ["TripleCheck", "check_good_triple", "check_mixed_triple", "group_levels", "hyperplanes",
+           "polytope_vertices", "random_good_triple", "random_mixed_triple"]
