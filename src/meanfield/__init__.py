@@ -28,6 +28,7 @@ from .measures import (
     wrapped_cauchy,
 )
 from .models import Attention, HardmaxAttention, Kuramoto, RepulsiveSelfAttention, SelfAttention, energy
+from .models import Interaction, Kernel, KernelResolutionError, Potential
 from .models import DiscreteLaw, LorentzianMixture, Mixture, bimodal_lorentzian
 from .particles import (
     attention_matrix,
@@ -95,11 +96,15 @@ __all__ = [
     "DiscreteLaw",
     "EmpiricalMeasure",
     "HardmaxAttention",
+    "Interaction",
+    "Kernel",
+    "KernelResolutionError",
     "Kuramoto",
     "LorentzianMixture",
     "ManifoldError",
     "Mixture",
     "MostUnstableMode",
+    "Potential",
     "RepulsiveSelfAttention",
     "RunInterrupted",
     "SelfAttention",

@@ -16,6 +16,8 @@ Public surface (everything a caller needs; the modules behind it are private):
   :class:`CircleFiniteVolume`, :class:`SphereFiniteVolume`,
   :class:`ZonalFiniteVolume`; the contract :class:`Scheme` and its errors;
   :data:`SCHEMES` lists them and :func:`schemes_for` gives those of a grid;
+* Funk–Hecke multipliers of a zonal kernel by Gauss–Jacobi quadrature: :func:`funk_hecke_multipliers`
+  (:class:`FunkHeckeMultipliers`), the Legendre polynomials of dimension d, :func:`legendre_table`;
 * the resolution rule: :func:`degree_tail`, :data:`SPECTRAL_TAIL_TOL`,
   :data:`FINITE_VOLUME_TAIL_TOL`;
 * step-size control shared with the compiled integrators of ``meanfield``:
@@ -40,6 +42,7 @@ from ._errors import (
     UnevaluableState,
 )
 from ._batched_dormand_prince import BatchEvolution, evolve_batch
+from ._funk_hecke import FunkHeckeMultipliers, funk_hecke_multipliers, legendre_table
 from ._evolve import Continuation, Evolution, Stepper, StepResult, evolve, fixed_steps
 from ._scheme import Scheme
 from ._spectral import FINITE_VOLUME_TAIL_TOL, SPECTRAL_TAIL_TOL, SpectralScheme, degree_tail
@@ -93,6 +96,7 @@ __all__ = [
     "DORMAND_PRINCE",
     "Evolution",
     "FINITE_VOLUME_TAIL_TOL",
+    "FunkHeckeMultipliers",
     "LawsonTables",
     "NegativeDensityError",
     "NonFiniteError",
@@ -124,8 +128,10 @@ __all__ = [
     "first_step_probe",
     "first_step_size",
     "fixed_steps",
+    "funk_hecke_multipliers",
     "gegenbauer_table",
     "initial_step",
+    "legendre_table",
     "schemes_for",
     "sphere_area",
     "step_floor",

@@ -96,8 +96,9 @@ class CircleFiniteVolume(FiniteVolumeScheme):
     :func:`~solvers._finite_volume.upwind_flux` runs fused in one compiled
     pass. Time stepping is SSP-RK3 with a CFL-controlled step.
 
-    Face velocity. For a :class:`ConvolutionVelocity`, X = ω_m + (A ⋆ ρ̄)/(B ⋆ ρ̄)
-    is evaluated at the faces θ_{j+1/2} spectrally (cell averages taken as
+    Face velocity. For a :class:`ConvolutionVelocity`, X = ω_m + (A ⋆ ρ̄)/(B ⋆ ρ̄) - ∂_θ U
+    is evaluated at the faces θ_{j+1/2}: the external part as -(U_{j+1} - U_j)/h from the
+    potential's values at the cell centres, the convolution spectrally (cell averages taken as
     node values, an O(h²) approximation): the numerator is the mean of A ⋆ ρ̄
     over the staggered cell [θ_j, θ_{j+1}] and the denominator its value at
     the face,
@@ -114,7 +115,9 @@ class CircleFiniteVolume(FiniteVolumeScheme):
         SA:           dE_h/dt = Σ_j h u_{j+1/2} Z_{j+1/2} F_{j+1/2} ≥ 0,  Z = B ⋆ ρ̄ > 0,
 
     and, for USA with σ > 0, the free energy F_h = -E_h + σ Σ_j h ρ_j log ρ_j
-    satisfies dF_h/dt = -Σ_j h u_{j+1/2} F_{j+1/2} ≤ 0 (:meth:`dissipation`).
+    satisfies dF_h/dt = -Σ_j h u_{j+1/2} F_{j+1/2} ≤ 0 (:meth:`dissipation`). An
+    external potential adds Σ_j h ρ_j U_j to -E_h, whose variation U_j its face
+    velocity differences in the same way, so the identity holds with it.
     For a :class:`CallableVelocity` ``func`` gives X at the cell centres and
     X_{j+1/2} = (X_j + X_{j+1})/2.
 
@@ -198,6 +201,7 @@ class CircleFiniteVolume(FiniteVolumeScheme):
             self.n_species = None
             self._growth_rates = None  # no multipliers: no growth cap
             self._denominator_zero = None
+            self._external_faces = self._external_centres = None
 
     # -- velocity -------------------------------------------------------------------------------
 
@@ -222,8 +226,15 @@ class CircleFiniteVolume(FiniteVolumeScheme):
         self._face_multipliers = np.stack(rows_face) / self.grid.n
         self._drift = velocity.drift[:, None]
         self._species_weights = velocity.weights
+        potential = check_arg.velocity_potential(velocity, (self.grid.n,), "values at the cell centres")
+        if potential is None:
+            self._external_faces = self._external_centres = None
+        else:  # -∂_θ U: difference quotients across the faces, central differences at the centres
+            self._external_faces = -(np.roll(potential, -1) - potential) / h
+            self._external_centres = -(np.roll(potential, -1) - np.roll(potential, 1)) / (2 * h)
 
-    def _convolution_velocity(self, y: np.ndarray, multipliers: np.ndarray) -> np.ndarray:
+    def _convolution_velocity(self, y: np.ndarray, multipliers: np.ndarray, external: np.ndarray | None) -> np.ndarray:
+        """ω + (A ⋆ ρ̄)/(B ⋆ ρ̄) by the rows of ``multipliers`` (centres or faces), plus ``external`` (-∂_θ U there)."""
         n = self.grid.n
         forward, backward = self._forward, self._backward
         np.dot(self._species_weights, y, out=forward.values)
@@ -232,14 +243,16 @@ class CircleFiniteVolume(FiniteVolumeScheme):
         backward.execute_backward()
         values = backward.values
         if not self._has_denominator:
-            return self._drift + values[0]
-        denominator = values[1]
-        if not np.all(denominator > 0):
-            raise UnderResolvedError(
-                f"{self.name}: the denominator B ⋆ ρ̄ of the velocity is not positive "
-                f"(minimum {denominator.min():.3g}); the kernel is not resolved by N = {n} cells"
-            )
-        return self._drift + values[0] / denominator
+            field = values[0]
+        else:
+            denominator = values[1]
+            if not np.all(denominator > 0):
+                raise UnderResolvedError(
+                    f"{self.name}: the denominator B ⋆ ρ̄ of the velocity is not positive "
+                    f"(minimum {denominator.min():.3g}); the kernel is not resolved by N = {n} cells"
+                )
+            field = values[0] / denominator
+        return self._drift + (field if external is None else field + external)
 
     def _nodal_velocity(self, y: np.ndarray) -> np.ndarray:
         velocity = np.asarray(self.velocity.func(y), dtype=float)
@@ -258,7 +271,7 @@ class CircleFiniteVolume(FiniteVolumeScheme):
         y = self._as_state(y)
         if isinstance(self.velocity, CallableVelocity):
             return self._nodal_velocity(y)
-        return self._convolution_velocity(y, self._centre_multipliers)
+        return self._convolution_velocity(y, self._centre_multipliers, self._external_centres)
 
     def face_velocity(self, y: np.ndarray) -> np.ndarray:
         """u_{j+1/2} = X_{j+1/2} - σ (log ρ_{j+1} - log ρ_j)/h at the faces θ_j + h/2, shape (m, N)."""
@@ -274,7 +287,7 @@ class CircleFiniteVolume(FiniteVolumeScheme):
         if isinstance(self.velocity, CallableVelocity):
             nodal = self._nodal_velocity(y)
             return 0.5 * (nodal + np.roll(nodal, -1, axis=-1))
-        return self._convolution_velocity(y, self._face_multipliers)
+        return self._convolution_velocity(y, self._face_multipliers, self._external_faces)
 
     def face_fluxes(self, y: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(u_{j+1/2}, F_{j+1/2}, h) at the faces θ_j + h/2, each of shape (m, N) (h broadcast)."""

@@ -27,7 +27,8 @@ class CircleSpectral(SpectralScheme):
     weights w_m, marginal ρ̄ = Σ_m w_m ρ_m):
 
         ∂_t ρ_m + ∂_θ(ρ_m X_m[ρ̄]) = σ ∂²_θ ρ_m,
-        X_m = ω_m + (A ⋆ ρ̄)/(B ⋆ ρ̄)      (ConvolutionVelocity; B ⋆ ρ̄ ≡ 1 without a denominator),
+        X_m = ω_m + (A ⋆ ρ̄)/(B ⋆ ρ̄) - ∂_θ U   (ConvolutionVelocity; B ⋆ ρ̄ ≡ 1 without a denominator,
+                                             U ≡ 0 without a potential),
         X_m = func(ρ)_m                    (CallableVelocity, node values).
 
     A complex drift ω_m = c_m - iγ_m makes density m the average of the species over
@@ -43,8 +44,9 @@ class CircleSpectral(SpectralScheme):
     synthesised on M ≥ 3N/2 nodes (zero padding; the Nyquist mode is split
     symmetrically between ±N/2), the ratio and the flux ρ_m X_m are formed
     there, and the flux is transformed back and truncated to |k| < N/2, so
-    the quadratic product ρ_m (A ⋆ ρ̄) is free of aliasing. A
-    :class:`CallableVelocity` is evaluated at the N nodes and its
+    the quadratic product ρ_m (A ⋆ ρ̄) is free of aliasing. An external
+    potential U (node values) enters as -∂_θ U of its interpolant, synthesised
+    on the M nodes once. A :class:`CallableVelocity` is evaluated at the N nodes and its
     interpolant multiplies ρ_m's on the padded grid. Then
 
         dρ̂_{m,k}/dt = -ik (ρ_m (X_m - ω_m))^_k + (-ikω_m - σk²) ρ̂_{m,k} =: N_k(ρ̂) + L_{m,k} ρ̂_{m,k},
@@ -177,6 +179,7 @@ class CircleSpectral(SpectralScheme):
         derivative = -1j * k.astype(float)
         if self._even:
             derivative[-1] = 0.0
+        self._derivative = derivative
         self._flux_derivative = derivative / self.n_padded
         self._decay = self.diffusion * k.astype(float) ** 2
         parseval = np.full(n_modes, 2.0)
@@ -198,10 +201,15 @@ class CircleSpectral(SpectralScheme):
             self._num, self._den = check_arg.velocity_multipliers(velocity, k, real=False)
             drift = velocity.drift
             n_fields = 1 if self._den is None else 2
+            potential = check_arg.velocity_potential(velocity, (n,), "node values")
         else:
             self._callable = velocity.func
             drift = np.zeros(1)
             n_fields = m
+            potential = None
+        # -∂_θ U of the potential's interpolant, on the padded nodes (products) and on the grid (velocity_field)
+        self._external = None if potential is None else self._potential_velocity(potential, self.n_padded)
+        self._external_nodes = None if potential is None else self._potential_velocity(potential, n)
         # the linear part L_{m,k} = -ikω_m - σk², integrated exactly (Lawson): drifts of
         # heavy-tailed frequency laws do not limit the step; a complex drift c - iγ adds the damping -kγ
         # of its Cauchy law (also at the Nyquist mode, whose derivative is set to zero)
@@ -286,6 +294,8 @@ class CircleSpectral(SpectralScheme):
                 ratio = self._num_out
             else:
                 ratio = np.divide(self._num_out, self._den_out, out=self._ratio)
+            if self._external is not None:
+                ratio = np.add(ratio, self._external, out=self._ratio)
             np.multiply(self._rho_out, ratio, out=self._flux.values)
         else:
             np.multiply(rho_hat, self._split, out=self._rho_in)
@@ -295,6 +305,12 @@ class CircleSpectral(SpectralScheme):
             np.multiply(self._rho_out, self._fields_out, out=self._flux.values)
         self._flux.execute_forward()
         return np.multiply(self._flux_out, self._flux_derivative, out=out)
+
+    def _potential_velocity(self, potential: np.ndarray, n_nodes: int) -> np.ndarray:
+        """-∂_θ U of the trigonometric interpolant of the node values ``potential`` at ``n_nodes`` equispaced
+        nodes (the Nyquist mode's derivative, zero at the grid's nodes, is dropped as in the transport)."""
+        derivative = self._derivative * (scipy.fft.rfft(potential) / self.grid.n)
+        return scipy.fft.irfft(derivative, n_nodes, norm="forward")
 
     def _callable_velocity(self, rho: np.ndarray) -> np.ndarray:
         x = np.asarray(self._callable(rho), dtype=float)
@@ -319,6 +335,8 @@ class CircleSpectral(SpectralScheme):
         ratio = scipy.fft.irfft(self._num * marginal, n, norm="forward")
         if self._den is not None:
             ratio = ratio / scipy.fft.irfft(self._den * marginal, n, norm="forward")
+        if self._external_nodes is not None:
+            ratio = ratio + self._external_nodes
         return self.velocity.drift.real[:, None] + ratio[None, :]
 
     def mass(self, y: np.ndarray) -> np.ndarray:

@@ -167,7 +167,9 @@ class SphereFiniteVolume(FiniteVolumeScheme):
         band limit of the velocity.
     velocity : ConvolutionVelocity
         Funk–Hecke multipliers of A (potential) and B (or None); one species,
-        zero drift (ValueError otherwise).
+        zero drift (ValueError otherwise); an external potential U as node
+        values on ``grid``, whose gradient at the faces comes from its
+        expansion to ``grid.lmax``.
     diffusion, cfl, cfl_growth, dt, limiter
         As for :class:`~solvers._finite_volume_scheme.FiniteVolumeScheme` (default cfl 0.8).
     n_lat : int, optional
@@ -209,6 +211,15 @@ class SphereFiniteVolume(FiniteVolumeScheme):
         self._growth_rates = ell * (ell + 1) * np.abs(self._num)
         self._denominator_zero = None if self._den is None else self._den[0]
         self._build()
+        potential = check_arg.velocity_potential(velocity, grid.shape, "node values on the Gauss–Legendre grid")
+        self._potential_alm = None if potential is None else grid.analysis(potential)
+        if potential is None:
+            self._external_zonal = self._external_merid = None
+        else:  # -∇U at the faces, from the expansion of U's node values (band limit grid.lmax)
+            grad = _sht.synthesis(alm=self._potential_alm[None], lmax=grid.lmax, spin=1, mode="DERIV1",
+                                  **self._faces_geom)
+            self._external_zonal = -grad[1, : self._n_zonal]
+            self._external_merid = -grad[0, self._n_zonal :]
 
     # ------------------------------------------------------------------ geometry
     def _build(self) -> None:
@@ -472,15 +483,20 @@ class SphereFiniteVolume(FiniteVolumeScheme):
                 )
             u_zonal = u_zonal / z[: self._n_zonal]
             u_merid = u_merid / z[self._n_zonal :]
+        if self._external_zonal is not None:
+            u_zonal = u_zonal + self._external_zonal
+            u_merid = u_merid + self._external_merid
         return u_zonal, u_merid
 
     def velocity_field(self, y: np.ndarray) -> np.ndarray:
-        """X = ∇(A ⋆ ρ)/(B ⋆ ρ) at the Gauss–Legendre nodes of ``grid``, components (X_ϑ, X_φ) last,
+        """X = ∇(A ⋆ ρ)/(B ⋆ ρ) - ∇U at the Gauss–Legendre nodes of ``grid``, components (X_ϑ, X_φ) last,
         shape (1, nlat, nlon, 2); the potential of the midpoint-rule coefficients, -σ∇log ρ not included."""
         alm = self.coefficients(self._as_state(y)[0])[0]
         x = self.velocity_grid.gradient(self._num * alm, self.grid.shape)
         if self._den is not None:
             x = x / self.velocity_grid.synthesis(self._den * alm, self.grid.shape)
+        if self._potential_alm is not None:
+            x = x - self.grid.gradient(self._potential_alm)
         return np.moveaxis(x, 0, -1)[None]
 
     def _faces(self, rho: np.ndarray) -> tuple[np.ndarray, ...]:

@@ -1,13 +1,15 @@
 """Spherical-harmonic scheme for the continuity equation on S².
 
-    ∂_t ρ + div(ρ X) = σ Δρ,     X = ∇(A ⋆ ρ) / (B ⋆ ρ)     (B ⋆ ρ ≡ 1 without denominator)
+    ∂_t ρ + div(ρ X) = σ Δρ,     X = ∇(A ⋆ ρ) / (B ⋆ ρ) - ∇U     (B ⋆ ρ ≡ 1 without denominator,
+                                                                U ≡ 0 without a potential)
 
 Discretisation (Galerkin in spherical harmonics of degree ≤ lmax, with
 pseudo-spectral products):
 
 * ρ = Σ a_lm Y_lm; the convolutions are multipliers on the coefficients,
   (A ⋆ ρ)_lm = Â_l a_lm (Funk–Hecke);
-* ∇(A ⋆ ρ) by spin-1 synthesis, ρ and B ⋆ ρ by scalar synthesis, all on the
+* ∇(A ⋆ ρ) by spin-1 synthesis, ρ and B ⋆ ρ by scalar synthesis (∇U once, from the
+  analysis of U's node values: exact for U of band limit lmax), all on the
   padded Gauss–Legendre grid of band limit ⌈3 lmax/2⌉ (the quadrature of the
   flux against ∇Y_lm is then exact when X is itself band-limited — USA — and
   aliasing-free to the degree of the product otherwise);
@@ -112,6 +114,9 @@ class SphereSpectral(SpectralScheme):
         self._lam = ell * (ell + 1.0)
         self._pw = grid.parseval_weights
         self._shape_pad = grid.padded_shape(padded_lmax(grid.lmax)) if dealias else grid.shape
+        potential = check_arg.velocity_potential(velocity, grid.shape, "node values on the Gauss–Legendre grid")
+        self._potential_alm = None if potential is None else grid.analysis(potential)
+        self._external = None if potential is None else -grid.gradient(self._potential_alm, self._shape_pad)
         self._setup(-self.diffusion * self._lam, (grid.nalm,), complex, rtol=rtol, atol=atol, tail_tol=tail_tol,
                     on_underresolved=on_underresolved)
 
@@ -149,16 +154,23 @@ class SphereSpectral(SpectralScheme):
             z = g.synthesis(self._den * alm, self._shape_pad)
             if not np.all(z > 0):
                 raise NonPositiveNormaliser(float(np.min(z)))
-            rho = rho / z
+            if self._external is None:
+                rho = rho / z
+            else:
+                flux /= z
+        if self._external is not None:
+            flux += self._external
         flux *= rho
         return -g.divergence(flux)
 
     def velocity_field(self, y: np.ndarray) -> np.ndarray:
-        """X = ∇(A ⋆ ρ)/(B ⋆ ρ) at the nodes, components (X_ϑ, X_φ) last, shape (1, nlat, nlon, 2)."""
+        """X = ∇(A ⋆ ρ)/(B ⋆ ρ) - ∇U at the nodes, components (X_ϑ, X_φ) last, shape (1, nlat, nlon, 2)."""
         alm = self.coefficients(y)
         x = self.grid.gradient(self._num * alm)
         if self._den is not None:
             x = x / self.grid.synthesis(self._den * alm)
+        if self._potential_alm is not None:
+            x = x - self.grid.gradient(self._potential_alm)
         return np.moveaxis(x, 0, -1)[None]
 
     def mass(self, y: np.ndarray) -> np.ndarray:

@@ -33,6 +33,7 @@ __all__ = [
     "instance",
     "sphere_velocity",
     "velocity_multipliers",
+    "velocity_potential",
 ]
 
 
@@ -207,3 +208,12 @@ def velocity_multipliers(
     if velocity.denominator is None:
         return numerator, None
     return numerator, multipliers(velocity.denominator, index, "velocity.denominator", real=real, index_name=index_name)
+
+
+def velocity_potential(velocity: ConvolutionVelocity, shape: tuple[int, ...], where: str) -> np.ndarray | None:
+    """``velocity.potential`` (U on the grid), checked to have the grid's ``shape`` (``where`` names the grid's
+    values: node values or cell averages); None for U ≡ 0."""
+    potential = velocity.potential
+    if potential is not None and potential.shape != tuple(shape):
+        raise ValueError(f"velocity.potential must hold {where} of shape {tuple(shape)}, got shape {potential.shape}")
+    return potential

@@ -35,16 +35,22 @@ class NonPositiveNormaliser(UnevaluableState):
 
 @dataclass(frozen=True)
 class ConvolutionVelocity:
-    """Velocity built from convolutions of the weighted marginal density.
+    """Velocity built from convolutions of the weighted marginal density and an external potential.
 
     For densities ρ_1, …, ρ_m on one grid (one per node ω_m of a frequency
     quadrature, weights w_m with Σ w_m = 1) and their marginal
     ρ̄ = Σ_m w_m ρ_m, the velocity of species m is
 
-        X_m = ω_m + (A ⋆ ρ̄) / (B ⋆ ρ̄)                    (circle)
-        X_m = ∇(A ⋆ ρ̄) / (B ⋆ ρ̄)                        (sphere, ω ≡ 0)
+        X_m = ω_m + (A ⋆ ρ̄) / (B ⋆ ρ̄) - ∂_θ U           (circle)
+        X_m = ∇(A ⋆ ρ̄) / (B ⋆ ρ̄) - ∇U                   (sphere, ω ≡ 0)
 
-    where ``B ⋆ ρ̄ ≡ 1`` when ``denominator`` is None.
+    where ``B ⋆ ρ̄ ≡ 1`` when ``denominator`` is None and U ≡ 0 when
+    ``potential`` is None. U is given on the scheme's grid: its values at the
+    nodes, or its cell averages on a grid of cells (the representation of a
+    density there). Spectral schemes take ∇U from U's expansion on the grid
+    (exact for U of the grid's band limit); finite-volume schemes take it as
+    the difference quotient of neighbouring values across each face, the form
+    that keeps their energy identity with the term Σ_i V_i ρ_i U_i.
 
     Species averaged over a Cauchy law of drifts (circle, spectral schemes). A
     complex drift ν_m = c_m - iγ_m (γ_m > 0) stands for the continuum of species
@@ -81,12 +87,16 @@ class ConvolutionVelocity:
         (γ_m ≥ 0) for a species averaged over a Cauchy law (above).
     weights : ndarray, shape (m,)
         Quadrature weights w_m of the species, summing to 1.
+    potential : ndarray or None
+        U on the grid (node values or cell averages, the grid's shape), real and
+        finite; None for U ≡ 0.
     """
 
     numerator: Multipliers
     denominator: Multipliers | None = None
     drift: np.ndarray = field(default_factory=lambda: np.zeros(1))
     weights: np.ndarray = field(default_factory=lambda: np.ones(1))
+    potential: np.ndarray | None = None
 
     def __post_init__(self) -> None:
         drift = np.atleast_1d(np.asarray(self.drift))
@@ -106,6 +116,15 @@ class ConvolutionVelocity:
             raise ValueError(f"weights must be non-negative and sum to 1, got sum {weights.sum()!r}")
         object.__setattr__(self, "drift", drift)
         object.__setattr__(self, "weights", weights)
+        if self.potential is not None:
+            potential = np.asarray(self.potential)
+            if np.iscomplexobj(potential) or not np.issubdtype(potential.dtype, np.number):
+                raise TypeError(f"potential must hold real values of U on the grid, got dtype {potential.dtype}")
+            if not np.all(np.isfinite(potential)):
+                raise ValueError("potential must be finite at every node")
+            potential = np.array(potential, dtype=float)
+            potential.setflags(write=False)
+            object.__setattr__(self, "potential", potential)
 
     @property
     def n_species(self) -> int:

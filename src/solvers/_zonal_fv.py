@@ -3,7 +3,7 @@
 Equation (ρ w.r.t. the area measure, ϑ the angle from e_d):
 
     ∂_t ρ + (1/sin^{d-2}ϑ) ∂_ϑ(sin^{d-2}ϑ ρ u) = 0,
-    u = ∂_ϑ(A ⋆ ρ̄) / (B ⋆ ρ̄) - σ ∂_ϑ log ρ,
+    u = ∂_ϑ(A ⋆ ρ̄) / (B ⋆ ρ̄) - ∂_ϑ U - σ ∂_ϑ log ρ,
 
 the diffusion σΔρ written as the velocity -σ∂_ϑ log ρ (Carrillo–Chertock–Huang,
 arXiv:1402.4252, eqs. (1.1)–(1.4); :mod:`solvers._finite_volume_scheme`).
@@ -41,7 +41,9 @@ the diffusive part,
     d_{i+1/2} = (⟨cos ϑ⟩_i - ⟨cos ϑ⟩_{i+1}) / sin ϑ_{i+1/2},
     (B ⋆ ρ̄)(ϑ_f) = Σ_l b_l ρ̄_l q_l(cos ϑ_f)
 
-(B ≡ 1 without a denominator), for l < L (``n_degrees``, default n; the
+(B ≡ 1 without a denominator), minus (Ū_{i+1} - Ū_i)/d_{i+1/2} for an external
+potential given by its cell averages Ū_i (exact for U linear in t, as above),
+for l < L (``n_degrees``, default n; the
 multipliers of smooth kernels decay faster than any power, so the truncation
 is below round-off unless β is large compared with n²). ⟨·⟩_i is the cell
 average. A zonal f is a smooth function of t = cos ϑ, and f̄_i = f(⟨t⟩_i) +
@@ -52,8 +54,8 @@ a factor independent of h: 1.07 at the first face for d = 5, 1.23 for d = 10).
 
 Free energy (exact identity). For USA, with E_h = (1/2) Σ_i V_i ρ_i Φ̄_i (the
 energy of the piecewise-constant density, symmetric in ρ), the discrete free
-energy 𝓕_h = -E_h + σ Σ_i V_i ρ_i log ρ_i has the variation
-ξ_i = -Φ̄_i + σ log ρ_i and u_{i+1/2} = -(ξ_{i+1} - ξ_i)/d_{i+1/2} exactly, so by
+energy 𝓕_h = -E_h + Σ_i V_i ρ_i Ū_i + σ Σ_i V_i ρ_i log ρ_i has the variation
+ξ_i = -Φ̄_i + Ū_i + σ log ρ_i and u_{i+1/2} = -(ξ_{i+1} - ξ_i)/d_{i+1/2} exactly, so by
 summation by parts, on any state,
 
     d𝓕_h/dt = Σ_i V_i ξ_i dρ_i/dt = -Σ_f d_f S_f u_f F_f = -D_h ≤ 0
@@ -150,6 +152,9 @@ class ZonalFiniteVolume(FiniteVolumeScheme):
         self._dphi = np.diff(averages, axis=0) / self._dist[:, None]
         q_faces = gegenbauer_table(int(n_degrees), grid.d, np.cos(grid.faces[1:-1]))
         self._bface = None if den is None else (q_faces * den[None, :]) @ moments
+        potential = check_arg.velocity_potential(velocity, (grid.n,), "cell averages")
+        # -∂_ϑ U: at the faces the difference quotient of the cell averages, at the centres their average
+        self._external_faces = None if potential is None else -np.diff(potential) / self._dist
         self._s_inner = grid.face_areas[1:-1]
         self._inv_vol = 1.0 / grid.volumes
         conductance = np.concatenate([[0.0], self._s_inner / self._dist, [0.0]])
@@ -168,6 +173,9 @@ class ZonalFiniteVolume(FiniteVolumeScheme):
         x = numerator @ marginal
         if denominator is not None:
             x = x / (denominator @ marginal)
+        if self._external_faces is not None:
+            faces = np.concatenate([[0.0], self._external_faces, [0.0]])
+            x = x + 0.5 * (faces[1:] + faces[:-1])
         return np.broadcast_to(x, y.shape).copy()
 
     @cached_property
@@ -184,6 +192,8 @@ class ZonalFiniteVolume(FiniteVolumeScheme):
         x = self._dphi @ marginal
         if self._bface is not None:
             x = x / (self._bface @ marginal)
+        if self._external_faces is not None:
+            x = x + self._external_faces
         if self.diffusion > 0:
             return x - self.diffusion * np.diff(log_density(y), axis=-1) / self._dist
         return np.broadcast_to(x, (y.shape[0], x.size))

@@ -4,10 +4,11 @@ Equation. For a zonal density ρ(ϑ) with respect to the area measure of
 S^{d-1} (ϑ the angle from e_d, t = cos ϑ) and a zonal velocity X = u(ϑ) e_ϑ,
 
     ∂_t ρ + (1/sin^{d-2}ϑ) ∂_ϑ(sin^{d-2}ϑ ρ u) = σ (1/sin^{d-2}ϑ) ∂_ϑ(sin^{d-2}ϑ ∂_ϑ ρ),
-    u = ∂_ϑ(A ⋆ ρ̄) / (B ⋆ ρ̄)      (the polar component of X = ∇(A ⋆ ρ̄)/(B ⋆ ρ̄)),
+    u = ∂_ϑ(A ⋆ ρ̄) / (B ⋆ ρ̄) - ∂_ϑ U      (the polar component of X = ∇(A ⋆ ρ̄)/(B ⋆ ρ̄) - ∇U),
 
 where ρ̄ = Σ_m w_m ρ_m is the marginal of the species and B ⋆ ρ̄ ≡ 1 when no
-denominator is given. Convolutions by Funk–Hecke: with ρ̄ = Σ_l ρ̄_l q_l
+denominator is given, U ≡ 0 when no potential is (a zonal U is given by its node
+values, expanded once in the q_l: exact for U of degree < n). Convolutions by Funk–Hecke: with ρ̄ = Σ_l ρ̄_l q_l
 (normalised Gegenbauer polynomials, see :mod:`solvers._zonal_grid`),
 Φ = A ⋆ ρ̄ = Σ_l a_l ρ̄_l q_l and B ⋆ ρ̄ = Σ_l b_l ρ̄_l q_l with the multipliers
 a_l, b_l of the velocity specification.
@@ -132,6 +133,9 @@ class ZonalSpectral(SpectralScheme):
         # never formed on its own (module docstring, "High dimension")
         self._q_fine_weighted = self._q_fine * ((1.0 - fine.t**2) * fine.relative_weights)[:, None]
         self._sin_fine = np.sqrt(1.0 - fine.t**2)
+        potential = check_arg.velocity_potential(velocity, (n,), "node values at the Gauss nodes")
+        self._potential_coefficients = None if potential is None else grid.analysis(potential)
+        self._external_t = None if potential is None else self._dq_fine @ self._potential_coefficients  # U_t
         self._speed = 0.0
         self._setup(-self.diffusion * ell * (ell + d - 2.0), (velocity.n_species, n), float, rtol=rtol, atol=atol,
                     tail_tol=tail_tol, on_underresolved=on_underresolved)
@@ -179,7 +183,7 @@ class ZonalSpectral(SpectralScheme):
 
     # --- right-hand side --------------------------------------------------
     def _transport(self, coeffs: np.ndarray) -> np.ndarray:
-        """N_l = (1/|S|) ∫ (1-t²) q_l' ρ Φ_t/(B⋆ρ̄) dσ for coefficients of shape (m, n).
+        """N_l = (1/|S|) ∫ (1-t²) q_l' ρ (Φ_t/(B⋆ρ̄) - U_t) dσ for coefficients of shape (m, n).
 
         Also records the largest polar speed |u| = sqrt(1-t²) |Φ_t| / (B⋆ρ̄)
         at the quadrature nodes in ``self._speed``. Raises
@@ -194,6 +198,8 @@ class ZonalSpectral(SpectralScheme):
             if not np.all(denom > 0):
                 raise NonPositiveNormaliser(float(np.min(denom)))
             factor = factor / denom
+        if self._external_t is not None:
+            factor = factor - self._external_t
         self._speed = float(np.max(self._sin_fine * np.abs(factor)))
         weighted_rho = coeffs @ self._q_fine_weighted.T
         return (weighted_rho * factor) @ self._dq_fine
@@ -209,13 +215,16 @@ class ZonalSpectral(SpectralScheme):
 
     # --- diagnostics ------------------------------------------------------
     def velocity_field(self, y: np.ndarray) -> np.ndarray:
-        """The polar velocity u = ∂_ϑ(A ⋆ ρ̄)/(B ⋆ ρ̄) = -sin ϑ Φ_t / (B ⋆ ρ̄) at the nodes, shape (m, n)."""
+        """The polar velocity u = ∂_ϑ(A ⋆ ρ̄)/(B ⋆ ρ̄) - ∂_ϑ U = -sin ϑ (Φ_t / (B ⋆ ρ̄) - U_t) at the nodes,
+        shape (m, n)."""
         coeffs = self.coefficients(y)
         marginal = self.velocity.weights @ coeffs
         q, dq = gegenbauer_table(self.grid.n, self.grid.d, self.grid.t, derivative=True)
         u = -np.sqrt(1.0 - self.grid.t**2) * (dq @ (self._num * marginal))
         if self._den is not None:
             u = u / (q @ (self._den * marginal))
+        if self._potential_coefficients is not None:
+            u = u + np.sqrt(1.0 - self.grid.t**2) * (dq @ self._potential_coefficients)
         return np.broadcast_to(u, coeffs.shape).copy()
 
     def mass(self, y: np.ndarray) -> np.ndarray:

@@ -115,6 +115,15 @@ class Circle:
         """``f(theta)`` at the nodes."""
         return f(self.theta)
 
+    def field(self, f: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
+        """A function of the points x ∈ S¹ (unit vectors (…, 2)) on the grid: ``f(points)`` at the nodes."""
+        return f(self.points)
+
+    @property
+    def band_limit(self) -> int:
+        """The largest wavenumber the grid represents, N//2."""
+        return int(self.n) // 2
+
     def von_mises_values(self, loc: Any, kappa: float) -> tuple[np.ndarray, dict[str, Any]]:
         """Node values of ρ(θ) = e^{κ cos(θ - loc)}/(2π I_0(κ)) (``loc`` an angle, None: 0) and the law."""
         kappa = check_nonnegative("kappa", kappa)

@@ -135,6 +135,15 @@ class Sphere:
         """``f(lat, lon)`` on the (nlat, nlon) mesh of the nodes."""
         return f(*np.meshgrid(self.lat, self.lon, indexing="ij"))
 
+    def field(self, f: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
+        """A function of the points x ∈ S² (unit vectors (…, 3)) on the grid: ``f(points)`` at the nodes."""
+        return f(self.points)
+
+    @property
+    def band_limit(self) -> int:
+        """The largest degree the grid represents, lmax."""
+        return int(self.lmax)
+
     def von_mises_values(self, loc: Any, kappa: float) -> tuple[np.ndarray, dict[str, Any]]:
         """Node values of the von Mises–Fisher density ρ(x) = κ e^{κ<loc, x>} / (4π sinh κ) (κ = 0: 1/4π)
         and its law.

@@ -193,6 +193,25 @@ class ZonalSphere:
         """``f(polar)`` at the nodes (cell centres for cells)."""
         return f(self.polar)
 
+    def field(self, f: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
+        """A zonal function of the points x ∈ S^{d-1} (unit vectors (…, d)) on the grid: ``f`` at the nodes
+        (Gauss nodes), or its cell averages (cells, the values the finite-volume scheme works with; exact
+        for f linear in <x, e_d>), evaluated on the meridian of e_1 and e_d."""
+        if self.nodes == "gauss":
+            return f(self.points)
+
+        def on_meridian(polar: np.ndarray) -> np.ndarray:
+            points = np.zeros((polar.size, self.d))
+            points[:, 0], points[:, -1] = np.sin(polar), np.cos(polar)
+            return f(points)
+
+        return self.grid.cell_averages(on_meridian)
+
+    @property
+    def band_limit(self) -> int:
+        """The largest degree the grid represents, n - 1."""
+        return int(self.n) - 1
+
     def von_mises_values(self, loc: Any, kappa: float) -> tuple[np.ndarray, dict[str, Any]]:
         """Node values of the von Mises–Fisher density with mean direction e_d, and its law:
 

@@ -1,5 +1,6 @@
-"""Models of the interaction: self-attention (paper 2, arXiv:2312.10794, (2.1)) and Kuramoto-type angular
-models, self-attention with general weights (heads, feed-forward, R^d, paper 1's rescaled tokens) and its
+"""Models of the interaction: the aggregation–diffusion model of a user's kernel and potential (of which
+self-attention and identical Kuramoto oscillators are instances), self-attention (paper 2, arXiv:2312.10794,
+(2.1)) and Kuramoto-type angular models, self-attention with general weights (heads, feed-forward, R^d, paper 1's rescaled tokens) and its
 hard-max limit (paper 2, §9.3): their
 velocities for particles and for the PDE, their interaction energy (paper 2, (3.5)), the attention weights
 and the SA/USA rule. What a model provides is written in :mod:`._model`.
@@ -10,9 +11,12 @@ from __future__ import annotations
 from ._attention import Attention, FeedForward, softmax_attention
 from ._energy import energy, particle_energy
 from ._hardmax import HardmaxAttention
+from ._interaction import Interaction, KernelResolutionError
+from ._kernels import Kernel
 from ._frequency_laws import DiscreteLaw, LorentzianMixture, Mixture, bimodal_lorentzian
 from ._kuramoto import Kuramoto
 from ._model import Model
+from ._potentials import Potential
 from ._repulsive_self_attention import RepulsiveSelfAttention
 from ._self_attention import SelfAttention
 
@@ -21,10 +25,14 @@ __all__ = [
     "DiscreteLaw",
     "FeedForward",
     "HardmaxAttention",
+    "Interaction",
+    "Kernel",
+    "KernelResolutionError",
     "Kuramoto",
     "LorentzianMixture",
     "Mixture",
     "Model",
+    "Potential",
     "RepulsiveSelfAttention",
     "SelfAttention",
     "bimodal_lorentzian",

@@ -26,7 +26,9 @@ Particles
     of self-attention models.
 Energy
     ``has_energy``; ``particle_energy(states, weights, geometry, accuracy)`` (one per
-    system); ``density_energy(domain, values)`` (one per leading index of the node values).
+    system); ``density_energy(domain, values)`` (one per leading index of the node values);
+    ``has_free_energy`` and ``density_free_energy(domain, values)``: the Lyapunov functional
+    (energy and σ ∫ρ log ρ) of a noisy gradient flow, recorded by :func:`meanfield.solve` as ``free_energy``.
 The PDE
     ``grid_velocity(domain, frequency_nodes)``: the velocity specification handed to the
     schemes of :mod:`solvers` (:class:`solvers.ConvolutionVelocity`; ``frequency_nodes`` None:
@@ -144,6 +146,20 @@ class Model:
     def density_energy(self, domain: Any, values: np.ndarray) -> np.ndarray:
         """The energy of node values (..., *domain.shape), one per leading index."""
         raise self._no_energy()
+
+    @property
+    def energy_description(self) -> str:
+        """What the ``energy`` of a result is (its ``long_name``)."""
+        return "interaction energy E_β"
+
+    @property
+    def has_free_energy(self) -> bool:
+        """Whether the noisy dynamics is the gradient flow of a free energy the model computes (here: no)."""
+        return False
+
+    def density_free_energy(self, domain: Any, values: np.ndarray) -> np.ndarray:
+        """The free energy of node values (..., *domain.shape), one per leading index."""
+        raise ValueError(f"{self.name} has no free energy")
 
     # ------------------------------------------------------------------ the PDE
     def concentrates(self, velocity: ConvolutionVelocity) -> bool:

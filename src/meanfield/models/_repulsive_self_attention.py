@@ -16,6 +16,7 @@ from solvers import ConvolutionVelocity
 
 from ..domains._geometry import EuclideanGeometry
 
+from ._energy import entropy
 from ._self_attention import SelfAttention
 from ._self_attention_sums import BLOCK_ELEMENTS
 
@@ -77,6 +78,10 @@ class RepulsiveSelfAttention(SelfAttention):
         """-X of :meth:`SelfAttention.particle_velocity` on the same path."""
         return _Reversed(super().particle_velocity(geometry, weights, frequencies, path=path, accuracy=accuracy,
                                                    block_elements=block_elements))
+
+    def density_free_energy(self, domain: Any, values: np.ndarray) -> np.ndarray:
+        """F = E_β + σ ∫ ρ log ρ dσ: the repulsive USA flow is its W₂ gradient flow, F non-increasing."""
+        return self.density_energy(domain, values) + self.noise * entropy(domain, values)
 
     def ensemble_kernel(self, geometry: Any) -> None:
         """None: the compiled per-system kernels integrate the attractive sign only."""

@@ -18,7 +18,7 @@ from .._validate import check_beta, check_nonnegative
 from ._attention import softmax_attention
 from ._attention_weights import check_unnormalized_beta, interaction_energy, velocity_factor
 from ._compiled_kernels import kernel_sums
-from ._energy import double_integral
+from ._energy import double_integral, entropy
 from ._model import Model
 from ._self_attention_sums import BLOCK_ELEMENTS, DirectSelfAttention, NufftSelfAttention, fourier_kernel_sums
 
@@ -187,6 +187,15 @@ class SelfAttention(Model):
         beta, d = self.beta, domain.dimension
         scaled = scaled_funk_hecke if beta > 0 else scaled_funk_hecke_over_beta  # a_β, or t at β = 0
         return interaction_energy(beta, double_integral(domain, values, lambda ell: scaled(ell, beta, d)))
+
+    @property
+    def has_free_energy(self) -> bool:
+        """USA with noise: the W₂ gradient flow of F = -E_β + σ ∫ρ log ρ (paper 2, §3; DESIGN.md §2)."""
+        return self.noise > 0 and not self.normalized
+
+    def density_free_energy(self, domain: Any, values: np.ndarray) -> np.ndarray:
+        """F = -E_β + σ ∫ ρ log ρ dσ, non-increasing for USA."""
+        return -self.density_energy(domain, values) + self.noise * entropy(domain, values)
 
     # ------------------------------------------------------------------ the PDE
     def grid_velocity(self, domain: Any, frequency_nodes: int | None = None) -> ConvolutionVelocity:

@@ -37,6 +37,7 @@ __all__ = [
     "BLOCK_ELEMENTS",
     "DirectSelfAttention",
     "NufftSelfAttention",
+    "NufftSums",
     "attention_sums",
     "blocks",
     "circle_attention_sums",
@@ -163,12 +164,39 @@ def fourier_truncation(beta: float, accuracy: float, k_max: int = 100_000) -> in
     return max(1, int(ok[0]))  # tail beyond K = ok[0] (terms k ≥ ok[0]+1 dropped)
 
 
-class NufftSelfAttention(_SelfAttentionVelocity):
-    """SA/USA angle velocities on S¹ by a type-1 and a type-2 NUFFT per system.
+class NufftSums:
+    """Real parts of Σ_{|k|≤K} c_{r,k} e^{ikθ_i} Σ_j w_j e^{-ikθ_j} for the rows r of ``coefficients``
+    (rows, 2K + 1), per system: one type-1 NUFFT (the moments) and one type-2 NUFFT of ``rows`` transforms
+    (the values at θ_i) with tolerance ``eps``, O(n + K log K). Plans (``finufft.Plan``) are built once per
+    system with ``nthreads`` threads and reused (only ``setpts`` per evaluation)."""
 
-    Plans (``finufft.Plan``) are built once per system with ``nthreads`` threads
-    and reused (only ``setpts`` per evaluation). ``accuracy`` is the relative
-    accuracy requested for the kernel sums (Fourier truncation and NUFFT
+    def __init__(self, coefficients: np.ndarray, weights: np.ndarray, eps: float, nthreads: int = 1) -> None:
+        self.coefficients = np.ascontiguousarray(coefficients, dtype=complex)
+        self.weights = np.ascontiguousarray(weights, dtype=complex)
+        n_modes = self.coefficients.shape[1]
+        n_sys = weights.shape[0]
+        self._type1 = [finufft.Plan(1, (n_modes,), eps=eps, isign=-1, nthreads=nthreads) for _ in range(n_sys)]
+        self._type2 = [finufft.Plan(2, (n_modes,), n_trans=self.coefficients.shape[0], eps=eps, isign=1,
+                                    nthreads=nthreads) for _ in range(n_sys)]
+
+    def __call__(self, x: np.ndarray) -> np.ndarray:
+        """The sums at the angles ``x`` (systems, n), shape (systems, rows, n)."""
+        out = np.empty((x.shape[0], self.coefficients.shape[0], x.shape[1]))
+        wrapped = np.remainder(x + np.pi, 2 * np.pi) - np.pi
+        for s in range(x.shape[0]):
+            pts = np.ascontiguousarray(wrapped[s])
+            p1, p2 = self._type1[s], self._type2[s]
+            p1.setpts(pts)
+            c = p1.execute(self.weights[s])
+            p2.setpts(pts)
+            out[s] = p2.execute(np.ascontiguousarray(self.coefficients * c)).real
+        return out
+
+
+class NufftSelfAttention(_SelfAttentionVelocity):
+    """SA/USA angle velocities on S¹ by a type-1 and a type-2 NUFFT per system (:class:`NufftSums`).
+
+    ``accuracy`` is the relative accuracy requested for the kernel sums (Fourier truncation and NUFFT
     tolerance each get half). The Fourier coefficients are those of the shifted
     weights, e^{-β} I_k(β); the USA factor e^β multiplies the coefficients of the
     numerator, so the SA/USA rule is applied in Fourier space.
@@ -179,7 +207,6 @@ class NufftSelfAttention(_SelfAttentionVelocity):
     def __init__(self, beta: float, normalized: bool, weights: np.ndarray, accuracy: float,
                  nthreads: int = 1) -> None:
         super().__init__(beta, normalized)
-        self.weights = np.ascontiguousarray(weights, dtype=complex)
         self.fourier_modes = fourier_truncation(beta, accuracy / 2)
         kk = np.arange(-self.fourier_modes, self.fourier_modes + 1)
         ik = np.abs(kk)
@@ -187,28 +214,12 @@ class NufftSelfAttention(_SelfAttentionVelocity):
         # I_k(β)/β → 1/2 for k = 1 and 0 for k ≥ 2 as β → 0 (the k = 0 term is multiplied by k = 0)
         over_beta = scaled / beta if beta > 0 else np.where(ik == 1, 0.5, 0.0)
         deriv = 1j * kk * over_beta * self.collapse_rate
-        self.coeffs = np.stack([deriv, scaled]).astype(complex) if normalized else deriv[None].astype(complex)
-        n_modes = 2 * self.fourier_modes + 1
-        eps = max(accuracy / 2, 1e-15)
-        n_sys = weights.shape[0]
-        self._type1 = [finufft.Plan(1, (n_modes,), eps=eps, isign=-1, nthreads=nthreads) for _ in range(n_sys)]
-        self._type2 = [
-            finufft.Plan(2, (n_modes,), n_trans=self.coeffs.shape[0], eps=eps, isign=1, nthreads=nthreads)
-            for _ in range(n_sys)
-        ]
+        coeffs = np.stack([deriv, scaled]).astype(complex) if normalized else deriv[None].astype(complex)
+        self.sums = NufftSums(coeffs, weights, max(accuracy / 2, 1e-15), nthreads)
 
     def __call__(self, t: float, x: np.ndarray) -> np.ndarray:
-        out = np.empty_like(x)
-        wrapped = np.remainder(x + np.pi, 2 * np.pi) - np.pi
-        for s in range(x.shape[0]):
-            pts = np.ascontiguousarray(wrapped[s])
-            p1, p2 = self._type1[s], self._type2[s]
-            p1.setpts(pts)
-            c = p1.execute(self.weights[s])
-            p2.setpts(pts)
-            vals = p2.execute(np.ascontiguousarray(self.coeffs * c))
-            out[s] = vals[0].real / vals[1].real if self.normalized else vals[0].real
-        return out
+        vals = self.sums(x)
+        return vals[:, 0] / vals[:, 1] if self.normalized else vals[:, 0]
 
 
 def fourier_kernel_sums(angles: np.ndarray, weights: np.ndarray, beta: float, accuracy: float) -> np.ndarray:

@@ -31,8 +31,9 @@ logger = logging.getLogger(__name__)
 
 def density_dataset(model: Any, domain: Any, velocity: ConvolutionVelocity, times: np.ndarray, states: np.ndarray,
                     mass: np.ndarray, energies: np.ndarray, steps: np.ndarray, attrs: dict[str, Any],
-                    call: str = "meanfield.solve") -> xr.Dataset:
-    """Dataset of a PDE run: marginal density, energy, mass, order parameter, steps.
+                    call: str = "meanfield.solve", free_energies: np.ndarray | None = None) -> xr.Dataset:
+    """Dataset of a PDE run: marginal density, energy, mass, order parameter, steps (and the free energy of a
+    model that has one, ``free_energies``).
 
     ``states`` has shape (time, m, *grid) (node values); the marginal is
     ρ̄ = Σ_m w_m ρ_m. ``mass`` is the scheme's own total mass of ρ̄ (exact for
@@ -55,10 +56,13 @@ def density_dataset(model: Any, domain: Any, velocity: ConvolutionVelocity, time
     data = {
         "density": (("time", *grid_dims), marginal, density),
         "mass": ("time", mass, {"long_name": "total mass ∫ρ dσ", "units": "1"}),
-        "energy": ("time", energies, {"long_name": "interaction energy E_β", "units": "1"}),
+        "energy": ("time", energies, {"long_name": model.energy_description, "units": "1"}),
         "order_parameter": ("time", np.linalg.norm(first_moment, axis=-1), {"long_name": "|∫ x dμ|", "units": "1"}),
         "steps": ("time", steps, {"long_name": "accepted steps since the previous output", "units": "1"}),
     }
+    if free_energies is not None:
+        data["free_energy"] = ("time", free_energies, {"long_name": "free energy (energy and σ∫ρ log ρ dσ), "
+                                                                    "non-increasing", "units": "1"})
     if velocity.n_species > 1:
         coords["frequency"] = ("frequency", velocity.drift, COORD_ATTRS["frequency"])
         data["density_by_frequency"] = (("time", "frequency", *grid_dims), states,
@@ -116,6 +120,7 @@ class DensityRecord:
         self.states = np.empty((times.size, self.velocity.n_species, *self.domain.shape))
         self.masses = np.empty(times.size)
         self.energies = np.empty(times.size)
+        self.free_energies = np.empty(times.size) if self.model.has_free_energy else None
 
     def record(self, index: int, t: float, y: Any) -> None:
         """Node values, mass and energy of output ``index`` of the segment; the resolution tail."""
@@ -125,6 +130,8 @@ class DensityRecord:
         marginal = np.tensordot(self.velocity.weights, self.states[index: index + 1], axes=([0], [1]))
         self.energies[index] = (self.model.density_energy(self.domain, marginal)[0] if self.model.has_energy
                                 else np.nan)
+        if self.free_energies is not None:
+            self.free_energies[index] = self.model.density_free_energy(self.domain, marginal)[0]
 
     def resume_from(self, done: xr.Dataset) -> np.ndarray:
         """Keep the outputs of the checkpoint ``done``; the scheme state of its last node values (the start when
@@ -134,6 +141,8 @@ class DensityRecord:
                  else done["density"].expand_dims("species", axis=1))
         self.previous = {"states": np.asarray(field.values), "times": done.time.values,
                          "masses": done.mass.values, "energies": done.energy.values, "steps": done.steps.values}
+        if self.model.has_free_energy:
+            self.previous["free_energies"] = done.free_energy.values
         self.resolution = ResolutionMonitor(self.scheme, self.domain, done.attrs.get("resolution_tail"),
                                             self.model.resolution_advice(self.velocity))
         self._allocate(self.times[done.sizes["time"] - 1:])
@@ -154,8 +163,11 @@ class DensityRecord:
         steps = np.asarray(self.steps_of()[:n_outputs], dtype=int)
         parts = {"states": self.states[:n_outputs], "times": self.segment[:n_outputs],
                  "masses": self.masses[:n_outputs], "energies": self.energies[:n_outputs], "steps": steps}
+        if self.free_energies is not None:
+            parts["free_energies"] = self.free_energies[:n_outputs]
         if self.previous is not None:
             parts = {name: np.concatenate([self.previous[name][:-1], part]) for name, part in parts.items()
                      if name != "steps"} | {"steps": np.concatenate([self.previous["steps"], steps[1:]])}
         return density_dataset(self.model, self.domain, self.velocity, parts["times"], parts["states"],
-                               parts["masses"], parts["energies"], parts["steps"], attrs)
+                               parts["masses"], parts["energies"], parts["steps"], attrs,
+                               free_energies=parts.get("free_energies"))

@@ -1,0 +1,351 @@
+r"""The aggregation–diffusion model of a user's kernel and potential on S¹, S² and the zonal S^{d-1}:
+its velocity for particles and for the PDE, its energy and free energy, its linear rates (the model
+protocol: :mod:`meanfield.models._model`)."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from solvers import ConvolutionVelocity, sphere_area
+
+from ..domains._circle import Circle
+from ..domains._geometry import CircleGeometry, EuclideanGeometry
+from .._validate import check_flag, check_nonnegative, check_positive
+from ._attention_weights import BETA_MAX_UNNORMALIZED
+from ._energy import double_integral, entropy
+from ._interaction_sums import InteractionSums, energy_sums, fourier_truncation_of
+from ._kernels import Kernel, as_kernel
+from ._model import Model
+from ._potentials import Potential, as_potential
+from ._self_attention_sums import BLOCK_ELEMENTS
+
+__all__ = ["Interaction", "KernelResolutionError", "PARTICLE_PATHS"]
+
+#: how the particle velocities of an Interaction may be summed
+PARTICLE_PATHS = ("auto", "direct", "fourier", "nufft")
+#: below this many particles per system the direct sums are taken on S¹ ("auto")
+FOURIER_MIN_PARTICLES = 256
+#: the most harmonics "auto" sums by their moments (O(nK)) rather than by the NUFFT
+MAX_MOMENT_HARMONICS = 64
+
+
+class KernelResolutionError(ValueError):
+    """The kernel's multipliers have not decayed to ``kernel_tol`` at the grid's band limit."""
+
+
+class MultiplierTable:
+    """k ↦ multipliers of a kernel's velocity on S^{d-1}, extended on demand (a :class:`solvers.ConvolutionVelocity`
+    numerator or denominator); ``quadrature_nodes`` says how they were computed (0: closed form)."""
+
+    def __init__(self, kernel: Kernel, d: int, factor: float, derivative: bool) -> None:
+        self.kernel, self.d, self.factor, self.derivative = kernel, d, factor, derivative
+        self.quadrature_nodes = 0
+
+    def __call__(self, degrees: np.ndarray) -> np.ndarray:
+        degrees = np.abs(np.asarray(degrees))
+        table = self.kernel.multipliers(int(np.max(degrees, initial=0)) + 1, self.d)
+        self.quadrature_nodes = max(self.quadrature_nodes, table.quadrature_nodes)
+        values = self.factor * table.values[degrees]
+        return 1j * degrees * values if self.derivative else values
+
+
+@dataclass(frozen=True, eq=False)
+class Interaction(Model):
+    r"""Aggregation–diffusion with an interaction kernel W and an external potential U on S¹ or S^{d-1}:
+
+        ∂_t ρ + div(ρ X[ρ]) = σ Δρ,
+        X[ρ](x) = -P⊥_x ∇_x ( ∫ W(<x, y>) dρ(y) ) - ∇_S U(x)                  (normalized=False),
+        X[ρ](x) = -P⊥_x ∇_x ( ∫ W(<x, y>) dρ(y) ) / ∫ |W'(<x, y>)| dρ(y) - ∇_S U(x)   (normalized=True),
+
+    with -P⊥_x ∇_x ∫ W(<x, y>) dρ(y) = -P⊥_x ∫ W'(<x, y>) y dρ(y), densities w.r.t. the area measure
+    (∫ρ dσ = 1) and particles ẋ_i = X[μ_n](x_i), μ_n = Σ_j w_j δ_{x_j}. The energy and free energy are
+
+        E[ρ] = ½ ∬ W(<x, y>) dρ(x) dρ(y) + ∫ U dρ,     F[ρ] = E[ρ] + σ ∫ ρ log ρ dσ,
+
+    and without normalisation the flow is the W₂ gradient flow of F:
+    dF/dt = -∫ |X - σ ∇ log ρ|² dρ ≤ 0. Self-attention is the case W(t) = -e^{βt}/β: USA with
+    ``normalized=False`` (and then E = -E_β of :class:`SelfAttention`), SA with ``normalized=True``
+    (|W'| = e^{βt}); Kuramoto's identical oscillators on S¹ are W(t) = -K t; the repulsive models turn W's
+    sign. About the uniform state (U = 0) the degree-l mode grows at
+
+        λ_l = -l(l+d-2) (λ_l^W / |S^{d-1}| + σ)                (normalized=False),
+        λ_l = -l(l+d-2) (λ_l^W / λ_0^{|W'|} + σ)               (normalized=True),
+
+    λ_l^W the Funk–Hecke multipliers of W (:meth:`growth_rate`; for W = -e^{βt}/β these are paper 2's
+    USA and SA rates, λ_l^W = -c_l(β)/β).
+
+    Parameters
+    ----------
+    kernel : Kernel, str or callable
+        W: a :class:`~meanfield.Kernel` (named families, Fourier or Legendre coefficients, sums), a formula in
+        t (``"-exp(2*t)/2"``) or named family (``"riesz:s=1"``), or a callable of t (:func:`as_kernel`).
+    potential : Potential, str, callable or None
+        U: a :class:`~meanfield.Potential`, a formula in t = <x, e_d> (zonal about e_d), a callable of points,
+        or None (U ≡ 0).
+    noise : float
+        σ ≥ 0.
+    normalized : bool
+        Divide the interaction by ∫|W'(<x, y>)| dρ(y) (SA-type); needs W' finite and of one sign on [-1, 1].
+    kernel_tol : float
+        A grid resolves the kernel when its velocity multipliers √(l(l+d-2)) |λ_l| above 2/3 of the band
+        limit are at most ``kernel_tol`` of their largest; otherwise :func:`meanfield.solve` refuses the grid
+        (:class:`KernelResolutionError`, naming the degree it needs).
+
+    Examples
+    --------
+    >>> import meanfield as mf
+    >>> model = mf.Interaction(kernel=-mf.Kernel.exponential(4.0) / 4.0)   # USA, β = 4
+    >>> round(float(model.growth_rate(3)), 10) == round(float(mf.SelfAttention(4.0, normalized=False).growth_rate(3)), 10)
+    True
+    """
+
+    kernel: Any
+    potential: Any = None
+    noise: float = 0.0
+    normalized: bool = False
+    kernel_tol: float = 1e-6
+
+    def __post_init__(self) -> None:
+        kernel = as_kernel(self.kernel)
+        object.__setattr__(self, "kernel", kernel)
+        object.__setattr__(self, "potential", as_potential(self.potential))
+        object.__setattr__(self, "noise", check_nonnegative("noise", self.noise))
+        object.__setattr__(self, "normalized", check_flag("normalized", self.normalized))
+        tol = check_positive("kernel_tol", self.kernel_tol)
+        if tol >= 1:
+            raise ValueError(f"kernel_tol must be below 1 (a fraction of the largest multiplier), got {tol!r}")
+        object.__setattr__(self, "kernel_tol", tol)
+        object.__setattr__(self, "_sign", _normaliser_sign(kernel) if self.normalized else None)
+        if not self.normalized and kernel.log_scale > BETA_MAX_UNNORMALIZED:
+            raise ValueError(f"the kernel {kernel.description} reaches e^{kernel.log_scale:.6g}, beyond the largest "
+                             f"double; normalized=True divides the scale out")
+
+    # ------------------------------------------------------------------ identity
+    @property
+    def name(self) -> str:
+        return "Interaction"
+
+    @property
+    def attrs(self) -> dict[str, Any]:
+        return {"model": "Interaction", "kernel": self.kernel.description,
+                "potential": "none" if self.potential is None else self.potential.description,
+                "noise": self.noise, "normalized": int(self.normalized), "kernel_tol": self.kernel_tol}
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Interaction) and self.attrs == other.attrs
+
+    def __hash__(self) -> int:
+        return hash(tuple(self.attrs.items()))
+
+    # ------------------------------------------------------------------ multipliers and rates
+    def velocity_spec(self, d: int, potential: np.ndarray | None = None) -> ConvolutionVelocity:
+        """X as ∇(A ⋆ ρ)/(B ⋆ ρ) - ∇U: A = -W (e^{s} W̃ unnormalised), B = |W'| (normalised), by their
+        Funk–Hecke multipliers (on S¹ the θ-derivative's, ik times them); U's node values ``potential``."""
+        derivative = d == 2
+        if self._sign is None:
+            numerator = MultiplierTable(self.kernel, d, -np.exp(self.kernel.log_scale), derivative)
+            return ConvolutionVelocity(numerator=numerator, potential=potential)
+        weight = self.kernel.derivative_kernel()
+        ratio = -np.exp(self.kernel.log_scale - weight.log_scale)
+        return ConvolutionVelocity(numerator=MultiplierTable(self.kernel, d, ratio, derivative),
+                                   denominator=MultiplierTable(weight, d, self._sign, False), potential=potential)
+
+    def growth_rate(self, degree: int | np.ndarray, d: int = 2) -> np.ndarray:
+        """λ_l of the class docstring from the kernel's Funk–Hecke multipliers (none for a potential: the uniform
+        state is then not stationary)."""
+        if self.potential is not None:
+            raise ValueError("growth_rate is the rate about the uniform state, which an external potential moves; "
+                             "it is defined for potential=None")
+        ell = np.asarray(degree)
+        table = self.kernel.multipliers(int(np.max(ell, initial=0)) + 1, d)
+        if self._sign is None:
+            ratio = table.values[ell] * np.exp(table.log_scale) / sphere_area(d)
+        else:
+            weight = self.kernel.derivative_kernel().multipliers(1, d)
+            ratio = table.values[ell] * np.exp(table.log_scale - weight.log_scale) / (self._sign * weight.values[0])
+        return -ell * (ell + d - 2) * (ratio + self.noise)
+
+    # ------------------------------------------------------------------ particles
+    def check_particles(self, geometry: Any) -> None:
+        """Particles on S¹ or S^{d-1} of the potential's sphere."""
+        if isinstance(geometry, EuclideanGeometry):
+            raise ValueError("Interaction particles live on the circle or a sphere, got domain 'euclidean'")
+        if self.potential is not None:
+            self.potential.check_dimension(geometry.dimension, f"particles on S^{geometry.dimension - 1}")
+
+    def particle_velocity(self, geometry: Any, weights: np.ndarray, frequencies: np.ndarray | None, *,
+                          path: str = "auto", accuracy: float = 1e-10,
+                          block_elements: int = BLOCK_ELEMENTS) -> InteractionSums:
+        """The sums of :mod:`._interaction_sums` by ``path``: "direct" (any sphere), on S¹ "fourier" (kernels of
+        finitely many harmonics, exact) or "nufft" (decaying harmonics, to ``accuracy``); "auto" takes the
+        direct sums below 256 particles per system and off S¹, else "fourier" for ≤ 64 harmonics, else "nufft"
+        when the harmonics decay, else "direct"."""
+        if path not in PARTICLE_PATHS:
+            raise ValueError(f"path must be one of {PARTICLE_PATHS}, got {path!r}")
+        angles = isinstance(geometry, CircleGeometry)
+        if path in ("fourier", "nufft") and not angles:
+            raise ValueError(f"path={path!r} sums harmonics on the circle; particles on S^{geometry.dimension - 1} "
+                             "take path='direct'")
+        harmonics = self.kernel.fourier_harmonics
+        if path == "fourier" and harmonics is None:
+            raise ValueError(f"path='fourier' needs a kernel of finitely many harmonics (a polynomial in t, "
+                             f"Kernel.fourier, Kernel.legendre), got {self.kernel.description}; use 'nufft' or 'direct'")
+        if path == "auto":
+            path = "direct"
+            if angles and weights.shape[1] >= FOURIER_MIN_PARTICLES:
+                if harmonics is not None and harmonics <= MAX_MOMENT_HARMONICS:
+                    path = "fourier"
+                elif _truncates(self.kernel, self._sign is not None, accuracy / 2):
+                    path = "nufft"
+        return InteractionSums(self.kernel, self.potential, self._sign, weights, angles, path, accuracy,
+                               block_elements)
+
+    # ------------------------------------------------------------------ energy
+    @property
+    def has_energy(self) -> bool:
+        return True
+
+    @property
+    def energy_description(self) -> str:
+        return "energy E = ½∬W(<x,y>) dρ dρ + ∫U dρ"
+
+    @property
+    def has_free_energy(self) -> bool:
+        """With noise and without normalisation: F = E + σ ∫ρ log ρ, non-increasing."""
+        return self.noise > 0 and not self.normalized
+
+    def particle_energy(self, states: np.ndarray, weights: np.ndarray, geometry: Any,
+                        accuracy: float | None = None) -> np.ndarray:
+        """E = ½ Σ_ij w_i w_j W(<x_i, x_j>) + Σ_i w_i U(x_i) per system (:func:`._interaction_sums.energy_sums`)."""
+        return energy_sums(self.kernel, self.potential, np.asarray(states, dtype=float),
+                           np.asarray(weights, dtype=float), isinstance(geometry, CircleGeometry))
+
+    def density_energy(self, domain: Any, values: np.ndarray) -> np.ndarray:
+        """E = (e^{s}/2) ∫ ρ (W̃ ⋆ ρ) dσ + ∫ U ρ dσ by the domain's quadrature (the convolution by the
+        multipliers of W̃, exact for ρ of the grid's band limit)."""
+        d = domain.dimension
+        table = MultiplierTable(self.kernel, d, 1.0, False)
+        out = 0.5 * np.exp(self.kernel.log_scale) * double_integral(domain, values, table)
+        if self.potential is not None:
+            axes = tuple(range(values.ndim - len(domain.shape), values.ndim))
+            out = out + np.sum(values * self.potential.grid_values(domain) * domain.weights, axis=axes)
+        return out
+
+    def density_free_energy(self, domain: Any, values: np.ndarray) -> np.ndarray:
+        """F = E + σ ∫ ρ log ρ dσ (:func:`._energy.entropy`)."""
+        return self.density_energy(domain, values) + self.noise * entropy(domain, values)
+
+    # ------------------------------------------------------------------ the PDE
+    def grid_velocity(self, domain: Any, frequency_nodes: int | None = None) -> ConvolutionVelocity:
+        """:meth:`velocity_spec` on ``domain`` with U on its grid, once the kernel is resolved there
+        (:meth:`kernel_tail`); a ZonalSphere takes a potential zonal about e_d only."""
+        d = domain.dimension
+        potential = None
+        if self.potential is not None:
+            if getattr(domain, "kind", "") == "zonal" and not self.potential.about_pole(d):
+                raise ValueError(f"a density on {domain!r} is zonal about e_d, but the potential "
+                                 f"{self.potential.description} is not; use Sphere or particles")
+            potential = self.potential.grid_values(domain)
+        tail, degree = self.kernel_tail(domain.band_limit, d)
+        if tail > self.kernel_tol:
+            raise KernelResolutionError(self._unresolved(domain, tail, degree))
+        return self.velocity_spec(d, potential)
+
+    def kernel_tail(self, band_limit: int, d: int) -> tuple[float, int]:
+        """(τ_W, l*): τ_W = max_{l > ⌊2L/3⌋} v_l / max_{1 ≤ l ≤ L} v_l of the velocity multipliers
+        v_l = √(l(l+d-2)) |λ_l| up to the band limit L, and the degree l* where the top is taken."""
+        return _tail(self._speeds(band_limit, d), band_limit)
+
+    def _speeds(self, band_limit: int, d: int) -> np.ndarray:
+        ell = np.arange(band_limit + 1)
+        return np.sqrt(ell * (ell + d - 2.0)) * np.abs(self.kernel.multipliers(band_limit + 1, d).values)
+
+    def _unresolved(self, domain: Any, tail: float, degree: int) -> str:
+        """The message of a grid that does not resolve the kernel, with the band limit that does (searched up to
+        four times the grid's)."""
+        d, limit = domain.dimension, domain.band_limit
+        speeds = self._speeds(4 * limit, d)
+        needed = next((L for L in range(limit + 1, 4 * limit + 1) if _tail(speeds[: L + 1], L)[0] <= self.kernel_tol),
+                      None)
+        where = f"a band limit of {needed} does" if needed is not None else f"no band limit up to {4 * limit} does"
+        return (f"the kernel {self.kernel.description} is not resolved on {domain!r}: its velocity multipliers "
+                f"√(l(l+d-2))|λ_l| fall only to {tail:.3g} of their largest above degree {2 * limit // 3} "
+                f"(at degree {degree}), above kernel_tol={self.kernel_tol:g}; {where} — use a finer grid, a "
+                f"smoother kernel, or a larger kernel_tol (the kernel's truncation at the band limit then changes "
+                f"the velocity by about that fraction)")
+
+    def pde_attrs(self, velocity: ConvolutionVelocity) -> dict[str, Any]:
+        """``kernel_quadrature_nodes`` (0: closed-form multipliers) and the SHA-256 of U on the grid."""
+        attrs: dict[str, Any] = {"kernel_quadrature_nodes": int(getattr(velocity.numerator, "quadrature_nodes", 0))}
+        if velocity.potential is not None:
+            attrs["potential_sha256"] = hashlib.sha256(np.ascontiguousarray(velocity.potential).tobytes()).hexdigest()
+        return attrs
+
+    def density_velocity(self, domain: Any, values: np.ndarray, frequencies: Any) -> np.ndarray:
+        """X at the nodes of the quadrature measure Σ_j ρ_j w_j δ_{x_j}: on S¹ by FFT from the multipliers
+        (angular velocity), on S² by the direct sums (tangent vectors); a ZonalSphere's nodes stand for
+        parallels, not points, and are refused."""
+        if getattr(domain, "kind", "") == "zonal":
+            raise ValueError(f"the velocity at the nodes of a density on {domain!r} is not computed (each node "
+                             "stands for a parallel of S^(d-1)); mf.solve moves zonal densities")
+        if isinstance(domain, Circle):
+            spec = self.velocity_spec(2)
+            field = domain.convolve(values, spec.numerator)
+            if spec.denominator is not None:
+                field = field / domain.convolve(values, spec.denominator)
+            if self.potential is not None:
+                points = domain.points
+                gradient = self.potential.surface_gradient(points)
+                field = field - (points[..., 0] * gradient[..., 1] - points[..., 1] * gradient[..., 0])
+            return field
+        points = domain.points.reshape(1, -1, domain.points.shape[-1])
+        weights = (values * domain.weights).reshape(1, -1)
+        sums = InteractionSums(self.kernel, self.potential, self._sign, weights, False)
+        return sums(0.0, points).reshape(*domain.shape, -1)
+
+
+def _normaliser_sign(kernel: Kernel) -> float:
+    """σ_W = ±1 with σ_W W' ≥ 0 on [-1, 1] (checked at 2001 points, ends included).
+
+    Raises
+    ------
+    ValueError
+        W' unbounded at t = 1, or of both signs.
+    """
+    if not kernel.bounded_derivative:
+        raise ValueError(f"normalized=True divides by ∫|W'(<x, y>)| dρ(y), which needs W' finite on [-1, 1]; "
+                         f"W' of {kernel.description} is unbounded at t = 1")
+    t = np.cos(np.pi * np.arange(2001) / 2000)
+    slope = kernel.derivative_kernel().scaled_value(t)
+    top = float(np.max(np.abs(slope)))
+    if top == 0:
+        raise ValueError(f"normalized=True divides by ∫|W'|dρ, but W' of {kernel.description} vanishes")
+    if np.min(slope) < -1e-12 * top and np.max(slope) > 1e-12 * top:
+        change = float(t[np.nonzero(np.diff(np.sign(slope)))[0][0]])
+        raise ValueError(f"normalized=True divides by ∫|W'(<x, y>)| dρ(y), which needs W' of one sign on [-1, 1]; "
+                         f"W' of {kernel.description} changes sign near t = {change:.6g}")
+    return 1.0 if np.max(slope) > 0 else -1.0
+
+
+def _tail(speeds: np.ndarray, band_limit: int) -> tuple[float, int]:
+    """(max_{l > ⌊2L/3⌋} v_l / max_{1 ≤ l ≤ L} v_l, the degree of the first) of ``speeds`` v_0, …, v_L."""
+    top = float(np.max(speeds[1:], initial=0.0))
+    cut = 2 * band_limit // 3
+    if top == 0 or cut + 1 > band_limit:
+        return 0.0, band_limit
+    above = speeds[cut + 1:]
+    return float(np.max(above)) / top, int(cut + 1 + np.argmax(above))
+
+
+def _truncates(kernel: Kernel, normalized: bool, accuracy: float) -> bool:
+    """Whether :func:`fourier_truncation_of` finds a truncation."""
+    try:
+        fourier_truncation_of(kernel, normalized, accuracy)
+    except ValueError:
+        return False
+    return True
+
