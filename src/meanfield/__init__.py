@@ -28,7 +28,7 @@ from .measures import (
     wrapped_cauchy,
 )
 from .models import Attention, HardmaxAttention, Kuramoto, RepulsiveSelfAttention, SelfAttention, energy
-from .models import Interaction, Kernel, KernelResolutionError, Potential
+from .models import Interaction, Kernel, Potential
 from .models import DiscreteLaw, LorentzianMixture, Mixture, bimodal_lorentzian
 from .particles import (
     attention_matrix,
@@ -98,7 +98,6 @@ __all__ = [
     "HardmaxAttention",
     "Interaction",
     "Kernel",
-    "KernelResolutionError",
     "Kuramoto",
     "LorentzianMixture",
     "ManifoldError",

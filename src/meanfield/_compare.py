@@ -20,7 +20,8 @@ _NEGATIVE_TOL = 1e-8
 
 
 #: model parameters in a result's attrs that two compared runs must share
-MODEL_ATTRS = ("model", "beta", "normalized", "noise", "coupling", "frequencies", "interaction")
+MODEL_ATTRS = ("model", "beta", "normalized", "noise", "coupling", "frequencies", "interaction", "phase_lag",
+               "repulsive", "kernel", "potential")
 
 
 def compare(

@@ -18,7 +18,7 @@ Public surface (everything a caller needs; the modules behind it are private):
   :data:`SCHEMES` lists them and :func:`schemes_for` gives those of a grid;
 * Funk–Hecke multipliers of a zonal kernel by Gauss–Jacobi quadrature: :func:`funk_hecke_multipliers`
   (:class:`FunkHeckeMultipliers`), the Legendre polynomials of dimension d, :func:`legendre_table`;
-* the resolution rule: :func:`degree_tail`, :data:`SPECTRAL_TAIL_TOL`,
+* the resolution rule: :func:`degree_tail` (of a kernel: :func:`kernel_tail`), :data:`SPECTRAL_TAIL_TOL`,
   :data:`FINITE_VOLUME_TAIL_TOL`;
 * step-size control shared with the compiled integrators of ``meanfield``:
   :data:`DORMAND_PRINCE`, :class:`StepController` (:func:`controller_decision`),
@@ -45,7 +45,7 @@ from ._batched_dormand_prince import BatchEvolution, evolve_batch
 from ._funk_hecke import FunkHeckeMultipliers, funk_hecke_multipliers, legendre_table
 from ._evolve import Continuation, Evolution, Stepper, StepResult, evolve, fixed_steps
 from ._scheme import Scheme
-from ._spectral import FINITE_VOLUME_TAIL_TOL, SPECTRAL_TAIL_TOL, SpectralScheme, degree_tail
+from ._spectral import FINITE_VOLUME_TAIL_TOL, SPECTRAL_TAIL_TOL, SpectralScheme, degree_tail, kernel_tail
 from ._runge_kutta import (
     DORMAND_PRINCE,
     ButcherTableau,
@@ -131,6 +131,7 @@ __all__ = [
     "funk_hecke_multipliers",
     "gegenbauer_table",
     "initial_step",
+    "kernel_tail",
     "legendre_table",
     "schemes_for",
     "sphere_area",

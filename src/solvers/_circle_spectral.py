@@ -248,6 +248,9 @@ class CircleSpectral(SpectralScheme):
             self._marginal_in = coeffs[(0 if self._single else m) :, :n_modes]
         self._setup(self._linear, (m, n_modes), complex, rtol=rtol, atol=atol, tail_tol=tail_tol,
                     on_underresolved=on_underresolved)
+        if self._callable is None and velocity.resolve_kernel:
+            self._check_kernel(lambda band: np.abs(check_arg.multipliers(
+                velocity.numerator, np.arange(band + 1), "velocity.numerator", real=False)), n // 2)
         logger.debug(
             "%s: N=%d nodes, products on M=%d, %d species, σ=%g, rtol=%g, FFT backend %s",
             self.name, n, self.n_padded, m, self.diffusion, self.rtol, self._flux.backend,

@@ -62,6 +62,12 @@ warns, ``on_underresolved="warn"``) when max_m τ_m > max(``tail_tol``,
   10–30 rtol (measured on S¹), which is time-integration error, not lack of
   resolution. Keep rtol ≤ tail_tol/100 for the full sensitivity.
 
+A kernel is judged by the same rule on its velocity multipliers v_l (|a_k| on S¹, where a_k carries
+the ik of the derivative; √(l(l+d-2)) |a_l| on spheres), when its velocity specification asks for it
+(``resolve_kernel``): τ_A = max_{l > ⌊2L/3⌋} v_l / max_{l ≥ 1} v_l (:func:`kernel_tail`) above
+``tail_tol`` means the grid truncates a part of the kernel that the velocity feels, and the scheme
+refuses the grid at construction (:class:`~solvers.UnderResolvedError`) instead of ringing.
+
 The finite-volume runs are judged by the same τ (:func:`degree_tail`) with
 their own threshold, :data:`FINITE_VOLUME_TAIL_TOL`: a second-order
 reconstruction leaves tails of 1e-6–1e-3 on resolved densities.
@@ -71,6 +77,7 @@ from __future__ import annotations
 
 import warnings
 from abc import abstractmethod
+from collections.abc import Callable
 from typing import Any, ClassVar
 
 import numpy as np
@@ -91,7 +98,7 @@ from ._evolve import StepResult
 from ._scheme import Scheme
 from ._velocity import NonPositiveNormaliser
 
-__all__ = ["SpectralScheme", "degree_tail", "SPECTRAL_TAIL_TOL", "FINITE_VOLUME_TAIL_TOL"]
+__all__ = ["SpectralScheme", "degree_tail", "gradient_speeds", "kernel_tail", "SPECTRAL_TAIL_TOL", "FINITE_VOLUME_TAIL_TOL"]
 
 SPECTRAL_TAIL_TOL = 1e-6
 """Default ``tail_tol`` of the spectral schemes (module docstring)."""
@@ -112,6 +119,26 @@ def degree_tail(norms: np.ndarray, cut: int | None = None) -> np.ndarray:
     mean = norms[..., 0]
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.where(top == 0, 0.0, top / mean)
+
+
+def kernel_tail(speeds: np.ndarray) -> tuple[float, int]:
+    """(τ_A, l*) of velocity multipliers v_0, …, v_L: τ_A = max_{l > ⌊2L/3⌋} v_l / max_{1 ≤ l ≤ L} v_l and the
+    degree l* > ⌊2L/3⌋ where it is taken (0 and L for a kernel without velocity)."""
+    speeds = np.abs(np.asarray(speeds, dtype=float))
+    band = speeds.size - 1
+    top = float(np.max(speeds[1:], initial=0.0))
+    cut = 2 * band // 3
+    if top == 0 or cut + 1 > band:
+        return 0.0, band
+    above = speeds[cut + 1 :]
+    return float(np.max(above)) / top, int(cut + 1 + np.argmax(above))
+
+
+def gradient_speeds(numerator: Any, band_limit: int, d: int) -> np.ndarray:
+    """√(l(l+d-2)) |a_l|, l = 0, …, ``band_limit``: the size of the velocity multipliers of a potential's."""
+    ell = np.arange(band_limit + 1)
+    values = check_arg.multipliers(numerator, ell, "velocity.numerator", real=True, index_name="degrees")
+    return np.sqrt(ell * (ell + d - 2.0)) * np.abs(values)
 
 
 class SpectralScheme(Scheme):
@@ -169,6 +196,27 @@ class SpectralScheme(Scheme):
 
     @abstractmethod
     def _remedy(self) -> str: ...
+
+    def _check_kernel(self, speeds_to: Callable[[int], np.ndarray], band_limit: int) -> None:
+        """Refuse a grid of band limit ``band_limit`` that does not resolve a kernel whose velocity asks for the
+        check (``resolve_kernel``): :func:`kernel_tail` of its velocity multipliers (``speeds_to(L)``: v_0, …, v_L)
+        above ``tail_tol`` (module docstring); the message names the band limit, up to 4 times the grid's, from
+        which the kernel is resolved."""
+        tail, degree = kernel_tail(speeds_to(band_limit))
+        if tail <= self.tail_tol:
+            return
+        longer = speeds_to(4 * band_limit)
+        needed = next((L for L in range(band_limit + 1, 4 * band_limit + 1)
+                       if kernel_tail(longer[: L + 1])[0] <= self.tail_tol), None)
+        where = (f"a band limit of {needed} resolves it" if needed is not None
+                 else f"no band limit up to {4 * band_limit} resolves it")
+        raise UnderResolvedError(
+            f"{self.name}: the kernel is under-resolved on {self._grid_words()}: its velocity multipliers above "
+            f"degree {2 * band_limit // 3} reach {tail:.3g} of their largest (degree {degree}) > "
+            f"tail_tol={self.tail_tol:.3g}, so the truncated kernel would ring; {where} — refine the grid, use the "
+            f"finite-volume scheme (which truncates the kernel at second order), or raise tail_tol to accept the "
+            f"truncation"
+        )
 
     def _transport_into(self, coefficients: np.ndarray, out: np.ndarray) -> None:
         """``out[...] = N(coefficients)`` (a scheme that can write in place overrides this)."""

@@ -44,7 +44,7 @@ from typing import ClassVar
 import numpy as np
 
 from . import _validate as check_arg
-from ._spectral import SPECTRAL_TAIL_TOL, SpectralScheme
+from ._spectral import SPECTRAL_TAIL_TOL, SpectralScheme, gradient_speeds
 from ._sphere_grid import SphereGrid, padded_lmax
 from ._velocity import ConvolutionVelocity, NonPositiveNormaliser
 
@@ -119,6 +119,8 @@ class SphereSpectral(SpectralScheme):
         self._external = None if potential is None else -grid.gradient(self._potential_alm, self._shape_pad)
         self._setup(-self.diffusion * self._lam, (grid.nalm,), complex, rtol=rtol, atol=atol, tail_tol=tail_tol,
                     on_underresolved=on_underresolved)
+        if velocity.resolve_kernel:
+            self._check_kernel(lambda band: gradient_speeds(velocity.numerator, band, 3), grid.lmax)
 
     # ------------------------------------------------------------------ coefficients
     def _analysis(self, y: np.ndarray) -> np.ndarray:

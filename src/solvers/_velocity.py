@@ -90,6 +90,12 @@ class ConvolutionVelocity:
     potential : ndarray or None
         U on the grid (node values or cell averages, the grid's shape), real and
         finite; None for U ≡ 0.
+    resolve_kernel : bool
+        Ask the spectral schemes to check that the numerator's kernel is resolved by
+        their grid (:func:`solvers.kernel_tail` at most ``tail_tol``) and to refuse
+        the grid otherwise, for a kernel whose multipliers may decay slowly (a
+        user's kernel); the finite-volume schemes truncate the kernel at their band
+        limit at second order and do not check.
     """
 
     numerator: Multipliers
@@ -97,6 +103,7 @@ class ConvolutionVelocity:
     drift: np.ndarray = field(default_factory=lambda: np.zeros(1))
     weights: np.ndarray = field(default_factory=lambda: np.ones(1))
     potential: np.ndarray | None = None
+    resolve_kernel: bool = False
 
     def __post_init__(self) -> None:
         drift = np.atleast_1d(np.asarray(self.drift))

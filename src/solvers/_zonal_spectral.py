@@ -63,7 +63,7 @@ import numpy as np
 
 from . import _validate as check_arg
 from ._errors import NonFiniteError
-from ._spectral import SPECTRAL_TAIL_TOL, SpectralScheme
+from ._spectral import SPECTRAL_TAIL_TOL, SpectralScheme, gradient_speeds
 from ._velocity import ConvolutionVelocity, NonPositiveNormaliser
 from ._zonal_grid import ZonalGaussGrid, gegenbauer_table
 
@@ -139,6 +139,8 @@ class ZonalSpectral(SpectralScheme):
         self._speed = 0.0
         self._setup(-self.diffusion * ell * (ell + d - 2.0), (velocity.n_species, n), float, rtol=rtol, atol=atol,
                     tail_tol=tail_tol, on_underresolved=on_underresolved)
+        if velocity.resolve_kernel:
+            self._check_kernel(lambda band: gradient_speeds(velocity.numerator, band, d), n - 1)
 
     # --- transforms -------------------------------------------------------
     def _analysis(self, y: np.ndarray) -> np.ndarray:

@@ -24,7 +24,8 @@ from .._validate import as_times
 from ..io._conventions import described_run
 from ..io._files import write_netcdf
 from ..plot import meanfield_limit
-from ._options import add_model_arguments, add_output_arguments, check_at_least, model_from_args, result_paths
+from ._options import (add_model_arguments, add_output_arguments, check_at_least, describe_model, model_from_args,
+                       model_label, result_paths)
 from ._sweep_options import sweep_options
 
 __all__ = ["add_compare_arguments", "compare_command", "default_output"]
@@ -45,17 +46,19 @@ def add_compare_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--dt", type=float, default=5e-3, help="time step of the particle SDE when --noise > 0")
     add_output_arguments(parser,
                          "NetCDF output; PNG beside it (default: named after the run, "
-                         "meanfield_compare_<SA|USA>[-repulsive]_beta<β>[_noise<σ>]_kappa<κ>_<sampler>_W<p>_n<n…>_s<systems>.nc)",
+                         "meanfield_compare_<SA|USA>[-repulsive]_beta<β>|Interaction-<hash>[_noise<σ>]_kappa<κ>_<sampler>_W<p>"
+                         "_n<n…>_s<systems>.nc)",
                          "hide the progress bar over systems")
 
 
 def default_output(args: argparse.Namespace) -> Path:
-    """``meanfield_compare_<SA|USA>[-repulsive]_beta<β>[_noise<σ>]_kappa<κ>_<sampler>_W<p>_n<n1>-<n2>…_s<systems>.nc``:
+    """``meanfield_compare_<model>[_noise<σ>]_kappa<κ>_<sampler>_W<p>_n<n1>-<n2>…_s<systems>.nc``, the model as
+    :func:`model_label` writes it:
     every option that changes the study but the grid, the scheme and the times."""
-    model = model_from_args(args).name
+    model = model_label(model_from_args(args))
     noise = f"_noise{args.noise:g}" if args.noise > 0 else ""
     sizes = "-".join(str(n) for n in args.particles)
-    return Path(f"meanfield_compare_{model}_beta{args.beta:g}{noise}_kappa{args.kappa:g}_{args.sampler}_W{args.p:g}"
+    return Path(f"meanfield_compare_{model}{noise}_kappa{args.kappa:g}_{args.sampler}_W{args.p:g}"
                 f"_n{sizes}_s{args.systems}.nc")
 
 
@@ -88,7 +91,7 @@ def compare_command(args: argparse.Namespace) -> int:
     study.attrs = described_run(study.attrs, args.command_line)
     write_netcdf(study, output)
     meanfield_limit(study).savefig(png, dpi=120)
-    print(f"{model.name} β={model.beta} σ={model.noise}, {args.sampler} start, n = {list(args.particles)}, "
+    print(f"{describe_model(model)}, {args.sampler} start, n = {list(args.particles)}, "
           f"{args.systems} systems")
     print(f"{'t':>8} {'exponent':>10} {'stderr':>8} {'mean W_p at max n':>18}")
     for k, tk in enumerate(study.time.values):

@@ -133,15 +133,18 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 _NEGATIVE_VALUE = re.compile(r"^-(\d|\.\d)")
+#: options whose value is a formula, which may start with "-" ('--kernel -exp(2*t)')
+FORMULA_OPTIONS = ("--kernel", "--potential")
 
 
 def values_as_values(argv: list[str]) -> list[str]:
-    """``argv`` with every word that follows an option and starts with ``-<digit>`` joined to it as
-    ``--option=value``, so that ``--betas -1,2`` reads -1,2 as the value argparse would otherwise take for an
-    option."""
+    """``argv`` with every word that follows an option and starts with ``-<digit>`` (or any word after an option
+    of :data:`FORMULA_OPTIONS`) joined to it as ``--option=value``, so that ``--betas -1,2`` reads -1,2 as the
+    value argparse would otherwise take for an option."""
     joined: list[str] = []
     for word in argv:
-        if joined and joined[-1].startswith("--") and "=" not in joined[-1] and _NEGATIVE_VALUE.match(word):
+        formula = bool(joined) and joined[-1] in FORMULA_OPTIONS
+        if formula or (joined and joined[-1].startswith("--") and "=" not in joined[-1] and _NEGATIVE_VALUE.match(word)):
             joined[-1] = f"{joined[-1]}={word}"
         else:
             joined.append(word)

@@ -1,7 +1,9 @@
 """Command-line options that several subcommands share, added by one function each.
 
-* :func:`add_model_arguments`, :func:`model_from_args`: the self-attention model (``--beta``, ``--noise``,
-  ``--unnormalized``, ``--repulsive``) of ``meanfield solve`` and ``meanfield compare``.
+* :func:`add_model_arguments`, :func:`model_from_args`, :func:`model_label`: the model of ``meanfield solve``
+  and ``meanfield compare``: self-attention (``--beta``, ``--noise``, ``--unnormalized``, ``--repulsive``), or
+  a kernel and potential of one's own (``--kernel``, ``--potential``, ``--normalized``: :class:`meanfield.Interaction`;
+  formulas are parsed, never evaluated as code).
 * :func:`add_output_arguments`: what every computing command ends with: ``--output``, ``--overwrite``,
   ``--no-progress``, the sweep options of :mod:`meanfield.cli._sweep_options` (for the commands that run a
   sweep), the ``command_line`` default that :func:`meanfield.cli.main` fills in for the file's ``history``.
@@ -14,30 +16,81 @@
 from __future__ import annotations
 
 import argparse
+import hashlib
 from pathlib import Path
+from typing import Any
 
 from ..io._files import check_output_path
-from ..models import RepulsiveSelfAttention, SelfAttention
+from ..models import Interaction, RepulsiveSelfAttention, SelfAttention
 
 from ._sweep_options import add_sweep_arguments
 
-__all__ = ["add_model_arguments", "add_output_arguments", "check_at_least", "model_from_args", "refuse_existing",
-           "result_paths"]
+__all__ = ["add_model_arguments", "add_output_arguments", "check_at_least", "describe_model", "model_from_args",
+           "model_label", "refuse_existing", "result_paths"]
 
 
 def add_model_arguments(parser: argparse.ArgumentParser, beta: float, noise_help: str, noise: float = 0.0) -> None:
-    """Add ``--beta`` (default ``beta``), ``--noise`` (default ``noise``, help ``noise_help``), ``--unnormalized``
-    and ``--repulsive`` to ``parser``."""
-    parser.add_argument("--beta", type=float, default=beta, help="inverse temperature β ≥ 0")
+    """Add the self-attention options ``--beta`` (default ``beta``), ``--unnormalized``, ``--repulsive``, the
+    options of a kernel of one's own ``--kernel``, ``--potential``, ``--normalized``, and ``--noise`` (default
+    ``noise``, help ``noise_help``) to ``parser``."""
+    parser.add_argument("--beta", type=float, default=None, help=f"inverse temperature β ≥ 0 (default {beta:g})")
     parser.add_argument("--noise", type=float, default=noise, help=noise_help)
     parser.add_argument("--unnormalized", action="store_true", help="USA instead of SA (no softmax normalisation)")
     parser.add_argument("--repulsive", action="store_true", help="V = -I: tokens repel (RepulsiveSelfAttention)")
+    parser.add_argument(
+        "--kernel", default=None, metavar="W",
+        help="an interaction kernel W(t), t = <x, y>, instead of self-attention: a formula in t of numbers, + - * / "
+             "**, pi, e and exp log sqrt abs sin cos tan sinh cosh tanh asin acos atan (e.g. '-exp(2*t)/2'), or a "
+             "family: exponential:beta=B, gaussian:epsilon=E, riesz:s=S, power:s=S, morse:attraction=C,"
+             "attraction_length=L,repulsion=C,repulsion_length=L (meanfield.Interaction)")
+    parser.add_argument("--potential", default=None, metavar="U",
+                        help="with --kernel: an external potential U(x) = f(t), t = <x, e_d> (the last coordinate), "
+                             "as a formula in t (e.g. '-2*t')")
+    parser.add_argument("--normalized", action="store_true",
+                        help="with --kernel: divide the interaction by ∫|W'(<x, y>)| dρ(y) (softmax-like)")
+    parser.set_defaults(default_beta=beta)
 
 
-def model_from_args(args: argparse.Namespace) -> SelfAttention:
-    """The model of ``--beta``, ``--noise``, ``--unnormalized`` and ``--repulsive``."""
+def model_from_args(args: argparse.Namespace) -> Any:
+    """The model of the model options: :class:`meanfield.Interaction` with ``--kernel``, else (Repulsive)SelfAttention.
+
+    Raises
+    ------
+    ValueError
+        Options of the other model given beside them (``--beta`` with ``--kernel``, ``--potential`` without it).
+    """
+    if args.kernel is not None:
+        given = [name for name, value in (("--beta", args.beta), ("--unnormalized", args.unnormalized),
+                                          ("--repulsive", args.repulsive)) if value not in (None, False)]
+        if given:
+            verb = "describes" if len(given) == 1 else "describe"
+            raise ValueError(f"{' and '.join(given)} {verb} self-attention and do not apply with --kernel (write "
+                             f"self-attention as the kernel, e.g. --kernel 'exponential:beta=4')")
+        return Interaction(kernel=args.kernel, potential=args.potential, noise=args.noise, normalized=args.normalized)
+    for name, value in (("--potential", args.potential), ("--normalized", args.normalized)):
+        if value not in (None, False):
+            raise ValueError(f"{name} applies with --kernel only")
     model = RepulsiveSelfAttention if args.repulsive else SelfAttention
-    return model(args.beta, normalized=not args.unnormalized, noise=args.noise)
+    beta = args.default_beta if args.beta is None else args.beta
+    return model(beta, normalized=not args.unnormalized, noise=args.noise)
+
+
+def model_label(model: Any) -> str:
+    """The model in a file name: ``<SA|USA>[-repulsive]_beta<β>``, or ``Interaction-<8 hex digits>`` of the
+    SHA-256 of the kernel, potential and normalisation."""
+    if isinstance(model, Interaction):
+        text = f"{model.attrs['kernel']}|{model.attrs['potential']}|{model.attrs['normalized']}"
+        return f"Interaction-{hashlib.sha256(text.encode()).hexdigest()[:8]}"
+    return f"{model.name}_beta{model.beta:g}"
+
+
+def describe_model(model: Any) -> str:
+    """The model in a line of a command's summary."""
+    if isinstance(model, Interaction):
+        potential = "" if model.potential is None else f", U = {model.attrs['potential']}"
+        normalized = ", normalised" if model.normalized else ""
+        return f"Interaction W = {model.attrs['kernel']}{potential}{normalized}, σ={model.noise}"
+    return f"{model.name} β={model.beta} σ={model.noise}"
 
 
 def add_output_arguments(parser: argparse.ArgumentParser, output_help: str, progress_help: str,

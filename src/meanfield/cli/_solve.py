@@ -46,7 +46,8 @@ from ..io._files import write_netcdf
 from ..measures._perturbed_uniform import perturbed_uniform
 from ..plot import density_map, sphere_maps
 from ..pde import METHOD_AUTO, choose_method
-from ._options import add_model_arguments, add_output_arguments, check_at_least, model_from_args, result_paths
+from ._options import (add_model_arguments, add_output_arguments, check_at_least, describe_model, model_from_args,
+                       model_label, result_paths)
 
 __all__ = ["add_solve_arguments", "default_solve_output", "solve_command"]
 
@@ -76,7 +77,8 @@ def add_solve_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--resume", action="store_true", help="continue from the output file if it holds a partial run")
     add_output_arguments(parser,
                          "NetCDF output and checkpoint (with the scheme_* state variables); PNG beside it "
-                         "(default: named after the run, meanfield_solve_<SA|USA>[-repulsive]_beta<β>[_noise<σ>]_<domain>"
+                         "(default: named after the run, meanfield_solve_<SA|USA>[-repulsive]_beta<β>|Interaction-<hash>"
+                         "[_noise<σ>]_<domain>"
                          "[_d<d>]_<method>.nc)",
                          "hide the progress bar", sweep=False)
 
@@ -139,14 +141,15 @@ def scheme_name(args: argparse.Namespace) -> str:
 
 
 def default_solve_output(args: argparse.Namespace) -> Path:
-    """``meanfield_solve_<SA|USA>[-repulsive]_beta<β>[_noise<σ>]_<domain>[_d<d>]_<scheme>.nc``: what was run (the scheme
+    """``meanfield_solve_<model>[_noise<σ>]_<domain>[_d<d>]_<scheme>.nc``, the model as :func:`model_label` writes it
+    (``SA_beta4``, ``Interaction-<hash>``): what was run (the scheme
     that "auto" chooses, :func:`scheme_name`), without the times (so that ``--resume`` with a later ``--t-final``
     extends the same file)."""
     check_domain_options(args)
-    model = model_from_args(args).name
+    model = model_label(model_from_args(args))
     noise = f"_noise{args.noise:g}" if args.noise > 0 else ""
     domain = f"zonal_d{args.dimension}" if args.domain == "zonal" else args.domain
-    return Path(f"meanfield_solve_{model}_beta{args.beta:g}{noise}_{domain}_{scheme_name(args)}.nc")
+    return Path(f"meanfield_solve_{model}{noise}_{domain}_{scheme_name(args)}.nc")
 
 
 def solve_command(args: argparse.Namespace) -> int:
@@ -185,8 +188,8 @@ def solve_command(args: argparse.Namespace) -> int:
     figure = sphere_maps(ds) if args.domain == "sphere" else density_map(ds)
     figure.savefig(png, dpi=120)
     status = "completed" if ds.attrs["success"] else f"stopped early: {ds.attrs['message']}"
-    print(f"{model.name} β={model.beta} σ={model.noise} on {domain!r} with {ds.attrs['method']}: {status}")
-    print(f"  t = {float(ds.time[-1]):g}, E_β = {float(ds.energy[-1]):.10g}, mass - 1 = {float(ds.mass[-1]) - 1:.2e}, "
+    print(f"{describe_model(model)} on {domain!r} with {ds.attrs['method']}: {status}")
+    print(f"  t = {float(ds.time[-1]):g}, energy = {float(ds.energy[-1]):.10g}, mass - 1 = {float(ds.mass[-1]) - 1:.2e}, "
           f"steps = {ds.attrs['n_steps']}")
     print(f"wrote {output}")
     print(f"wrote {png}")

@@ -11,7 +11,7 @@ from __future__ import annotations
 from ._attention import Attention, FeedForward, softmax_attention
 from ._energy import energy, particle_energy
 from ._hardmax import HardmaxAttention
-from ._interaction import Interaction, KernelResolutionError
+from ._interaction import Interaction
 from ._kernels import Kernel
 from ._frequency_laws import DiscreteLaw, LorentzianMixture, Mixture, bimodal_lorentzian
 from ._kuramoto import Kuramoto
@@ -27,7 +27,6 @@ __all__ = [
     "HardmaxAttention",
     "Interaction",
     "Kernel",
-    "KernelResolutionError",
     "Kuramoto",
     "LorentzianMixture",
     "Mixture",

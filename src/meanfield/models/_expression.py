@@ -56,6 +56,14 @@ class Formula:
         return _compiled(self.expression, self.variable)
 
     @property
+    def polynomial_degree(self) -> int | None:
+        """The degree of f as a polynomial in the variable, None when it is not one."""
+        symbol = sympy.Symbol(self.variable, real=True)
+        if not self.expression.is_polynomial(symbol):
+            return None
+        return int(sympy.Poly(self.expression, symbol).degree()) if self.expression.free_symbols else 0
+
+    @property
     def derivative(self) -> Formula:
         """f' as a formula."""
         derived = sympy.diff(self.expression, sympy.Symbol(self.variable, real=True))

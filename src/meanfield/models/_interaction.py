@@ -10,20 +10,20 @@ from typing import Any
 
 import numpy as np
 
-from solvers import ConvolutionVelocity, sphere_area
+from solvers import ConvolutionVelocity, kernel_tail, sphere_area
 
 from ..domains._circle import Circle
 from ..domains._geometry import CircleGeometry, EuclideanGeometry
-from .._validate import check_flag, check_nonnegative, check_positive
+from .._validate import check_flag, check_nonnegative
 from ._attention_weights import BETA_MAX_UNNORMALIZED
 from ._energy import double_integral, entropy
-from ._interaction_sums import InteractionSums, energy_sums, fourier_truncation_of
+from ._interaction_sums import InteractionSums, energy_sums, fourier_truncation_of, scaled_energy
 from ._kernels import Kernel, as_kernel
 from ._model import Model
 from ._potentials import Potential, as_potential
 from ._self_attention_sums import BLOCK_ELEMENTS
 
-__all__ = ["Interaction", "KernelResolutionError", "PARTICLE_PATHS"]
+__all__ = ["Interaction", "PARTICLE_PATHS"]
 
 #: how the particle velocities of an Interaction may be summed
 PARTICLE_PATHS = ("auto", "direct", "fourier", "nufft")
@@ -33,10 +33,6 @@ FOURIER_MIN_PARTICLES = 256
 MAX_MOMENT_HARMONICS = 64
 
 
-class KernelResolutionError(ValueError):
-    """The kernel's multipliers have not decayed to ``kernel_tol`` at the grid's band limit."""
-
-
 class MultiplierTable:
     """k ↦ multipliers of a kernel's velocity on S^{d-1}, extended on demand (a :class:`solvers.ConvolutionVelocity`
     numerator or denominator); ``quadrature_nodes`` says how they were computed (0: closed form)."""
@@ -44,6 +40,14 @@ class MultiplierTable:
     def __init__(self, kernel: Kernel, d: int, factor: float, derivative: bool) -> None:
         self.kernel, self.d, self.factor, self.derivative = kernel, d, factor, derivative
         self.quadrature_nodes = 0
+        self.band_limit: int | None = None
+
+    def tail(self) -> float:
+        """:func:`solvers.kernel_tail` of the velocity multipliers up to ``band_limit`` (the grid's, set by
+        :meth:`Interaction.grid_velocity`)."""
+        ell = np.arange(self.band_limit + 1)
+        speeds = np.abs(self(ell)) if self.derivative else np.sqrt(ell * (ell + self.d - 2.0)) * np.abs(self(ell))
+        return kernel_tail(speeds)[0]
 
     def __call__(self, degrees: np.ndarray) -> np.ndarray:
         degrees = np.abs(np.asarray(degrees))
@@ -90,10 +94,16 @@ class Interaction(Model):
         σ ≥ 0.
     normalized : bool
         Divide the interaction by ∫|W'(<x, y>)| dρ(y) (SA-type); needs W' finite and of one sign on [-1, 1].
-    kernel_tol : float
-        A grid resolves the kernel when its velocity multipliers √(l(l+d-2)) |λ_l| above 2/3 of the band
-        limit are at most ``kernel_tol`` of their largest; otherwise :func:`meanfield.solve` refuses the grid
-        (:class:`KernelResolutionError`, naming the degree it needs).
+
+    Notes
+    -----
+    A grid of band limit L represents W by its multipliers λ_l, l ≤ L. The spectral schemes check that the
+    velocity multipliers v_l = √(l(l+d-2)) |λ_l| above 2/3 of L are at most ``tail_tol`` of their largest
+    (:func:`solvers.kernel_tail`) and refuse the grid otherwise (UnderResolvedError naming the degree and the
+    tail) rather than ring; the finite-volume schemes truncate the kernel at L, a change of the velocity of
+    the order of that tail (recorded as ``kernel_tail``), and stay positive. The Riesz kernels |x - y|^s have
+    λ_l ~ l^{-(s+d-1)}, v_l ~ l^{-(s+d-2)}: on a spectral grid they need ``tail_tol`` raised or a band limit
+    of order tail_tol^{-1/(s+d-2)}.
 
     Examples
     --------
@@ -107,18 +117,14 @@ class Interaction(Model):
     potential: Any = None
     noise: float = 0.0
     normalized: bool = False
-    kernel_tol: float = 1e-6
 
     def __post_init__(self) -> None:
         kernel = as_kernel(self.kernel)
+        _check_finite(kernel)
         object.__setattr__(self, "kernel", kernel)
         object.__setattr__(self, "potential", as_potential(self.potential))
         object.__setattr__(self, "noise", check_nonnegative("noise", self.noise))
         object.__setattr__(self, "normalized", check_flag("normalized", self.normalized))
-        tol = check_positive("kernel_tol", self.kernel_tol)
-        if tol >= 1:
-            raise ValueError(f"kernel_tol must be below 1 (a fraction of the largest multiplier), got {tol!r}")
-        object.__setattr__(self, "kernel_tol", tol)
         object.__setattr__(self, "_sign", _normaliser_sign(kernel) if self.normalized else None)
         if not self.normalized and kernel.log_scale > BETA_MAX_UNNORMALIZED:
             raise ValueError(f"the kernel {kernel.description} reaches e^{kernel.log_scale:.6g}, beyond the largest "
@@ -133,7 +139,7 @@ class Interaction(Model):
     def attrs(self) -> dict[str, Any]:
         return {"model": "Interaction", "kernel": self.kernel.description,
                 "potential": "none" if self.potential is None else self.potential.description,
-                "noise": self.noise, "normalized": int(self.normalized), "kernel_tol": self.kernel_tol}
+                "noise": self.noise, "normalized": int(self.normalized)}
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Interaction) and self.attrs == other.attrs
@@ -148,11 +154,12 @@ class Interaction(Model):
         derivative = d == 2
         if self._sign is None:
             numerator = MultiplierTable(self.kernel, d, -np.exp(self.kernel.log_scale), derivative)
-            return ConvolutionVelocity(numerator=numerator, potential=potential)
+            return ConvolutionVelocity(numerator=numerator, potential=potential, resolve_kernel=True)
         weight = self.kernel.derivative_kernel()
         ratio = -np.exp(self.kernel.log_scale - weight.log_scale)
         return ConvolutionVelocity(numerator=MultiplierTable(self.kernel, d, ratio, derivative),
-                                   denominator=MultiplierTable(weight, d, self._sign, False), potential=potential)
+                                   denominator=MultiplierTable(weight, d, self._sign, False), potential=potential,
+                                   resolve_kernel=True)
 
     def growth_rate(self, degree: int | np.ndarray, d: int = 2) -> np.ndarray:
         """λ_l of the class docstring from the kernel's Funk–Hecke multipliers (none for a potential: the uniform
@@ -204,6 +211,29 @@ class Interaction(Model):
         return InteractionSums(self.kernel, self.potential, self._sign, weights, angles, path, accuracy,
                                block_elements)
 
+    @property
+    def one_harmonic(self) -> bool:
+        """W(cos θ) of harmonics |k| ≤ 1 (W = a + b t), no potential, no normalisation: on S¹ the flow is Kuramoto's
+        of identical oscillators, K = -b, with its exact Möbius flow."""
+        harmonics = self.kernel.fourier_harmonics
+        return harmonics is not None and harmonics <= 2 and self.potential is None and not self.normalized
+
+    @property
+    def default_particle_method(self) -> str:
+        """Euler–Maruyama with noise; without, the exact Möbius flow for one harmonic, else Dormand–Prince 5(4)."""
+        if self.noise > 0:
+            return "euler-maruyama"
+        return "moebius" if self.one_harmonic else "dopri5"
+
+    def riccati_form(self, frequencies: np.ndarray) -> tuple[complex, np.ndarray]:
+        """a = ĥ_1 = i Ŵ_1 e^{s} (Ŵ_1 = λ_1/2π) and ν_i = 0 (no natural frequencies; ``frequencies`` is None) of
+        u̇_i = i a Z + i ν_i u_i + i conj(a Z) u_i² (:mod:`meanfield.particles._moebius`), for a kernel of one
+        harmonic."""
+        if not self.one_harmonic:
+            return super().riccati_form(frequencies)
+        table = self.kernel.multipliers(2, 2)
+        return complex(1j * table.values[1] * np.exp(table.log_scale) / (2 * np.pi)), np.zeros(1)
+
     # ------------------------------------------------------------------ energy
     @property
     def has_energy(self) -> bool:
@@ -229,7 +259,7 @@ class Interaction(Model):
         multipliers of W̃, exact for ρ of the grid's band limit)."""
         d = domain.dimension
         table = MultiplierTable(self.kernel, d, 1.0, False)
-        out = 0.5 * np.exp(self.kernel.log_scale) * double_integral(domain, values, table)
+        out = scaled_energy(self.kernel.log_scale, 0.5 * double_integral(domain, values, table))
         if self.potential is not None:
             axes = tuple(range(values.ndim - len(domain.shape), values.ndim))
             out = out + np.sum(values * self.potential.grid_values(domain) * domain.weights, axis=axes)
@@ -241,8 +271,8 @@ class Interaction(Model):
 
     # ------------------------------------------------------------------ the PDE
     def grid_velocity(self, domain: Any, frequency_nodes: int | None = None) -> ConvolutionVelocity:
-        """:meth:`velocity_spec` on ``domain`` with U on its grid, once the kernel is resolved there
-        (:meth:`kernel_tail`); a ZonalSphere takes a potential zonal about e_d only."""
+        """:meth:`velocity_spec` on ``domain`` with U on its grid (a ZonalSphere takes a potential zonal about e_d
+        only); the spectral schemes check that the grid resolves the kernel (``resolve_kernel``)."""
         d = domain.dimension
         potential = None
         if self.potential is not None:
@@ -250,37 +280,16 @@ class Interaction(Model):
                 raise ValueError(f"a density on {domain!r} is zonal about e_d, but the potential "
                                  f"{self.potential.description} is not; use Sphere or particles")
             potential = self.potential.grid_values(domain)
-        tail, degree = self.kernel_tail(domain.band_limit, d)
-        if tail > self.kernel_tol:
-            raise KernelResolutionError(self._unresolved(domain, tail, degree))
-        return self.velocity_spec(d, potential)
-
-    def kernel_tail(self, band_limit: int, d: int) -> tuple[float, int]:
-        """(τ_W, l*): τ_W = max_{l > ⌊2L/3⌋} v_l / max_{1 ≤ l ≤ L} v_l of the velocity multipliers
-        v_l = √(l(l+d-2)) |λ_l| up to the band limit L, and the degree l* where the top is taken."""
-        return _tail(self._speeds(band_limit, d), band_limit)
-
-    def _speeds(self, band_limit: int, d: int) -> np.ndarray:
-        ell = np.arange(band_limit + 1)
-        return np.sqrt(ell * (ell + d - 2.0)) * np.abs(self.kernel.multipliers(band_limit + 1, d).values)
-
-    def _unresolved(self, domain: Any, tail: float, degree: int) -> str:
-        """The message of a grid that does not resolve the kernel, with the band limit that does (searched up to
-        four times the grid's)."""
-        d, limit = domain.dimension, domain.band_limit
-        speeds = self._speeds(4 * limit, d)
-        needed = next((L for L in range(limit + 1, 4 * limit + 1) if _tail(speeds[: L + 1], L)[0] <= self.kernel_tol),
-                      None)
-        where = f"a band limit of {needed} does" if needed is not None else f"no band limit up to {4 * limit} does"
-        return (f"the kernel {self.kernel.description} is not resolved on {domain!r}: its velocity multipliers "
-                f"√(l(l+d-2))|λ_l| fall only to {tail:.3g} of their largest above degree {2 * limit // 3} "
-                f"(at degree {degree}), above kernel_tol={self.kernel_tol:g}; {where} — use a finer grid, a "
-                f"smoother kernel, or a larger kernel_tol (the kernel's truncation at the band limit then changes "
-                f"the velocity by about that fraction)")
+        velocity = self.velocity_spec(d, potential)
+        velocity.numerator.band_limit = domain.band_limit
+        return velocity
 
     def pde_attrs(self, velocity: ConvolutionVelocity) -> dict[str, Any]:
-        """``kernel_quadrature_nodes`` (0: closed-form multipliers) and the SHA-256 of U on the grid."""
-        attrs: dict[str, Any] = {"kernel_quadrature_nodes": int(getattr(velocity.numerator, "quadrature_nodes", 0))}
+        """``kernel_quadrature_nodes`` (0: closed-form multipliers), ``kernel_tail`` (:func:`solvers.kernel_tail`
+        of the velocity multipliers at the grid's band limit) and the SHA-256 of U on the grid."""
+        table = velocity.numerator
+        attrs: dict[str, Any] = {"kernel_quadrature_nodes": int(table.quadrature_nodes),
+                                 "kernel_tail": table.tail()}
         if velocity.potential is not None:
             attrs["potential_sha256"] = hashlib.sha256(np.ascontiguousarray(velocity.potential).tobytes()).hexdigest()
         return attrs
@@ -308,6 +317,18 @@ class Interaction(Model):
         return sums(0.0, points).reshape(*domain.shape, -1)
 
 
+def _check_finite(kernel: Kernel) -> None:
+    """Refuse a kernel W̃ = e^{-s} W that is not real and finite at 129 points of [-1, 1], the ends included (the
+    quadrature nodes never reach t = ±1, where a kernel such as 1/(1 - t) is infinite)."""
+    t = np.cos(np.pi * np.arange(129) / 128)
+    with np.errstate(all="ignore"):
+        values = np.asarray(kernel.scaled_value(t))
+    bad = ~np.isfinite(values)
+    if np.any(bad):
+        raise ValueError(f"the kernel {kernel.description} must be finite on [-1, 1]; it is {float(values[bad][0])!r} at "
+                         f"t = {t[bad][0]:.17g}")
+
+
 def _normaliser_sign(kernel: Kernel) -> float:
     """σ_W = ±1 with σ_W W' ≥ 0 on [-1, 1] (checked at 2001 points, ends included).
 
@@ -325,20 +346,10 @@ def _normaliser_sign(kernel: Kernel) -> float:
     if top == 0:
         raise ValueError(f"normalized=True divides by ∫|W'|dρ, but W' of {kernel.description} vanishes")
     if np.min(slope) < -1e-12 * top and np.max(slope) > 1e-12 * top:
-        change = float(t[np.nonzero(np.diff(np.sign(slope)))[0][0]])
+        change = round(float(t[np.nonzero(np.diff(np.sign(slope)))[0][0]]), 12) + 0.0
         raise ValueError(f"normalized=True divides by ∫|W'(<x, y>)| dρ(y), which needs W' of one sign on [-1, 1]; "
-                         f"W' of {kernel.description} changes sign near t = {change:.6g}")
+                         f"W' of {kernel.description} changes sign near t = {change:.6g}; use normalized=False")
     return 1.0 if np.max(slope) > 0 else -1.0
-
-
-def _tail(speeds: np.ndarray, band_limit: int) -> tuple[float, int]:
-    """(max_{l > ⌊2L/3⌋} v_l / max_{1 ≤ l ≤ L} v_l, the degree of the first) of ``speeds`` v_0, …, v_L."""
-    top = float(np.max(speeds[1:], initial=0.0))
-    cut = 2 * band_limit // 3
-    if top == 0 or cut + 1 > band_limit:
-        return 0.0, band_limit
-    above = speeds[cut + 1:]
-    return float(np.max(above)) / top, int(cut + 1 + np.argmax(above))
 
 
 def _truncates(kernel: Kernel, normalized: bool, accuracy: float) -> bool:

@@ -27,7 +27,7 @@ Paths
 
 from __future__ import annotations
 
-from typing import Any
+import logging
 
 import numpy as np
 
@@ -36,12 +36,14 @@ from ._kuramoto_moments import KuramotoVelocity, fourier_moments
 from ._potentials import Potential
 from ._self_attention_sums import BLOCK_ELEMENTS, NufftSums, blocks
 
-__all__ = ["COINCIDENT", "InteractionSums", "energy_sums", "fourier_truncation_of"]
+__all__ = ["COINCIDENT", "InteractionSums", "energy_sums", "fourier_truncation_of", "scaled_energy"]
+
+logger = logging.getLogger(__name__)
 
 #: pairs with <x_i, x_j> ≥ 1 - COINCIDENT count as coincident (module docstring)
 COINCIDENT = 1e-15
-#: the most harmonics the NUFFT path sums
-MAX_NUFFT_MODES = 4096
+#: the most harmonics the NUFFT path sums (the truncation is searched among the first 256, then the first 1024)
+MAX_NUFFT_MODES = 1024
 
 
 def _embed(x: np.ndarray, angles: bool) -> np.ndarray:
@@ -66,8 +68,11 @@ class InteractionSums:
         self.masks_coincident = not kernel.bounded_derivative
         self.path = path
         self.fourier_modes = -1
-        at_one = float(np.abs(self.derivative.value(np.ones(1)))[0]) if kernel.bounded_derivative else np.inf
-        self.collapse_rate = (1.0 if normalized_sign is not None else at_one) if np.isfinite(at_one) else 0.0
+        if normalized_sign is not None:
+            self.collapse_rate = 1.0
+        else:  # |W'(1)| = e^{s'} |W̃'(1)|, 0 (unknown) when W' is unbounded at t = 1
+            at_one = float(np.abs(self.derivative.scaled_value(np.ones(1)))[0]) if kernel.bounded_derivative else 0.0
+            self.collapse_rate = self.factor * at_one
         if path == "fourier":
             self._fourier = self._moment_velocities(kernel)
         elif path == "nufft":
@@ -121,9 +126,11 @@ class InteractionSums:
         basis = np.concatenate([self.weights[..., None] * points, self.weights[..., None]], axis=-1)
         for ss, rs in blocks(n_sys, n, n, self.block_elements):
             gram = np.matmul(points[ss, rs], np.swapaxes(points[ss], 1, 2))
-            slope = self.derivative.scaled_value(gram)
-            if self.masks_coincident:
-                slope = np.where(gram >= 1.0 - COINCIDENT, 0.0, slope)
+            if self.masks_coincident:  # W' is infinite (or ∞ - ∞) at coincident pairs, which are dropped
+                with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+                    slope = np.where(gram >= 1.0 - COINCIDENT, 0.0, self.derivative.scaled_value(gram))
+            else:
+                slope = self.derivative.scaled_value(gram)
             sums = np.matmul(slope, basis[ss])
             num[ss, rs] = sums[..., :d]
             den[ss, rs] = sums[..., d]
@@ -145,7 +152,7 @@ class InteractionSums:
 
 def fourier_truncation_of(kernel: Kernel, normalized: bool, accuracy: float) -> int:
     """Smallest K with Σ_{k>K} k|Ŵ_k| ≤ ``accuracy`` Σ_k k|Ŵ_k| (and the same for the normaliser's Ŵ'_k when
-    ``normalized``), K doubled from 32 up to :data:`MAX_NUFFT_MODES`.
+    ``normalized``), searched among the first 256 harmonics, then among the first :data:`MAX_NUFFT_MODES`.
 
     Raises
     ------
@@ -153,8 +160,7 @@ def fourier_truncation_of(kernel: Kernel, normalized: bool, accuracy: float) -> 
         The harmonics do not decay that far by :data:`MAX_NUFFT_MODES` (a kernel like |x - y|^s, whose
         velocity harmonics k Ŵ_k ~ k^{-s} are not summable for s ≤ 1): use path="direct".
     """
-    size = 64
-    while size <= MAX_NUFFT_MODES + 1:
+    for size in (257, MAX_NUFFT_MODES + 1):
         k = np.arange(size)
         rows = [k * np.abs(kernel.multipliers(size, 2).values)]
         if normalized:
@@ -162,7 +168,6 @@ def fourier_truncation_of(kernel: Kernel, normalized: bool, accuracy: float) -> 
         found = [_truncation(row, accuracy) for row in rows]
         if all(value is not None for value in found):
             return max(1, *found)
-        size = 2 * size
     raise ValueError(f"the kernel's harmonics do not decay to {accuracy:g} of their sum within {MAX_NUFFT_MODES} "
                      f"modes, so path='nufft' cannot truncate them; use path='direct'")
 
@@ -188,10 +193,23 @@ def interaction_energy_sums(kernel: Kernel, potential: Potential | None, points:
     for ss, rs in blocks(n_sys, n, n, block_elements):
         gram = np.minimum(np.matmul(points[ss, rs], np.swapaxes(points[ss], 1, 2)), 1.0)
         total[ss] += np.einsum("sij,si,sj->s", kernel.scaled_value(gram), weights[ss, rs], weights[ss])
-    energy = 0.5 * np.exp(kernel.log_scale) * total
+    energy = scaled_energy(kernel.log_scale, 0.5 * total)
     if potential is not None:
         energy = energy + np.sum(weights * potential.values(points), axis=-1)
     return energy
+
+
+def scaled_energy(log_scale: float, scaled: np.ndarray) -> np.ndarray:
+    """e^{s} · ``scaled``, formed as sign · exp(s + log|scaled|) where e^{s} overflows (s > 709.78): ±inf, with a
+    logged warning, for an energy beyond the largest double."""
+    scaled = np.asarray(scaled, dtype=float)
+    if log_scale <= np.log(np.finfo(float).max):
+        return np.exp(log_scale) * scaled
+    with np.errstate(over="ignore", divide="ignore"):
+        out = np.sign(scaled) * np.exp(log_scale + np.log(np.abs(scaled)))
+    if not np.all(np.isfinite(out)):
+        logger.warning("the energy of a kernel of scale e^%g exceeds the largest double: returned as ±inf", log_scale)
+    return out
 
 
 def fourier_energy_sums(kernel: Kernel, potential: Potential | None, angles: np.ndarray,
@@ -203,7 +221,7 @@ def fourier_energy_sums(kernel: Kernel, potential: Potential | None, angles: np.
     total = values[0] * np.sum(weights, axis=-1) ** 2
     for k, _, moment in fourier_moments(angles, weights, harmonics - 1):
         total = total + 2 * values[k] * np.abs(moment) ** 2
-    energy = 0.5 * np.exp(kernel.log_scale) * total
+    energy = scaled_energy(kernel.log_scale, 0.5 * total)
     if potential is not None:
         energy = energy + np.sum(weights * potential.values(_embed(angles, True)), axis=-1)
     return energy

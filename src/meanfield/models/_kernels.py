@@ -247,8 +247,9 @@ class Kernel(ABC):
     @staticmethod
     def formula(text: str, singularity: float | None = None) -> Kernel:
         """W from a formula in t (``"exp(2*t)"``, ``"-(1-t)**1.5"``): arithmetic, t, pi, e and standard
-        functions only (:mod:`._expression`); its derivative is symbolic."""
-        return FormulaKernel(parse_formula(text, "t", "kernel"), _singularity(singularity))
+        functions only (:mod:`._expression`); its derivative is symbolic. A polynomial in t (``"-2*t"``) is a
+        Chebyshev series, with exact multipliers and finitely many harmonics."""
+        return formula_kernel(parse_formula(text, "t", "kernel"), _singularity(singularity))
 
 
 # ---------------------------------------------------------------------- families
@@ -302,6 +303,14 @@ class RadialKernel(Kernel):
         with np.errstate(divide="ignore"):
             out = r ** self.power if self.power != 0 else np.ones_like(r)
         return out if self.length is None else out * np.exp(-r / self.length)
+
+    def profile(self, r: np.ndarray) -> np.ndarray:
+        """g(r) = e^{-r/ℓ} (1 without ℓ): W = r^p g(r)."""
+        return np.ones_like(r) if self.length is None else np.exp(-r / self.length)
+
+    def _scaled_multipliers(self, n_degrees: int, d: int) -> tuple[np.ndarray, int]:
+        result = funk_hecke_multipliers(self.scaled_value, n_degrees, d, singularity=self.power, profile=self.profile)
+        return result.values, result.nodes
 
     def _derivative_kernel(self) -> Kernel:
         terms = []
@@ -523,7 +532,7 @@ def parse_kernel(text: str, name: str = "kernel") -> Kernel:
     """
     match = _NAMED_SPEC.match(text)
     if match is None:
-        return FormulaKernel(parse_formula(text, "t", name), None)
+        return formula_kernel(parse_formula(text, "t", name), None)
     family, arguments = match.groups()
     if family not in NAMED:
         forms = ", ".join(key + ":" + ",".join(p + "=…" for p in params) for key, (_, params) in NAMED.items())
@@ -543,6 +552,15 @@ def parse_kernel(text: str, name: str = "kernel") -> Kernel:
     if missing:
         raise ValueError(f"{name} {text!r}: {family} needs {', '.join(f'{p}=' for p in missing)}")
     return make(**values)
+
+
+def formula_kernel(formula: Formula, singularity: float | None) -> Kernel:
+    """The kernel of a formula: a :class:`PolynomialKernel` (its Chebyshev coefficients, exact at degree p) when it
+    is a polynomial in t of degree p ≤ 64, else a :class:`FormulaKernel`."""
+    degree = formula.polynomial_degree
+    if singularity is None and degree is not None and degree <= 64:
+        return PolynomialKernel(chebyshev.chebinterpolate(formula.function, max(degree, 1)), formula.text)
+    return FormulaKernel(formula, singularity)
 
 
 def chebyshev_series(f: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:

@@ -122,7 +122,9 @@ class ZonalPotential(Potential):
         return f"zonal about {axis}: {self.profile.description}"
 
     def about_pole(self, d: int) -> bool:
-        return self.axis is None or bool(np.array_equal(self.axis, self._axis(d)))
+        pole = np.zeros(d)
+        pole[-1] = 1.0
+        return self.axis is None or bool(np.array_equal(self.axis, pole))
 
     def values(self, points: np.ndarray) -> np.ndarray:
         return self.profile.value(points @ self._axis(points.shape[-1]))
@@ -212,7 +214,7 @@ class HarmonicPotential(Potential):
         theta, phi = self._angles(points)
         table, derivatives = sph_harm_y_all(self.lmax, self.lmax, theta, phi, diff_n=1)
         weights = self._weights()
-        d_theta = np.real(np.tensordot(weights, derivatives[0][self.degrees, self.orders], axes=(0, 0)))
+        d_theta = np.real(np.tensordot(weights, derivatives[self.degrees, self.orders, ..., 0], axes=(0, 0)))
         # ∂_φ Y_lm = i m Y_lm; Y_lm/sin ϑ stays finite at the poles (Y_lm ∝ sin^|m| ϑ), evaluated off them by 1e-300
         sin = np.maximum(np.sin(theta), 1e-300)
         d_phi = np.real(np.tensordot(weights * 1j * self.orders, table[self.degrees, self.orders], axes=(0, 0))) / sin

@@ -97,7 +97,7 @@ def particle_integrator(model: Any, geometry: Any, states: np.ndarray, weights: 
     attrs["integrator"] = METHODS[method]
     if method == "moebius":
         a, nu = model.riccati_form(frequencies)
-        stepper = MoebiusStepper(a, nu, weights, float(times[0]), rtol=rtol, atol=atol, dt=dt)
+        stepper = MoebiusStepper(a, np.broadcast_to(nu, weights.shape), weights, float(times[0]), rtol=rtol, atol=atol, dt=dt)
         attrs["path"] = "moments"  # the flow is driven by the first Fourier moment Z of the angles
         return ParticleIntegrator(EvolveIntegrator(stepper, max_steps=max_steps), stepper.state(times[0], states),
                                   stepper.positions, stepper.state, attrs, None)
