@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import numpy as np
+
 README = Path(__file__).resolve().parent.parent / "README.md"
 
 
@@ -24,3 +26,12 @@ def test_open_problems_block_runs():
     assert namespace["ds"].attrs["success"] == 1
     assert namespace["ladder"].attrs["monotone"] == 1
     assert set(namespace["points"]["classification"].values) == {"synchronised", "strict saddle"}
+
+
+def test_interaction_block_runs():
+    code = re.search(r"## Your own kernel and potential\n.*?```python\n(.*?)```", README.read_text(), re.S).group(1)
+    namespace: dict = {}
+    exec(compile(code, "README.md", "exec"), namespace)
+    assert bool(np.all(np.diff(namespace["cap"].energy) < 0))
+    assert abs(float(namespace["cap"].energy[-1]) + 0.1516187) < 1e-6
+    assert float(namespace["gap"].wasserstein.max()) < 3e-4

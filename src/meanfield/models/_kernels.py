@@ -268,7 +268,9 @@ class ExponentialKernel(Kernel):
         return self._label or f"exp({self.beta!r}*t)"
 
     def scaled_value(self, t: np.ndarray) -> np.ndarray:
-        return np.exp(self.beta * np.asarray(t, dtype=float) - abs(self.beta))
+        out = np.multiply(t, self.beta, dtype=float)  # e^{βt - |β|}, formed in one array
+        out -= abs(self.beta)
+        return np.exp(out, out=out)
 
     def _derivative_kernel(self) -> Kernel:
         return SumKernel.of([(self.beta, self)])
@@ -299,10 +301,17 @@ class RadialKernel(Kernel):
         return "*".join(part for part in (base, decay) if part) or "1"
 
     def scaled_value(self, t: np.ndarray) -> np.ndarray:
-        r = np.sqrt(np.maximum(2.0 - 2.0 * np.asarray(t, dtype=float), 0.0))
+        squared = np.multiply(t, -2.0, dtype=float)  # r² = 2 - 2t ≥ 0, formed in one array
+        squared += 2.0
+        np.maximum(squared, 0.0, out=squared)
+        if self.length is None:
+            with np.errstate(divide="ignore"):
+                return np.power(squared, 0.5 * self.power, out=squared) if self.power != 2 else squared
+        r = np.sqrt(squared)
         with np.errstate(divide="ignore"):
-            out = r ** self.power if self.power != 0 else np.ones_like(r)
-        return out if self.length is None else out * np.exp(-r / self.length)
+            out = np.power(squared, 0.5 * self.power, out=squared) if self.power != 0 else np.ones_like(r)
+        r *= -1.0 / self.length
+        return out * np.exp(r, out=r)
 
     def profile(self, r: np.ndarray) -> np.ndarray:
         """g(r) = e^{-r/ℓ} (1 without ℓ): W = r^p g(r)."""
@@ -412,6 +421,10 @@ class FormulaKernel(Kernel):
         self.formula, self.singularity = formula, singularity
         self._function = formula.function
 
+    def __reduce__(self) -> tuple:
+        """Pickled as its formula (the compiled function is rebuilt)."""
+        return FormulaKernel, (self.formula, self.singularity)
+
     @property
     def description(self) -> str:
         return self.formula.text
@@ -459,9 +472,20 @@ class SumKernel(Kernel):
 
     def scaled_value(self, t: np.ndarray) -> np.ndarray:
         t = np.asarray(t, dtype=float)
-        out = np.zeros(t.shape)
-        for weight, kernel in self._weights():
-            out = out + weight * kernel.scaled_value(t)
+        terms = self._weights()
+        if not terms:
+            return np.zeros(t.shape)
+        out = None
+        for weight, kernel in terms:
+            value = kernel.scaled_value(t)
+            if np.may_share_memory(value, t) or not value.flags.writeable:
+                value = value * weight  # a new array: t and read-only views (broadcast constants) stay untouched
+            else:
+                value *= weight
+            if out is None:
+                out = value
+            else:
+                out += value
         return out
 
     def _derivative_kernel(self) -> Kernel:
