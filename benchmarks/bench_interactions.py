@@ -4,7 +4,8 @@ the particle sums.
 1. Per step: the scheme of ``mf.Interaction`` with the USA kernel given by coefficients
    (``Kernel.fourier`` on S¹, ``Kernel.legendre`` on S²: its Funk–Hecke coefficients to the grid's band
    limit) against ``mf.SelfAttention(beta, normalized=False)`` on the same grid; baseline the built-in
-   model's right-hand side (``scheme.rhs``), ratio printed (goal ≤ 1.1: the schemes see multipliers only).
+   model's right-hand side (``scheme.rhs``), measured alternately with it, ratio printed (goal ≤ 1.1: the
+   schemes see multipliers only, computed once when they are built).
 2. The one-time Funk–Hecke quadrature of a kernel given as a Python function, lmax = 255 on S¹ and S²
    (goal ≤ 50 ms), a fresh kernel per repetition (the multipliers are cached on the kernel).
 3. Particle velocities by direct sums, n = 4000 on S²: a Gaussian, a formula and a Riesz kernel against the
@@ -23,24 +24,34 @@ import meanfield as mf
 from meanfield.domains._funk_hecke import scaled_funk_hecke
 from meanfield.models._self_attention_sums import DirectSelfAttention
 from solvers import gegenbauer_table
+from solvers._funk_hecke import gauss_jacobi
 
 BETA = 4.0
+
+
+def mean_time(func, min_time: float) -> float:
+    """Mean time per call over ≥ ``min_time`` seconds."""
+    count, start = 0, time.perf_counter()
+    while True:
+        func()
+        count += 1
+        elapsed = time.perf_counter() - start
+        if elapsed >= min_time:
+            return elapsed / count
 
 
 def best_time(func, repeats: int = 5, min_time: float = 0.2) -> float:
     """Best over ``repeats`` of the mean time per call, each over ≥ ``min_time`` seconds."""
     func()
-    best = np.inf
-    for _ in range(repeats):
-        count, start = 0, time.perf_counter()
-        while True:
-            func()
-            count += 1
-            elapsed = time.perf_counter() - start
-            if elapsed >= min_time:
-                break
-        best = min(best, elapsed / count)
-    return best
+    return min(mean_time(func, min_time) for _ in range(repeats))
+
+
+def paired_times(first, second, rounds: int = 9, min_time: float = 0.1) -> tuple[float, float]:
+    """The best mean times of two functions measured alternately (``rounds`` rounds), so that a load on the
+    machine reaches both alike."""
+    first(), second()
+    times = np.array([[mean_time(first, min_time), mean_time(second, min_time)] for _ in range(rounds)])
+    return float(times[:, 0].min()), float(times[:, 1].min())
 
 
 def usa_by_coefficients(domain) -> mf.Interaction:
@@ -60,21 +71,27 @@ def step_costs() -> None:
     for domain in (mf.Circle(256), mf.Circle(1024), mf.Sphere(31), mf.Sphere(63)):
         rho = mf.perturbed_uniform(domain, amplitude=0.1, seed=0)
         for method in ("spectral", "finite_volume"):
-            times = []
+            calls = []
             for model in (mf.SelfAttention(BETA, normalized=False), usa_by_coefficients(domain)):
                 scheme = domain.schemes[method](domain.grid, model.grid_velocity(domain), diffusion=0.0)
                 y = scheme.from_grid(rho.values[None])
-                times.append(best_time(lambda s=scheme, y=y: s.rhs(y)))
+                calls.append(lambda s=scheme, y=y: s.rhs(y))
+            times = paired_times(*calls)
             print(f"{domain!r:>24} {method:>14} {times[0] * 1e6:10.1f}µs {times[1] * 1e6:11.1f}µs "
                   f"{times[1] / times[0]:7.3f}")
 
 
 def quadrature_costs() -> None:
-    print("2. one-time Funk-Hecke quadrature of a function kernel, 256 degrees (goal <= 50 ms)")
+    print("2. one-time Funk-Hecke quadrature of a function kernel, 256 degrees (goal <= 50 ms), nodes included")
     for d in (2, 3):
         for label, make in (("exp(2t) - t^2", lambda: mf.Kernel.function(lambda t: np.exp(2 * t) - t**2)),
                             ("|x-y|^1.5", lambda: mf.Kernel.riesz(1.5))):
-            elapsed = best_time(lambda: make().multipliers(256, d), repeats=3)
+
+            def fresh(make=make, d=d) -> None:
+                gauss_jacobi.cache_clear()  # the Gauss–Jacobi nodes are cached across kernels: time them too
+                make().multipliers(256, d)
+
+            elapsed = best_time(fresh, repeats=3)
             nodes = make().multipliers(256, d).quadrature_nodes
             print(f"   S^{d - 1} {label:>14}: {elapsed * 1e3:7.1f} ms ({nodes} Gauss-Jacobi nodes)")
 

@@ -78,6 +78,21 @@ def cases() -> list[Case]:
     out.append(_edge("models", "mf.Kuramoto(1.0, st.norm(0, 1)) == mf.Kuramoto(1.0, st.norm(0, 2))", "r is False"))
     out.append(_edge("models", "mf.SelfAttention(1.0) == mf.SelfAttention(1.0)", "r is True"))
     out.append(_edge("models", "mf.SelfAttention(800.0, normalized=False).velocity(X10)", "False", "beta"))
+    for v in BAD_NUMBERS:
+        out.append(_bad("models", f"mf.Interaction('-t', noise={v})", "noise", needs=("Interaction",)))
+        out.append(_bad("models", f"mf.Kernel.riesz({v})", "s", needs=("Kernel",)))
+        out.append(_bad("models", f"mf.Kernel.gaussian({v})", "epsilon", needs=("Kernel",)))
+    for v in ["\"__import__('os').system('true')\"", "'open(1)'", "'x + 1'", "'t.real'", "'1/(1-t)'",
+              "'log(t)'", "lambda t: t + 1j", "lambda t: np.ones(3)", "[1, 2]", "None"]:
+        out.append(_bad("models", f"mf.Interaction({v})", "kernel", "f", needs=("Interaction",)))
+    for v in ["1", "'yes'", "None"]:
+        out.append(_bad("models", f"mf.Interaction('-t', normalized={v})", "normalized", needs=("Interaction",)))
+    out.append(_bad("models", "mf.Interaction('t**2', normalized=True)", "normalized", needs=("Interaction",)))
+    out.append(_bad("models", "mf.Interaction('riesz:s=1', normalized=True)", "normalized", needs=("Interaction",)))
+    out.append(_bad("models", "mf.Kernel.fourier([0, 1j])", "coefficients", needs=("Kernel",)))
+    out.append(_bad("models", "mf.Potential.zonal('t', axis=[1.0, 1.0])", "axis", needs=("Potential",)))
+    out.append(_bad("models", "mf.Interaction('-t', potential=3.0)", "potential", needs=("Interaction",)))
+    out.append(_edge("models", "mf.Interaction('-t').growth_rate(1)", "abs(r - 0.5) < 1e-15", needs=("Interaction",)))
     # --- domains and densities ----------------------------------------------------------------
     for v in BAD_COUNTS:
         out.append(_bad("density", f"mf.Circle({v})", "n"))

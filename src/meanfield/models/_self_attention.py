@@ -120,6 +120,8 @@ class SelfAttention(Model):
         """Blocked BLAS sums ("direct"), or on S¹ the NUFFT path ("nufft"; "auto" takes it from
         :data:`NUFFT_MIN_PARTICLES` particles per system on), of :mod:`._self_attention_sums`."""
         check_unnormalized_beta(self.beta, self.normalized)
+        if path not in PARTICLE_PATHS:
+            raise ValueError(f"path={path!r} is not available for {self.name}; its paths are {PARTICLE_PATHS}")
         angles = isinstance(geometry, CircleGeometry)
         if path == "nufft" and not angles:
             raise ValueError(f"path='nufft' is available for SelfAttention on the circle only, got {self.name} "

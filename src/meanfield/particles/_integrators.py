@@ -34,7 +34,7 @@ __all__ = ["ENSEMBLE_MAX_PARTICLES", "METHODS", "PATHS", "ParticleIntegrator", "
 #: 8-16 systems): 12x-3.8x faster at n = 32 on S¹, 1.7x-2.1x at n = 256 on S¹, 2.3x-1.2x at n = 256 on S²
 #: and S^31, 0.7x at n = 512 on S^31
 ENSEMBLE_MAX_PARTICLES = NUFFT_MIN_PARTICLES - 1
-PATHS = ("auto", "direct", "nufft", "ensemble")
+PATHS = ("auto", "direct", "nufft", "fourier", "ensemble")
 METHODS = {
     **CHART_METHODS,
     "moebius": "commutator-free Lie-group RK4 (Celledoni-Marthinsen-Owren) with exact Moebius flows of the "

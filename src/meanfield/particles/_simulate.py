@@ -69,7 +69,7 @@ def simulate(
 
     Parameters
     ----------
-    model : SelfAttention, Kuramoto, Attention, HardmaxAttention, or any model with particles
+    model : SelfAttention, Kuramoto, Attention, HardmaxAttention, Interaction, or any model with particles
         (:mod:`meanfield.models._model`)
     x0 : array_like or EmpiricalMeasure
         Angles (n,) on S¹, unit vectors (n, d) on S^{d-1}, points (n, d) in R^d
@@ -83,7 +83,7 @@ def simulate(
         Default: the model's ``default_particle_method``: "dopri5" (adaptive,
         error control by ``rtol``/``atol``); with noise > 0 "euler-maruyama"
         (required); for a Kuramoto model whose h has one harmonic (h = sin,
-        sin(u + α)) and no noise "moebius": the
+        sin(u + α)), or an Interaction whose kernel has one (W = a + bt), and no noise "moebius": the
         natural frequencies are integrated exactly (cost independent of
         max|ω_i|), order 4, adaptive with ``rtol``/``atol`` on the order
         parameter Z = Σ w_j e^{iθ_j}, or fixed step with ``dt``
@@ -102,9 +102,9 @@ def simulate(
         Randomness of the noise and of "iid" frequencies; recorded in attrs.
         With noise, the generator's state at the last output is stored in the
         attr ``rng_state`` (JSON) so that a resumed run continues the stream.
-    path : {"auto", "direct", "nufft", "ensemble"}
-        Velocity evaluation: direct O(n²) blocked BLAS sums, (S¹, SA/USA)
-        NUFFT, or (SelfAttention on S¹ or S^{d-1}, no noise, dopri5) compiled
+    path : {"auto", "direct", "nufft", "fourier", "ensemble"}
+        Velocity evaluation: direct O(n²) blocked BLAS sums, (S¹, SA/USA and Interaction)
+        NUFFT, (S¹, an Interaction kernel of finitely many harmonics) the exact O(nK) Fourier moments, or (SelfAttention on S¹ or S^{d-1}, no noise, dopri5) compiled
         per-system kernels (:mod:`._ensemble`): each system takes its own
         adaptive steps, in parallel over systems, so a system's trajectory is
         the same bit for bit alone or in a batch of any size. "auto" takes

@@ -66,7 +66,7 @@ def solve(
 
     Parameters
     ----------
-    model : SelfAttention, Kuramoto, or any model with a PDE (:mod:`meanfield.models._model`)
+    model : SelfAttention, Kuramoto, Interaction, or any model with a PDE (:mod:`meanfield.models._model`)
         The velocity field X[ρ] and the noise σ (see the model's docstring).
     rho0 : Density
         Initial density on a :class:`Circle`, ``Sphere`` or ``ZonalSphere``;
@@ -134,7 +134,8 @@ def solve(
     -------
     xarray.Dataset
         ``density`` (time, *grid), ``energy``, ``mass``, ``order_parameter``,
-        ``steps`` (time); for a Kuramoto frequency law on quadrature nodes also
+        ``steps`` (time); ``free_energy`` (time) for a noisy gradient flow whose model computes it
+        (USA, :class:`~meanfield.Interaction` without normalisation); for a Kuramoto frequency law on quadrature nodes also
         ``density_by_frequency`` (time, frequency, θ) and ``frequency_weight``
         (at a Lorentzian's pole ``density`` is the marginal itself).
         attrs hold every parameter, the method and why it ran, every scheme
