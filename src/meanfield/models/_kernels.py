@@ -38,7 +38,7 @@ from numpy.polynomial import chebyshev
 from solvers import funk_hecke_multipliers, gegenbauer_table, legendre_table, sphere_area
 
 from ..domains._funk_hecke import scaled_funk_hecke
-from .._validate import as_real
+from .._validate import as_real, check_nonnegative, check_positive
 from ._expression import Formula, parse_formula
 
 __all__ = ["Kernel", "KernelMultipliers", "as_kernel", "parse_kernel"]
@@ -184,26 +184,27 @@ class Kernel(ABC):
     @staticmethod
     def gaussian(epsilon: float) -> Kernel:
         """W = e^{-|x-y|²/ε} = e^{-2(1-t)/ε}, ε > 0 (the exponential family with β = 2/ε, scaled by e^{-2/ε})."""
-        eps = _positive("epsilon", epsilon)
+        eps = check_positive("epsilon", epsilon)
         return ExponentialKernel(2.0 / eps, log_amplitude=-2.0 / eps, label=f"exp(-|x-y|^2/{eps!r})")
 
     @staticmethod
     def riesz(s: float) -> Kernel:
         """W = |x - y|^s = (2 - 2t)^{s/2}, s > 0; the singular factor is part of the quadrature weight, so the
         multipliers are exact although they decay only like l^{-(s+d-1)}."""
-        return RadialKernel(_positive("s", s))
+        return RadialKernel(check_positive("s", s))
 
     @staticmethod
     def power(s: float) -> Kernel:
         """W = (1 - t)^{s/2} = 2^{-s/2} |x - y|^s, s > 0 (:meth:`riesz`)."""
-        return SumKernel.of([(2.0 ** (-0.5 * _positive("s", s)), RadialKernel(float(s)))])
+        return SumKernel.of([(2.0 ** (-0.5 * check_positive("s", s)), RadialKernel(float(s)))])
 
     @staticmethod
     def morse(attraction: float, attraction_length: float, repulsion: float, repulsion_length: float) -> Kernel:
         """W = -C_a e^{-|x-y|/ℓ_a} + C_r e^{-|x-y|/ℓ_r} (the Morse potential of swarming models), C ≥ 0, ℓ > 0;
         smooth in |x - y|, not in t, and integrated in |x - y|."""
-        c_a, c_r = _nonnegative("attraction", attraction), _nonnegative("repulsion", repulsion)
-        l_a, l_r = _positive("attraction_length", attraction_length), _positive("repulsion_length", repulsion_length)
+        c_a, c_r = check_nonnegative("attraction", attraction), check_nonnegative("repulsion", repulsion)
+        l_a = check_positive("attraction_length", attraction_length)
+        l_r = check_positive("repulsion_length", repulsion_length)
         return SumKernel.of([(-c_a, RadialKernel(0.0, l_a)), (c_r, RadialKernel(0.0, l_r))])
 
     @staticmethod
@@ -634,20 +635,6 @@ def _coefficient(value: Any, name: str = "factor") -> float:
     out = as_real(name, value)
     if not np.isfinite(out):
         raise ValueError(f"{name} must be finite, got {value!r}")
-    return out
-
-
-def _positive(name: str, value: Any) -> float:
-    out = as_real(name, value)
-    if not (np.isfinite(out) and out > 0):
-        raise ValueError(f"{name} must be finite and > 0, got {value!r}")
-    return out
-
-
-def _nonnegative(name: str, value: Any) -> float:
-    out = as_real(name, value)
-    if not (np.isfinite(out) and out >= 0):
-        raise ValueError(f"{name} must be finite and >= 0, got {value!r}")
     return out
 
 
