@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import re
+import shlex
 from pathlib import Path
 
 import pytest
 import xarray as xr
 
 from meanfield.cli import build_parser, default_solve_output, main
+from meanfield.cli._main import values_as_values
 
 README = Path(__file__).resolve().parents[1] / "README.md"
 
@@ -45,8 +47,9 @@ def test_method_names_a_pde_scheme_and_engine_chooses_particles_or_the_pde(capsy
 
 
 def _readme_commands(sub: str) -> list[list[str]]:
-    lines = [line.split("#")[0].split() for line in README.read_text().splitlines()]
-    return [words[2:] for words in lines if words[:2] == ["meanfield", sub]]
+    lines = [shlex.split(line.split("#")[0]) for line in README.read_text().splitlines()
+             if line.startswith(f"meanfield {sub} ")]
+    return [words[2:] for words in lines]
 
 
 def test_readme_command_lines_parse():
@@ -55,17 +58,20 @@ def test_readme_command_lines_parse():
     parser = build_parser()
     for sub, lines in commands.items():
         for words in lines:
-            parser.parse_args([sub, *words])
+            parser.parse_args(values_as_values([sub, *words]))
 
 
 def test_the_readme_solve_examples_write_three_different_files():
     parser = build_parser()
-    names = [default_solve_output(parser.parse_args(["solve", *words])) for words in _readme_commands("solve")]
+    names = [default_solve_output(parser.parse_args(values_as_values(["solve", *words])))
+             for words in _readme_commands("solve")]
     assert len(names) >= 3 and len(set(names)) == len(names), names
     assert names == [Path("meanfield_solve_SA_beta9_noise0.001_circle_spectral.nc"),
                      Path("meanfield_solve_SA_beta4_noise0.05_sphere_spectral.nc"),
                      Path("meanfield_solve_SA_beta4_noise0.01_zonal_d16_spectral.nc"),
-                     Path("meanfield_solve_USA-repulsive_beta4_noise0.01_circle_spectral.nc")]
+                     Path("meanfield_solve_USA-repulsive_beta4_noise0.01_circle_spectral.nc"),
+                     Path("meanfield_solve_Interaction-9e04a86e_noise0.01_circle_spectral.nc"),
+                     Path("meanfield_solve_Interaction-c3aa5f3f_noise0.1_sphere_finite_volume.nc")]
     bare = default_solve_output(parser.parse_args(["solve"]))  # the quick start's ``meanfield solve``
     assert bare == Path("meanfield_solve_SA_beta4_noise0.01_circle_spectral.nc") and bare not in names
     assert f"`{bare}`" in README.read_text()
