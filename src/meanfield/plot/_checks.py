@@ -186,11 +186,24 @@ def run_title(ds: xr.Dataset, grid: str = "") -> str:
         title = (f"Kuramoto K = {_g(attrs.get('coupling', ''))}, {attrs['law']} "
                  f"({_g(attrs.get('width', ''))}), σ = {_g(attrs.get('noise', ''))}, {attrs.get('engine', '')}")
     else:
-        title = (f"{attrs.get('model', '')} β={attrs.get('beta', '')} σ={attrs.get('noise', '')} "
-                 f"{attrs.get('method', '')} {grid}").rstrip()
+        title = f"{model_words(attrs)} {attrs.get('method', '')} {grid}".rstrip()
     if failure_note(ds) is not None:
         title += " (stopped early)"
     return title
+
+
+def model_words(attrs: dict[str, Any]) -> str:
+    """"<model> β=… σ=…", or for an Interaction "W = <kernel>[, U = <potential>] σ=…"."""
+    if attrs.get("model") == "Interaction":
+        potential = attrs.get("potential", "none")
+        return (f"W = {attrs.get('kernel', '')}" + ("" if potential == "none" else f", U = {potential}")
+                + f" σ={attrs.get('noise', '')}")
+    return f"{attrs.get('model', '')} β={attrs.get('beta', '')} σ={attrs.get('noise', '')}"
+
+
+def energy_symbol(ds: xr.Dataset) -> str:
+    """The energy's symbol: E = ½∬W dρ dρ + ∫U dρ of an Interaction, E_β otherwise."""
+    return "E" if ds.attrs.get("model") == "Interaction" else "E_β"
 
 
 def _g(value: Any) -> str:

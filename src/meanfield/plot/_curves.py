@@ -11,7 +11,7 @@ import xarray as xr
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
-from ._checks import TIME_LABEL, axes_of, check_variables, put_title
+from ._checks import TIME_LABEL, axes_of, check_variables, energy_symbol, put_title
 
 __all__ = ["energy_curve", "order_parameter_curve", "draw_time_series"]
 
@@ -53,7 +53,7 @@ def energy_curve(ds: xr.Dataset, *, ax: Axes | None = None, title: str | None = 
     check_variables(ds, "energy_curve", "energy")
     fig, ax = axes_of(ax, (6.4, 3.6))
     draw_time_series(ax, ds, "energy")
-    ax.set_ylabel(ENERGY_LABEL)
+    ax.set_ylabel(ENERGY_LABEL if energy_symbol(ds) == "E_β" else "energy E(t) = ½∬W dρ dρ + ∫U dρ")
     put_title(ax, ds, title)
     return fig
 

@@ -9,7 +9,7 @@ from matplotlib.axes import Axes
 from matplotlib.colors import LogNorm
 from matplotlib.figure import Figure
 
-from ._checks import TIME_LABEL, density_domain, new_figure, put_title
+from ._checks import TIME_LABEL, density_domain, energy_symbol, new_figure, put_title
 from ._curves import draw_time_series
 from ._marginal import MARGINAL_LABEL, polar_marginal_values
 
@@ -60,7 +60,7 @@ def density_map(ds: xr.Dataset, *, ax: Axes | None = None, title: str | None = N
         if below:
             ax, ax_energy = fig.subplots(2, 1, height_ratios=[3, 1.3], sharex=True)
             draw_time_series(ax_energy, ds, "energy")
-            ax_energy.set_ylabel("E_β")
+            ax_energy.set_ylabel(energy_symbol(ds))
         else:
             ax = fig.add_subplot()
         grid = f"N={ds.sizes['theta' if domain == 'circle' else 'polar']}"

@@ -10,7 +10,7 @@ import xarray as xr
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
-from ._checks import axes_of, check_variables
+from ._checks import axes_of, check_variables, model_words
 
 __all__ = ["meanfield_limit"]
 
@@ -67,7 +67,6 @@ def meanfield_limit(study: xr.Dataset, times: Sequence[float] | None = None, *, 
     ax.loglog(ns, ref * mean_w / ref.mean(), "k--", lw=0.8, label="n^(-1/2)")
     ax.set_xlabel("number of particles n")
     ax.set_ylabel(f"W_{study.attrs.get('p', 1):g}(μ_n(t), μ(t))  [rad]")
-    ax.set_title(f"mean-field limit: {study.attrs.get('model', '')} β={study.attrs.get('beta', '')} "
-                 f"σ={study.attrs.get('noise', '')}, {study.attrs.get('sampler', '')} start")
+    ax.set_title(f"mean-field limit: {model_words(study.attrs)}, {study.attrs.get('sampler', '')} start")
     ax.legend(fontsize=8)
     return fig

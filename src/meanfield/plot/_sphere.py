@@ -31,7 +31,7 @@ from matplotlib.image import AxesImage
 from matplotlib.patches import Circle
 from scipy.interpolate import RegularGridInterpolator
 
-from ._checks import TIME_LABEL, axes_of, density_domain, new_figure, put_title, time_indices
+from ._checks import TIME_LABEL, axes_of, density_domain, energy_symbol, new_figure, put_title, time_indices
 from ._curves import draw_time_series
 
 __all__ = ["density_bar", "density_norm", "draw_latlon", "latlon_values", "orthographic_image", "sphere_map",
@@ -285,7 +285,7 @@ def sphere_maps(
     if with_energy:
         ax_e = fig.add_subplot(grid[1, :])
         draw_time_series(ax_e, ds, "energy")
-        ax_e.set_ylabel("E_β")
+        ax_e.set_ylabel(energy_symbol(ds))
         ax_e.set_xlabel(TIME_LABEL)
         ax_e.plot(t_all[idx], ds["energy"].values[idx], "o", color="C1", ms=4)
     grid_label = f"lmax={ds.sizes['lat'] - 1}, {view_label(view)}"
