@@ -11,7 +11,8 @@ from scipy.special import gamma
 
 import meanfield as mf
 from meanfield.domains._funk_hecke import scaled_funk_hecke
-from solvers import funk_hecke_multipliers, gegenbauer_table, sphere_area
+from solvers import funk_hecke_multipliers, sphere_area
+from solvers._funk_hecke import gauss_jacobi
 
 
 def riesz_multipliers(s: float, n_degrees: int, d: int) -> np.ndarray:
@@ -82,11 +83,9 @@ def test_fourier_and_legendre_kernels_are_exact():
                                atol=1e-15)
     # a polynomial on another sphere: the quadrature, exact, with nothing beyond its degree
     d5 = legendre.multipliers(6, 5).values
-    q = gegenbauer_table(3, 5, np.linspace(-1, 1, 7))
     assert np.all(d5[3:] == 0)
     exact = funk_hecke_multipliers(legendre.value, 3, 5).values
     np.testing.assert_allclose(d5[:3], exact, atol=1e-13)
-    assert q.shape == (7, 3)
 
 
 def test_derivatives_symbolic_chebyshev_and_named():
@@ -121,12 +120,53 @@ def test_formula_polynomials_are_chebyshev_series_with_finitely_many_harmonics()
     assert mf.Kernel.formula("exp(t)").fourier_harmonics is None
 
 
-def test_function_kernel_quadrature_costs_under_50_ms_at_lmax_255():
-    # the one-time quadrature of a kernel given as a function (the documented budget; timed once, generously)
+def test_function_kernel_quadrature_is_a_one_time_cost_well_under_a_second():
+    # benchmarks/bench_interactions.py measures 18 ms at 256 degrees on S² (the budget is 50 ms); a test can only
+    # guard the order of magnitude on a loaded machine
+    gauss_jacobi.cache_clear()
     kernel = mf.Kernel.function(lambda t: np.exp(2 * t) - t**2)
     start = time.perf_counter()
     kernel.multipliers(256, 3)
     assert time.perf_counter() - start < 0.5
+
+
+@pytest.mark.parametrize("a, b", [(-0.5, 3.0), (0.0, 1.5), (1.0, 5.0), (48.5, 48.5)])
+def test_gauss_jacobi_integrates_polynomials_exactly(a, b):
+    # ∫ (1-v)^a (1+v)^b dv and ∫ v (…) dv = mass (b - a)/(a + b + 2) from the Beta function, with eigenvector
+    # weights (n ≤ 4096: to round-off) and the recurrence's Christoffel numbers (n > 4096: stated 1e-12)
+    from scipy.special import beta as beta_function
+    for n, tolerance in ((40, 1e-14), (4200, 1e-12)):
+        v, w = gauss_jacobi(n, a, b)
+        mass = 2 ** (a + b + 1) * beta_function(a + 1, b + 1)
+        assert abs(w.sum() - mass) < tolerance * mass
+        assert abs(w @ v - mass * (b - a) / (a + b + 2)) < tolerance * mass
+
+
+def test_scalar_arguments_and_read_only_caches():
+    assert mf.Kernel.exponential(2.0).value(0.5) == pytest.approx(np.e)
+    assert mf.Kernel.riesz(1.0).derivative(0.5) == pytest.approx(-1.0)  # -(2 - 2t)^{-1/2}
+    values = mf.Kernel.riesz(1.0).multipliers(4, 3).values
+    with pytest.raises(ValueError, match="read-only"):
+        values[0] = 0.0
+
+
+@pytest.mark.parametrize("text, message", [
+    ("-" * 1500 + "t", "nested more than"),
+    ("t**" * 300 + "t", "nested more than"),
+    ("1" + "0" * 400 + "*t", "beyond the largest double"),
+    ("log(-1) + t", "complex or undefined"),
+    ("sqrt(-1)*t", "complex or undefined"),
+    ("exp(sqrt(-1)*t)", "complex or undefined"),
+])
+def test_formulas_too_deep_too_large_or_complex_are_refused(text, message):
+    with pytest.raises(ValueError, match=message):
+        mf.Interaction(text)
+
+
+def test_a_large_power_is_not_expanded():
+    start = time.perf_counter()
+    kernel = mf.Kernel.formula("(((1+t)**64)**64)**64")
+    assert time.perf_counter() - start < 1.0 and kernel.fourier_harmonics is None
 
 
 @pytest.mark.parametrize("text, piece", [
@@ -204,6 +244,23 @@ def test_potentials_off_the_domain_are_refused():
         mf.Interaction("riesz:s=3", potential=3.0)
     with pytest.raises(ValueError, match="gradient"):
         mf.simulate(mf.Interaction("riesz:s=3", potential=lambda x: x[..., 0]), np.linspace(0, 6, 7), [0, 0.1])
+    # function potentials of one name but different bodies or captured numbers are told apart
+    shifts = [mf.Potential.function(lambda x, c=c: c * x[..., 0]).description for c in (1.0, 2.0)]
+    assert shifts[0] != shifts[1]
+
+
+def test_harmonic_potential_gradient_is_exact_at_the_poles():
+    grid = mf.Sphere(4).grid
+    alm = np.zeros(grid.nalm, dtype=complex)
+    alm[(grid.degrees == 1) & (grid.orders == 1)] = 0.5      # ∝ -x: a constant gradient direction at the pole
+    potential = mf.Potential.harmonics(alm)
+    north, south = np.array([[0.0, 0.0, 1.0]]), np.array([[0.0, 0.0, -1.0]])
+    # U = 2 Re(0.5 Y_11) = -√(3/8π)·x, so ∇_S U = -√(3/8π) e_1 at both poles
+    expected = -np.sqrt(3 / (8 * np.pi)) * np.array([1.0, 0.0, 0.0])
+    for pole in (north, south):
+        np.testing.assert_allclose(potential.surface_gradient(pole)[0], expected, atol=1e-14)
+    near = np.array([[np.sin(1e-9) * np.cos(0.7), np.sin(1e-9) * np.sin(0.7), np.cos(1e-9)]])
+    np.testing.assert_allclose(potential.surface_gradient(near)[0], expected, atol=1e-8)
 
 
 def test_normalisation_needs_a_derivative_of_one_sign():

@@ -48,9 +48,11 @@ class ConvolutionVelocity:
     ``potential`` is None. U is given on the scheme's grid: its values at the
     nodes, or its cell averages on a grid of cells (the representation of a
     density there). Spectral schemes take ∇U from U's expansion on the grid
-    (exact for U of the grid's band limit); finite-volume schemes take it as
-    the difference quotient of neighbouring values across each face, the form
-    that keeps their energy identity with the term Σ_i V_i ρ_i U_i.
+    (exact for U of the grid's band limit), and so does the S² finite-volume
+    scheme at its faces (as it does the interaction's gradient); the circle and
+    zonal finite-volume schemes take it as the difference quotient of
+    neighbouring values across each face, the form that keeps their energy
+    identity with the term Σ_i V_i ρ_i U_i and their Gibbs states.
 
     Species averaged over a Cauchy law of drifts (circle, spectral schemes). A
     complex drift ν_m = c_m - iγ_m (γ_m > 0) stands for the continuum of species

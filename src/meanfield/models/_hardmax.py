@@ -90,8 +90,7 @@ class HardmaxAttention(Model):
         if not isinstance(geometry, EuclideanGeometry):
             raise ValueError(f"HardmaxAttention moves tokens in R^d (shape (n, d)), got domain {geometry.name!r}")
 
-    @property
-    def default_particle_method(self) -> str:
+    def default_particle_method(self, geometry: Any) -> str:
         return "filippov"
 
     @property

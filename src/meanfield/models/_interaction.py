@@ -120,7 +120,7 @@ class Interaction(Model):
 
     def __post_init__(self) -> None:
         kernel = as_kernel(self.kernel)
-        _check_finite(kernel)
+        kernel.check_finite()
         object.__setattr__(self, "kernel", kernel)
         object.__setattr__(self, "potential", as_potential(self.potential))
         object.__setattr__(self, "noise", check_nonnegative("noise", self.noise))
@@ -167,7 +167,7 @@ class Interaction(Model):
         if self.potential is not None:
             raise ValueError("growth_rate is the rate about the uniform state, which an external potential moves; "
                              "it is defined for potential=None")
-        ell = np.asarray(degree)
+        ell = _degrees(degree, d)
         table = self.kernel.multipliers(int(np.max(ell, initial=0)) + 1, d)
         if self._sign is None:
             ratio = table.values[ell] * np.exp(table.log_scale) / sphere_area(d)
@@ -218,12 +218,12 @@ class Interaction(Model):
         harmonics = self.kernel.fourier_harmonics
         return harmonics is not None and harmonics <= 2 and self.potential is None and not self.normalized
 
-    @property
-    def default_particle_method(self) -> str:
-        """Euler–Maruyama with noise; without, the exact Möbius flow for one harmonic, else Dormand–Prince 5(4)."""
+    def default_particle_method(self, geometry: Any) -> str:
+        """Euler–Maruyama with noise; without, on S¹ the exact Möbius flow for one harmonic, else Dormand–Prince
+        5(4)."""
         if self.noise > 0:
             return "euler-maruyama"
-        return "moebius" if self.one_harmonic else "dopri5"
+        return "moebius" if self.one_harmonic and isinstance(geometry, CircleGeometry) else "dopri5"
 
     def riccati_form(self, frequencies: np.ndarray) -> tuple[complex, np.ndarray]:
         """a = ĥ_1 = i Ŵ_1 e^{s} (Ŵ_1 = λ_1/2π) and ν_i = 0 (no natural frequencies; ``frequencies`` is None) of
@@ -317,16 +317,18 @@ class Interaction(Model):
         return sums(0.0, points).reshape(*domain.shape, -1)
 
 
-def _check_finite(kernel: Kernel) -> None:
-    """Refuse a kernel W̃ = e^{-s} W that is not real and finite at 129 points of [-1, 1], the ends included (the
-    quadrature nodes never reach t = ±1, where a kernel such as 1/(1 - t) is infinite)."""
-    t = np.cos(np.pi * np.arange(129) / 128)
-    with np.errstate(all="ignore"):
-        values = np.asarray(kernel.scaled_value(t))
-    bad = ~np.isfinite(values)
-    if np.any(bad):
-        raise ValueError(f"the kernel {kernel.description} must be finite on [-1, 1]; it is {float(values[bad][0])!r} at "
-                         f"t = {t[bad][0]:.17g}")
+def _degrees(degree: Any, d: Any) -> np.ndarray:
+    """Integer degrees l ≥ 0 (on S¹ wavenumbers k, taken as |k|) for :meth:`Interaction.growth_rate`."""
+    if isinstance(d, bool) or not isinstance(d, (int, np.integer)) or d < 2:
+        raise ValueError(f"d must be an integer >= 2 (S^(d-1)), got {d!r}")
+    ell = np.asarray(degree)
+    if ell.dtype == bool or not np.issubdtype(ell.dtype, np.integer):
+        raise TypeError(f"degree must be an integer or an array of integers, got {degree!r}")
+    if d == 2:
+        return np.abs(ell)
+    if np.any(ell < 0):
+        raise ValueError(f"degree must be >= 0 on S^{d - 1}, got {degree!r}")
+    return ell
 
 
 def _normaliser_sign(kernel: Kernel) -> float:

@@ -15,9 +15,11 @@ Paths
 -----
 ``direct``   O(n²) blocked sums: one Gram block of at most ``block_elements`` entries, W̃' applied to it and
              one matrix product with (w x, w), as :func:`meanfield.models._self_attention_sums.attention_sums`.
-             A pair at <x_i, x_j> ≥ 1 - :data:`COINCIDENT` (a particle with itself, or two particles
-             within 4.5e-8 of each other) contributes nothing when W' is unbounded at t = 1 (|x - y|^s,
-             s < 2): its P⊥ factor vanishes there, so the term is 0·∞ in floating point but 0 in the limit.
+             The Gram entries are clipped to [-1, 1] (<x, x> = 1 + 4e-16 would leave the domain of
+             (1 - t)^p, √(1 - t), acos). A pair at |<x_i, x_j>| ≥ 1 - :data:`COINCIDENT` (a particle with
+             itself, two particles within 4.5e-8 of each other or of antipodes) contributes nothing when W' is
+             unbounded on [-1, 1] (|x - y|^s, s < 2; acos t): its P⊥ factor vanishes there, so the term is 0·∞
+             in floating point but 0 in the limit.
 ``fourier``  S¹, kernels with finitely many harmonics (W(cos θ) = Σ_{|k|≤K} Ŵ_k e^{ikθ}): exact, O(nK), from
              the moments Z_k = Σ_j w_j e^{ikθ_j} (:class:`~meanfield.models._kuramoto_moments.KuramotoVelocity`
              with ĥ_k = ik Ŵ_k, since θ̇_i = Σ_j w_j h(θ_j - θ_i) for h(u) = d/du W(cos u)).
@@ -126,9 +128,10 @@ class InteractionSums:
         basis = np.concatenate([self.weights[..., None] * points, self.weights[..., None]], axis=-1)
         for ss, rs in blocks(n_sys, n, n, self.block_elements):
             gram = np.matmul(points[ss, rs], np.swapaxes(points[ss], 1, 2))
+            np.clip(gram, -1.0, 1.0, out=gram)  # <x, x> = 1 + 4e-16 would leave the domain of (1 - t)^p, sqrt, acos
             if self.masks_coincident:  # W' is infinite (or ∞ - ∞) at coincident pairs, which are dropped
                 with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-                    slope = np.where(gram >= 1.0 - COINCIDENT, 0.0, self.derivative.scaled_value(gram))
+                    slope = np.where(np.abs(gram) >= 1.0 - COINCIDENT, 0.0, self.derivative.scaled_value(gram))
             else:
                 slope = self.derivative.scaled_value(gram)
             sums = np.matmul(slope, basis[ss])
@@ -191,7 +194,7 @@ def interaction_energy_sums(kernel: Kernel, potential: Potential | None, points:
     n_sys, n, _ = points.shape
     total = np.zeros(n_sys)
     for ss, rs in blocks(n_sys, n, n, block_elements):
-        gram = np.minimum(np.matmul(points[ss, rs], np.swapaxes(points[ss], 1, 2)), 1.0)
+        gram = np.clip(np.matmul(points[ss, rs], np.swapaxes(points[ss], 1, 2)), -1.0, 1.0)
         total[ss] += np.einsum("sij,si,sj->s", kernel.scaled_value(gram), weights[ss, rs], weights[ss])
     energy = scaled_energy(kernel.log_scale, 0.5 * total)
     if potential is not None:

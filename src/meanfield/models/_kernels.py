@@ -19,8 +19,9 @@ Three ways to give a kernel (:func:`as_kernel`), and sums and scalar multiples o
   such as ``"exp(2*t)"``, parsed without evaluating code, :mod:`._expression`).
 
 Multipliers of kernels without closed form come from the Gauss–Jacobi quadrature of
-:func:`solvers.funk_hecke_multipliers` (nodes doubled until two quadratures agree to 1e-12 relative; the
-number used is :attr:`KernelMultipliers.quadrature_nodes`); a singularity |x - y|^s at t = 1 is part of
+:func:`solvers.funk_hecke_multipliers` (nodes grown by 3/2 until two quadratures agree to 1e-12 of the
+largest multiplier, or stop improving below 1e-9 — the round-off floor of a kernel given in t whose singularity
+|x - y|^s is divided out of t; the number used is :attr:`KernelMultipliers.quadrature_nodes`); a singularity |x - y|^s at t = 1 is part of
 its weight, so the Riesz family is integrated exactly. A sum's multipliers are the sum of its terms'.
 """
 
@@ -101,9 +102,21 @@ class Kernel(ABC):
         return None
 
     # ------------------------------------------------------------------ shared
-    def value(self, t: np.ndarray) -> np.ndarray:
-        """W(t)."""
-        return np.exp(self.log_scale) * self.scaled_value(t)
+    def value(self, t: np.ndarray | float) -> np.ndarray:
+        """W(t) on a number or an array of t."""
+        t = np.asarray(t, dtype=float)
+        return np.exp(self.log_scale) * (self.scaled_value(t[None])[0] if t.ndim == 0 else self.scaled_value(t))
+
+    def check_finite(self, name: str = "kernel") -> None:
+        """Refuse a kernel whose W̃ = e^{-s} W is not real and finite at 129 points of [-1, 1], the ends included
+        (the quadrature nodes never reach t = ±1, where a kernel such as 1/(1 - t) is infinite)."""
+        t = np.cos(np.pi * np.arange(129) / 128)
+        with np.errstate(all="ignore"):
+            values = np.asarray(self.scaled_value(t))
+        bad = ~np.isfinite(values)
+        if np.any(bad):
+            raise ValueError(f"the {name} {self.description} must be finite on [-1, 1]; it is "
+                             f"{float(values[bad][0])!r} at t = {t[bad][0]:.17g}")
 
     def derivative_kernel(self) -> Kernel:
         """W' as a kernel (built once)."""
@@ -111,8 +124,8 @@ class Kernel(ABC):
             self._derivative = self._derivative_kernel()
         return self._derivative
 
-    def derivative(self, t: np.ndarray) -> np.ndarray:
-        """W'(t)."""
+    def derivative(self, t: np.ndarray | float) -> np.ndarray:
+        """W'(t) on a number or an array of t."""
         return self.derivative_kernel().value(t)
 
     def multipliers(self, n_degrees: int, d: int) -> KernelMultipliers:
@@ -123,11 +136,15 @@ class Kernel(ABC):
         ValueError
             The kernel is not finite or not real at a quadrature node, or the quadrature does not converge.
         """
+        for label, value, least in (("n_degrees", n_degrees, 1), ("d", d, 2)):
+            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < least:
+                raise ValueError(f"{label} must be an integer >= {least}, got {value!r}")
         key = (int(n_degrees), int(d))
         if key not in self._multipliers:
             values, nodes = self._scaled_multipliers(*key)
-            self._multipliers[key] = KernelMultipliers(np.asarray(values, dtype=float), float(self.log_scale),
-                                                       int(nodes))
+            values = np.array(values, dtype=float)
+            values.setflags(write=False)  # cached: a caller cannot change what the next one reads
+            self._multipliers[key] = KernelMultipliers(values, float(self.log_scale), int(nodes))
         return self._multipliers[key]
 
     @property
@@ -185,18 +202,20 @@ class Kernel(ABC):
     def gaussian(epsilon: float) -> Kernel:
         """W = e^{-|x-y|²/ε} = e^{-2(1-t)/ε}, ε > 0 (the exponential family with β = 2/ε, scaled by e^{-2/ε})."""
         eps = check_positive("epsilon", epsilon)
+        if not np.isfinite(2.0 / eps):
+            raise ValueError(f"epsilon must be at least {2 / np.finfo(float).max:.3g} (2/ε finite), got {epsilon!r}")
         return ExponentialKernel(2.0 / eps, log_amplitude=-2.0 / eps, label=f"exp(-|x-y|^2/{eps!r})")
 
     @staticmethod
     def riesz(s: float) -> Kernel:
         """W = |x - y|^s = (2 - 2t)^{s/2}, s > 0; the singular factor is part of the quadrature weight, so the
         multipliers are exact although they decay only like l^{-(s+d-1)}."""
-        return RadialKernel(check_positive("s", s))
+        return RadialKernel(_power("s", s))
 
     @staticmethod
     def power(s: float) -> Kernel:
         """W = (1 - t)^{s/2} = 2^{-s/2} |x - y|^s, s > 0 (:meth:`riesz`)."""
-        return SumKernel.of([(2.0 ** (-0.5 * check_positive("s", s)), RadialKernel(float(s)))])
+        return SumKernel.of([(2.0 ** (-0.5 * _power("s", s)), RadialKernel(float(s)))])
 
     @staticmethod
     def morse(attraction: float, attraction_length: float, repulsion: float, repulsion_length: float) -> Kernel:
@@ -584,7 +603,9 @@ def formula_kernel(formula: Formula, singularity: float | None) -> Kernel:
     is a polynomial in t of degree p ≤ 64, else a :class:`FormulaKernel`."""
     degree = formula.polynomial_degree
     if singularity is None and degree is not None and degree <= 64:
-        return PolynomialKernel(chebyshev.chebinterpolate(formula.function, max(degree, 1)), formula.text)
+        with np.errstate(all="ignore"):  # a coefficient beyond the doubles is refused by check_finite
+            series = chebyshev.chebinterpolate(formula.function, max(degree, 1))
+        return PolynomialKernel(series, formula.text)
     return FormulaKernel(formula, singularity)
 
 
@@ -635,6 +656,18 @@ def _coefficient(value: Any, name: str = "factor") -> float:
     out = as_real(name, value)
     if not np.isfinite(out):
         raise ValueError(f"{name} must be finite, got {value!r}")
+    return out
+
+
+#: the largest power s of |x - y|^s (≤ 2^s, finite in float64 to s = 1023)
+MAX_POWER = 1000.0
+
+
+def _power(name: str, value: Any) -> float:
+    """A power s in (0, :data:`MAX_POWER`]."""
+    out = check_positive(name, value)
+    if out > MAX_POWER:
+        raise ValueError(f"{name} must be at most {MAX_POWER:g} (|x - y|^s reaches 2^s), got {value!r}")
     return out
 
 

@@ -271,8 +271,7 @@ class Kuramoto(Model):
             raise ValueError("frequencies must be finite")
         return omega
 
-    @property
-    def default_particle_method(self) -> str:
+    def default_particle_method(self, geometry: Any) -> str:
         """Geodesic Euler–Maruyama with noise; without, the exact Möbius flow for one harmonic
         ("moebius"), else Dormand–Prince 5(4)."""
         if self.noise > 0:

@@ -17,7 +17,7 @@ Particles
     sums), ``collapse_rate`` (the rate of the velocity's linearisation at a single
     cluster, for the stability bound of fixed steps) and ``fourier_modes``.
     ``natural_frequencies(rule, shape, rng)``: the particles' own frequencies ω_i, or None.
-    ``default_particle_method``: the integrator a run takes when none is named.
+    ``default_particle_method(geometry)``: the integrator a run in ``geometry`` takes when none is named.
     ``riccati_form(frequencies)``: the coefficients of the exact Möbius flow (method "moebius").
     ``ensemble_kernel(geometry)``: the parameters of the compiled per-system kernels
     (path "ensemble"), or None. ``particle_methods`` (name → description) and
@@ -99,9 +99,9 @@ class Model:
         """The particles' own frequencies (None: the model has none)."""
         return None
 
-    @property
-    def default_particle_method(self) -> str:
-        """Geodesic Euler–Maruyama with noise, else adaptive Dormand–Prince 5(4)."""
+    def default_particle_method(self, geometry: Any) -> str:
+        """The integrator of particles in ``geometry`` when none is named: geodesic Euler–Maruyama with noise,
+        else adaptive Dormand–Prince 5(4)."""
         return "euler-maruyama" if self.noise > 0 else "dopri5"
 
     def riccati_form(self, frequencies: np.ndarray) -> tuple[complex, np.ndarray]:

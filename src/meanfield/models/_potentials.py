@@ -18,6 +18,7 @@ a grid of cells) and form its gradient themselves. Four ways to give one (:func:
 
 from __future__ import annotations
 
+import hashlib
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from typing import Any
@@ -29,7 +30,7 @@ from solvers import SphereGrid
 
 from ._kernels import Kernel, as_kernel
 
-__all__ = ["Potential", "as_potential"]
+__all__ = ["Potential", "as_potential", "code_digest"]
 
 
 class Potential(ABC):
@@ -74,7 +75,9 @@ class Potential(ABC):
     def zonal(profile: Any, axis: Any = None) -> Potential:
         """U(x) = f(<x, e>): ``profile`` f as any kernel input (a formula in t such as ``"-2*t"``, a callable of
         t, a Kernel), ``axis`` e a unit vector (default e_d of the domain)."""
-        return ZonalPotential(as_kernel(profile, "profile"), axis)
+        function = as_kernel(profile, "profile")
+        function.check_finite("profile")
+        return ZonalPotential(function, axis)
 
     @staticmethod
     def fourier(coefficients: Any) -> Potential:
@@ -173,8 +176,12 @@ class FourierPotential(Potential):
 
 
 class HarmonicPotential(Potential):
-    """U = Σ a_lm Y_lm on S² (module docstring), evaluated by ``scipy.special.sph_harm_y_all`` (with its
-    ϑ- and φ-derivatives for the gradient ∂_ϑU e_ϑ + ∂_φU/sin ϑ e_φ)."""
+    """U = Σ a_lm Y_lm on S² (module docstring), evaluated by ``scipy.special.sph_harm_y_all``.
+
+    The surface gradient is taken along two great circles through each point, in tangent directions v_1, v_2:
+    restricted to a great circle, U(cos h x + sin h v) is a trigonometric polynomial of degree ≤ lmax in h, so
+    its derivative at h = 0 is exact from 2 lmax + 1 equispaced samples (an FFT), at the poles as anywhere
+    (the form ∂_ϑU e_ϑ + ∂_φU / sin ϑ e_φ divides 0 by 0 there)."""
 
     dimension = 3
 
@@ -200,7 +207,9 @@ class HarmonicPotential(Potential):
         return "harmonics[" + ", ".join(repr(complex(v)) for v in self.alm) + "]"
 
     def _angles(self, points: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        return np.arccos(np.clip(points[..., 2], -1.0, 1.0)), np.arctan2(points[..., 1], points[..., 0])
+        # ϑ = atan2(ρ, z), accurate at the poles (arccos z loses half the digits of ϑ there)
+        return (np.arctan2(np.hypot(points[..., 0], points[..., 1]), points[..., 2]),
+                np.arctan2(points[..., 1], points[..., 0]))
 
     def _weights(self) -> np.ndarray:
         return np.where(self.orders == 0, 1.0, 2.0) * self.alm
@@ -211,16 +220,22 @@ class HarmonicPotential(Potential):
         return np.real(np.tensordot(self._weights(), table[self.degrees, self.orders], axes=(0, 0)))
 
     def surface_gradient(self, points: np.ndarray) -> np.ndarray:
-        theta, phi = self._angles(points)
-        table, derivatives = sph_harm_y_all(self.lmax, self.lmax, theta, phi, diff_n=1)
-        weights = self._weights()
-        d_theta = np.real(np.tensordot(weights, derivatives[self.degrees, self.orders, ..., 0], axes=(0, 0)))
-        # ∂_φ Y_lm = i m Y_lm; Y_lm/sin ϑ stays finite at the poles (Y_lm ∝ sin^|m| ϑ), evaluated off them by 1e-300
-        sin = np.maximum(np.sin(theta), 1e-300)
-        d_phi = np.real(np.tensordot(weights * 1j * self.orders, table[self.degrees, self.orders], axes=(0, 0))) / sin
-        e_theta = np.stack([np.cos(theta) * np.cos(phi), np.cos(theta) * np.sin(phi), -np.sin(theta)], axis=-1)
-        e_phi = np.stack([-np.sin(phi), np.cos(phi), np.zeros_like(phi)], axis=-1)
-        return d_theta[..., None] * e_theta + d_phi[..., None] * e_phi
+        points = np.asarray(points, dtype=float)
+        # tangent directions: v_1 ⊥ x from the coordinate axis least aligned with x, v_2 = x × v_1
+        axis = np.eye(3)[np.argmin(np.abs(points), axis=-1)]
+        first = np.cross(points, axis)
+        first /= np.linalg.norm(first, axis=-1, keepdims=True)
+        second = np.cross(points, first)
+        samples = 2 * self.lmax + 1
+        h = 2 * np.pi * np.arange(samples) / samples
+        wavenumbers = np.fft.fftfreq(samples, 1.0 / samples)
+        gradient = np.zeros_like(points)
+        for direction in (first, second):
+            circle = np.cos(h)[:, None] * points[..., None, :] + np.sin(h)[:, None] * direction[..., None, :]
+            coefficients = np.fft.fft(self.values(circle), axis=-1) / samples
+            slope = np.real(coefficients @ (1j * wavenumbers))
+            gradient += slope[..., None] * direction
+        return gradient
 
 
 class FunctionPotential(Potential):
@@ -232,9 +247,13 @@ class FunctionPotential(Potential):
             raise TypeError(f"f must be a callable of points (…, d), got {type(f).__name__}")
         if gradient is not None and not callable(gradient):
             raise TypeError(f"gradient must be a callable of points (…, d), got {type(gradient).__name__}")
-        self.f, self.gradient, self.dimension = f, gradient, dimension
+        if dimension is not None and (isinstance(dimension, bool) or not isinstance(dimension, (int, np.integer))
+                                      or dimension < 2):
+            raise ValueError(f"dimension must be None or an integer d >= 2 (S^(d-1)), got {dimension!r}")
+        self.f, self.gradient = f, gradient
+        self.dimension = None if dimension is None else int(dimension)
         name = getattr(f, "__qualname__", type(f).__name__)
-        self._label = f"function {getattr(f, '__module__', '?')}.{name}"
+        self._label = f"function {getattr(f, '__module__', '?')}.{name} [code sha256 {code_digest(f)}]"
 
     @property
     def description(self) -> str:
@@ -258,6 +277,24 @@ class FunctionPotential(Potential):
         if g.shape != points.shape or not np.all(np.isfinite(g)):
             raise ValueError(f"the potential gradient must return finite vectors of shape {points.shape}, got {g.shape}")
         return g - np.sum(g * points, axis=-1, keepdims=True) * points
+
+
+def code_digest(f: Any) -> str:
+    """12 hex digits of the SHA-256 of what a Python function computes: its bytecode, constants, default arguments
+    and the values its closure captures (two lambdas of one name but different bodies or captured numbers
+    differ); the repr of any other callable."""
+    code = getattr(f, "__code__", None)
+    if code is None:
+        text = repr(f)
+    else:
+        cells = []
+        for cell in getattr(f, "__closure__", None) or ():
+            try:
+                cells.append(repr(cell.cell_contents))
+            except ValueError:  # an empty cell
+                cells.append("<empty>")
+        text = repr((code.co_code, code.co_consts, code.co_names, getattr(f, "__defaults__", None), cells))
+    return hashlib.sha256(text.encode()).hexdigest()[:12]
 
 
 def as_potential(potential: Any) -> Potential | None:

@@ -96,6 +96,9 @@ def particle_integrator(model: Any, geometry: Any, states: np.ndarray, weights: 
         return ParticleIntegrator(integrator, states, _identity, _identity, attrs, None)
     attrs["integrator"] = METHODS[method]
     if method == "moebius":
+        if geometry.name != "circle":
+            raise ValueError(f"method='moebius' integrates angles on the circle (Möbius maps of S¹), got particles "
+                             f"on the {geometry.name!r} domain; use method='dopri5'")
         a, nu = model.riccati_form(frequencies)
         stepper = MoebiusStepper(a, np.broadcast_to(nu, weights.shape), weights, float(times[0]), rtol=rtol, atol=atol, dt=dt)
         attrs["path"] = "moments"  # the flow is driven by the first Fourier moment Z of the angles

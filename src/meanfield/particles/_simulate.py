@@ -204,7 +204,7 @@ def simulate(
                           tolerance=sphere_tolerance)
     model.check_particles(read.geometry)
     states, weights = read.points, read.weights
-    method = model.default_particle_method if method is None else method
+    method = model.default_particle_method(read.geometry) if method is None else method
     _check_settings(model, method, dt, rtol, atol, path, block_elements, checkpoint_interval, progress, max_steps,
                     accuracy)
     if resume and checkpoint is None:

@@ -141,8 +141,9 @@ class DensityRecord:
                  else done["density"].expand_dims("species", axis=1))
         self.previous = {"states": np.asarray(field.values), "times": done.time.values,
                          "masses": done.mass.values, "energies": done.energy.values, "steps": done.steps.values}
-        if self.model.has_free_energy:
-            self.previous["free_energies"] = done.free_energy.values
+        if self.model.has_free_energy:  # a checkpoint written before free energies were recorded: computed here
+            self.previous["free_energies"] = (done.free_energy.values if "free_energy" in done else np.array(
+                [self.model.density_free_energy(self.domain, rho)[()] for rho in done.density.values]))
         self.resolution = ResolutionMonitor(self.scheme, self.domain, done.attrs.get("resolution_tail"),
                                             self.model.resolution_advice(self.velocity))
         self._allocate(self.times[done.sizes["time"] - 1:])
