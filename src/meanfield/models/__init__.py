@@ -1,6 +1,7 @@
 """Models of the interaction: self-attention (paper 2, arXiv:2312.10794, (2.1)) and Kuramoto-type angular
 models, self-attention with general weights (heads, feed-forward, R^d, paper 1's rescaled tokens) and its
-hard-max limit (paper 2, §9.3): their
+hard-max limit (paper 2, §9.3), each on all pairs or restricted to the edges of a graph (:class:`Graph`), and
+Kuramoto oscillators on a graphon (:class:`GraphonKuramoto`): their
 velocities for particles and for the PDE, their interaction energy (paper 2, (3.5)), the attention weights
 and the SA/USA rule. What a model provides is written in :mod:`._model`.
 """
@@ -11,6 +12,8 @@ from ._attention import Attention, FeedForward, softmax_attention
 from ._energy import energy, particle_energy
 from ._hardmax import HardmaxAttention
 from ._frequency_laws import DiscreteLaw, LorentzianMixture, Mixture, bimodal_lorentzian
+from ._graph import Graph
+from ._graphon import GraphonKuramoto
 from ._kuramoto import Kuramoto
 from ._model import Model
 from ._repulsive_self_attention import RepulsiveSelfAttention
@@ -20,6 +23,8 @@ __all__ = [
     "Attention",
     "DiscreteLaw",
     "FeedForward",
+    "Graph",
+    "GraphonKuramoto",
     "HardmaxAttention",
     "Kuramoto",
     "LorentzianMixture",
