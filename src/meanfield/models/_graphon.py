@@ -103,7 +103,7 @@ class GraphonKuramoto(Model):
     noise, interaction, phase_lag
         As :class:`meanfield.Kuramoto`.
     graphon_name : str, optional
-        The graphon's description in results (default: ``constant(p)`` or the callable's ``__graphon_name_``).
+        The graphon's description in results (default: ``constant(p)`` or the callable's ``__name__``).
 
     Raises
     ------
@@ -141,7 +141,7 @@ class GraphonKuramoto(Model):
             value = as_real("graphon", graphon, "a callable W(x, y) or a number p in [0, 1]")
             graphon, label = _constant(value), label or f"constant({value:g})"
         elif label is None:
-            label = getattr(graphon, "__graphon_name_", "graphon")
+            label = getattr(graphon, "__name__", "graphon")
         object.__setattr__(self, "graphon", graphon)
         object.__setattr__(self, "graphon_name", label)
         x, v = self.positions()
@@ -247,6 +247,12 @@ class GraphonKuramoto(Model):
     def density_velocity(self, domain: Any, values: np.ndarray, frequencies: Any) -> np.ndarray:
         """X_m at the nodes of node values (M, N) of every species."""
         return self.grid_velocity(domain).func(np.asarray(values, dtype=float))
+
+    def particle_velocity(self, geometry: Any, weights: np.ndarray, frequencies: np.ndarray | None, *,
+                          path: str = "auto", accuracy: float = 1e-10, block_elements: int = 1 << 16) -> Any:
+        """Refused: particles live on a graph sampled from W (:meth:`sampled`)."""
+        raise TypeError("GraphonKuramoto is the continuum limit; its particles live on a graph sampled from the "
+                        "graphon: mf.simulate(model.sampled(n, seed=...), x0, t)")
 
     # ------------------------------------------------------------------ sampled graphs
     def sampled(self, n: int, *, seed: int | np.random.Generator | None = None, positions: str = "grid",

@@ -105,7 +105,7 @@ def particle_integrator(model: Any, geometry: Any, states: np.ndarray, weights: 
             attrs["path"] = "moments"  # the flow is driven by the first Fourier moment Z of the angles
         else:
             a, nu, operator = local
-            stepper = NetworkMoebiusStepper(a, nu, operator, float(times[0]), rtol=rtol, atol=atol, dt=dt)
+            stepper = NetworkMoebiusStepper(a, nu, operator, weights, float(times[0]), rtol=rtol, atol=atol, dt=dt)
             attrs["path"] = "edges"  # each oscillator is driven by its local field Z_i = Σ_j B_ij u_j
         return ParticleIntegrator(EvolveIntegrator(stepper, max_steps=max_steps), stepper.state(times[0], states),
                                   stepper.positions, stepper.state, attrs, None)
