@@ -22,7 +22,7 @@ Weights are time-independent.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -31,7 +31,7 @@ import scipy.special
 from ..domains._geometry import EuclideanGeometry, SphereGeometry, tangent_projection
 from .._validate import check_beta
 from ._edge_attention import edge_sums
-from ._graph import read_graph
+from ._graph import model_repr, read_graph
 from ._matrix_exponential import matrix_exponential
 from ._model import Model
 from ._self_attention_sums import BLOCK_ELEMENTS, blocks
@@ -117,7 +117,10 @@ class Attention(Model):
     projection: bool = True
     rescaled: bool = False
     scores_at_z: bool = False
-    graph: Any = None
+    graph: Any = field(default=None, repr=False)
+
+    def __repr__(self) -> str:
+        return model_repr(self)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "beta", check_beta(self.beta))

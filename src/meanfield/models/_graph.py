@@ -23,6 +23,7 @@ mask of a decoder is the lower-triangular graph (:meth:`Graph.causal`).
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import hashlib
 from dataclasses import dataclass
@@ -42,7 +43,7 @@ from ._graph_generators import (
 )
 from ._graph_operator import CouplingOperator
 
-__all__ = ["NORMALIZATIONS", "Graph", "read_graph"]
+__all__ = ["NORMALIZATIONS", "Graph", "model_repr", "read_graph"]
 
 #: how the sum over a node's edges is normalised (module docstring)
 NORMALIZATIONS = ("n", "degree")
@@ -382,3 +383,11 @@ def _generator(seed: int | np.random.Generator | None) -> tuple[np.random.Genera
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
         raise TypeError(f"seed must be a non-negative integer, a numpy Generator or None, got {seed!r}")
     return np.random.default_rng(int(seed)), str(int(seed))
+
+
+def model_repr(model: Any) -> str:
+    """``Name(field=value, …)`` of a dataclass model, with ``graph=…`` only when it has one (the field is left out of
+    the generated repr, so that a model without a graph reads as it always has)."""
+    shown = ", ".join(f"{f.name}={getattr(model, f.name)!r}" for f in dataclasses.fields(model) if f.repr)
+    graph = getattr(model, "graph", None)
+    return f"{type(model).__name__}({shown}{'' if graph is None else f', graph={graph!r}'})"

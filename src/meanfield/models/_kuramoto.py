@@ -16,7 +16,7 @@ from ..domains._geometry import CircleGeometry
 from .._validate import check_nonnegative
 from ._energy import double_integral
 from ._frequency_laws import DiscreteLaw, describe_law, is_identical, law_poles, read_frequency_law
-from ._graph import Graph, read_graph
+from ._graph import model_repr, read_graph
 from ._graph_operator import CouplingOperator
 from ._kuramoto_moments import KuramotoVelocity, fourier_moments
 from ._model import DEFAULT_FREQUENCY_NODES, Model
@@ -78,7 +78,10 @@ class Kuramoto(Model):
     noise: float = 0.0
     interaction: np.ndarray = field(default_factory=lambda: np.array([0.0, -0.5j]))
     phase_lag: float = 0.0
-    graph: Any = None
+    graph: Any = field(default=None, repr=False)
+
+    def __repr__(self) -> str:
+        return model_repr(self)
 
     @classmethod
     def sakaguchi(cls, coupling: float, phase_lag: float, frequencies: Any = None, noise: float = 0.0,

@@ -3,7 +3,7 @@ its energy, its linear growth rates (the model protocol: :mod:`meanfield.models.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -20,7 +20,7 @@ from ._attention_weights import check_unnormalized_beta, interaction_energy, vel
 from ._compiled_kernels import kernel_sums
 from ._edge_attention import EdgeSelfAttention, edge_energy_sums
 from ._energy import double_integral
-from ._graph import read_graph
+from ._graph import model_repr, read_graph
 from ._model import Model
 from ._self_attention_sums import BLOCK_ELEMENTS, DirectSelfAttention, NufftSelfAttention, fourier_kernel_sums
 
@@ -68,7 +68,10 @@ class SelfAttention(Model):
     beta: float
     normalized: bool = True
     noise: float = 0.0
-    graph: Any = None
+    graph: Any = field(default=None, repr=False)
+
+    def __repr__(self) -> str:
+        return model_repr(self)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "beta", check_beta(self.beta))
