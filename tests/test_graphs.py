@@ -151,3 +151,66 @@ def test_generators_refuse_impossible_sizes():
         mf.Graph.lattice((2, 5))
     with pytest.raises(TypeError, match=r"seed must be a non-negative integer"):
         mf.Graph.erdos_renyi(10, 0.5, seed=-1)
+
+
+# ---------------------------------------------------------------- files, descriptions and the command line
+def test_edge_lists_and_npz_files_read_to_the_same_graph(tmp_path):
+    ring = mf.Graph.ring(6, 1)
+    (tmp_path / "ring.txt").write_text("# a ring\n0 1\n1,2\n2\t3\n\n3 4 1.0\n4 5\n5 0  # closing edge\n")
+    scipy.sparse.save_npz(tmp_path / "ring.npz", scipy.sparse.csr_matrix(ring.adjacency))
+    assert mf.Graph.from_file(tmp_path / "ring.txt") == ring
+    assert mf.Graph.from_file(tmp_path / "ring.npz") == ring
+    directed = mf.Graph.from_file(tmp_path / "ring.txt", directed=True)
+    assert not directed.symmetric and directed.adjacency[0, 1] == 1 and directed.adjacency[1, 0] == 0
+    assert mf.Graph.from_file(tmp_path / "ring.txt", n=8).isolated.tolist() == [6, 7]
+
+
+@pytest.mark.parametrize("text, match", [
+    ("0 1 2 3\n", r"line 1: expected 'i j' or 'i j weight'"),
+    ("0 a\n", r"line 1: node indices must be integers"),
+    ("0 -1\n", r"line 1: node indices start at 0"),
+    ("0 9\n", r"names node 9, beyond n = 4 nodes"),
+])
+def test_bad_graph_files_are_refused_by_line(tmp_path, text, match):
+    (tmp_path / "bad.txt").write_text(text)
+    with pytest.raises(ValueError, match=match):
+        mf.Graph.from_file(tmp_path / "bad.txt", n=4)
+
+
+def test_descriptions_name_the_generators():
+    assert mf.Graph.from_spec("ring:k=2", 20) == mf.Graph.ring(20, 2)
+    assert mf.Graph.from_spec("erdos-renyi:p=0.1", 50, seed=3) == mf.Graph.erdos_renyi(50, 0.1, seed=3)
+    assert mf.Graph.from_spec("lattice:shape=4x5", 20) == mf.Graph.lattice((4, 5))
+    assert mf.Graph.from_spec("small-world:k=2,p=0.1", 30, seed=1) == mf.Graph.small_world(30, 2, 0.1, seed=1)
+    assert mf.Graph.from_spec("scale-free:m=2", 30, seed=1) == mf.Graph.scale_free(30, 2, seed=1)
+    for spec, match in (("star", r"graph must be a file or one of"), ("erdos-renyi", r"needs \['p'\]"),
+                        ("ring:q=1", r"takes \['k'\]"), ("lattice:shape=4x4", r"has 16 nodes, but there are n = 20"),
+                        ("erdos-renyi:p=x", r"p must be a number")):
+        with pytest.raises(ValueError, match=match):
+            mf.Graph.from_spec(spec, 20)
+
+
+def test_kuramoto_command_runs_on_a_graph(tmp_path, monkeypatch, no_figure_files, capsys):
+    from meanfield.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    argv = ["kuramoto", "--graph", "erdos-renyi:p=0.2", "--normalization", "degree", "--particles", "100",
+            "--coupling", "3", "--t-final", "4", "--average-window", "2"]
+    assert main(argv) == 0
+    out = tmp_path / "kuramoto_lorentzian0.6_particles_n100_graph-erdos-renyi-p0.2-degree_K3_seed0_t4.nc"
+    import xarray as xr
+
+    with xr.open_dataset(out) as ds:
+        assert ds.attrs["graph"] == "erdos-renyi(n=100, p=0.2, directed=0, seed=0)"
+        assert ds.attrs["graph_normalization"] == "degree" and float(ds.r_inf) > 0
+    (tmp_path / "edges.txt").write_text("\n".join(f"{i} {(i + 1) % 10}" for i in range(10)))
+    assert main(["kuramoto", "--graph", "edges.txt", "--particles", "10", "--t-final", "2",
+                 "--average-window", "1"]) == 0
+    for argv, match in ((["--graph", "ring", "--couplings", "1,2"], "needs --engine particles"),
+                        (["--normalization", "degree"], "--normalization goes with --graph"),
+                        (["--graph", "ring:k=2", "--directed"], "--directed goes with --graph FILE"),
+                        (["--graph", "missing.txt"], "graph file 'missing.txt' does not exist")):
+        with pytest.raises(SystemExit):
+            main(["kuramoto", *argv])
+        assert match in capsys.readouterr().err
+    assert not list(tmp_path.glob("*ring*"))  # nothing written on bad input

@@ -32,6 +32,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse
 
+from ._graph_files import parse_graph_spec, read_adjacency_file
 from ._graph_generators import (
     causal_adjacency,
     complete_adjacency,
@@ -236,6 +237,35 @@ class Graph:
                    parts[0].normalization if normalization is None else normalization,
                    signed=any(g.signed for g in parts),
                    name="disjoint-union(" + ", ".join(g.name for g in parts) + ")")
+
+    @classmethod
+    def from_file(cls, path: Any, *, n: int | None = None, directed: bool = False, normalization: str = "n",
+                  signed: bool = False) -> Graph:
+        """An edge list (``i j [weight]`` per line, 0-based) or a scipy.sparse ``.npz`` file
+        (:mod:`meanfield.models._graph_files`); an edge list is undirected unless ``directed``."""
+        return cls(read_adjacency_file(path, n, directed), normalization, signed=signed,
+                   name=f"file {str(path)!r}" + (" (directed)" if directed else ""))
+
+    @classmethod
+    def from_spec(cls, spec: str, n: int, *, seed: int | np.random.Generator | None = None,
+                  normalization: str = "n") -> Graph:
+        """The graph a description names for n nodes: ``complete``, ``ring:k=2``, ``lattice:shape=40x50``,
+        ``erdos-renyi:p=0.1``, ``small-world:k=3,p=0.1``, ``scale-free:m=3`` (random ones drawn with ``seed``)."""
+        kind, params = parse_graph_spec(spec)
+        if kind == "lattice":
+            if int(np.prod(params["shape"])) != n:
+                raise ValueError(f"graph lattice:shape={'x'.join(map(str, params['shape']))} has "
+                                 f"{int(np.prod(params['shape']))} nodes, but there are n = {n} particles")
+            return cls.lattice(params["shape"], normalization=normalization)
+        if kind == "complete":
+            return cls.complete(n, normalization=normalization)
+        if kind == "ring":
+            return cls.ring(n, params["k"], normalization=normalization)
+        if kind == "erdos-renyi":
+            return cls.erdos_renyi(n, params["p"], seed=seed, normalization=normalization)
+        if kind == "small-world":
+            return cls.small_world(n, params["k"], params["p"], seed=seed, normalization=normalization)
+        return cls.scale_free(n, params["m"], seed=seed, normalization=normalization)
 
     # ------------------------------------------------------------------ structure
     @property
