@@ -10,7 +10,7 @@ The studies are rooms on one floor (``meanfield.studies.<room>``): each room imp
 shared checks (:data:`STUDY_FLOORS`), never another room.
 
 No import sits inside a function, except of a heavy third-party module whose import is deferred until it
-is used (POT, matplotlib, tqdm, distributed, dask: :data:`LAZY`), and no two modules import each other (directly
+is used (POT, matplotlib, tqdm, distributed, dask, and the optional networkx: :data:`LAZY`), and no two modules import each other (directly
 or through others). pyfftw imports its dask interface when dask is installed, and dask may import xarray,
 so a run-time check of ``sys.modules`` would blame ``solvers`` for a third-party import chain: the rules are
 checked where they live, in the source.
@@ -48,8 +48,9 @@ STUDY_FLOORS = {
     "clustering": 1, "noisy": 1, "limits": 1, "kuramoto": 1, "rescaled": 1, "repulsive": 1, "open_problems": 1,
     "__init__": 2,
 }
-#: third-party modules a function may import when it needs them (each costs ≥ 0.05 s to import)
-LAZY = {"ot", "matplotlib", "tqdm", "distributed", "dask"}
+#: third-party modules a function may import when it needs them (each costs ≥ 0.05 s to import; networkx is
+#: also optional: a networkx graph is converted once, where one is given)
+LAZY = {"ot", "matplotlib", "tqdm", "distributed", "dask", "networkx"}
 
 
 def _imported_roots(path: Path) -> set[str]:

@@ -9,7 +9,9 @@ systems for particles) through :func:`meanfield.kuramoto_bifurcation` (dask
 LocalCluster by default; the Ott–Antonsen engine in one batch) and writes r∞(K)
 with the branches of the reduced equations where the law has poles
 (:func:`meanfield.kuramoto_branches`) and the self-consistency theory where it
-applies. Prints a short table.
+applies. Prints a short table. ``--graph`` couples the particles of one run on a graph
+(:class:`meanfield.Graph`: a description such as ``erdos-renyi:p=0.1`` drawn with ``--graph-seed``, or an
+edge-list / ``.npz`` file), normalised by n or the degree (``--normalization``).
 """
 
 from __future__ import annotations
@@ -23,6 +25,8 @@ import numpy as np
 import meanfield as mf
 
 from ..io._conventions import described_run
+from ..models._graph import NORMALIZATIONS, Graph
+from ..models._graph_files import GRAPH_KINDS
 from ..io._files import write_netcdf
 from ..reduced import ENGINE
 from ..studies import frequency_law, kuramoto_run
@@ -30,6 +34,10 @@ from ._options import add_output_arguments, check_at_least, result_paths
 from ._sweep_options import VALUES_HELP, parse_values, sweep_options
 
 __all__ = ["add_kuramoto_arguments", "kuramoto_command", "default_output"]
+
+#: what ``--graph`` names besides a file
+GRAPH_EXAMPLES = ("complete", "ring:k=2", "lattice:shape=40x50", "erdos-renyi:p=0.1", "small-world:k=3,p=0.1",
+                  "scale-free:m=3")
 
 
 DEFAULT_COUPLING = 4.0
@@ -49,7 +57,8 @@ def default_output(args: argparse.Namespace, couplings: np.ndarray | None) -> Pa
     law = f"{args.law}{args.width:g}" + (f"_sep{args.separation:g}" if args.law == "bimodal" else "")
     lag = f"_lag{args.phase_lag:g}" if args.phase_lag != 0 else ""
     diagram = "_bifurcation" if couplings is not None else ""
-    return Path(f"kuramoto_{law}{lag}_{args.engine}{size}{noise}_{what}_t{args.t_final:g}{diagram}.nc")
+    return Path(f"kuramoto_{law}{lag}_{args.engine}{size}{_graph_label(args)}{noise}_{what}_t{args.t_final:g}"
+                f"{diagram}.nc")
 
 
 def add_kuramoto_arguments(parser: argparse.ArgumentParser) -> None:
@@ -82,6 +91,15 @@ def add_kuramoto_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--dt", type=float, default=0.01, help="Euler-Maruyama step (particles with noise)")
     parser.add_argument("--rtol", type=float, default=None,
                         help="tolerance of the adaptive integrators (default: 1e-3 particles, 1e-4 PDE)")
+    parser.add_argument("--graph", default=None,
+                        help="couple the particles on a graph of --particles nodes: " + ", ".join(
+                            GRAPH_EXAMPLES) + ", or a file: an edge list 'i j [weight]' per line (0-based; "
+                        ".txt/.csv/.edges) or a scipy.sparse .npz (--engine particles, one run)")
+    parser.add_argument("--normalization", choices=list(NORMALIZATIONS), default="n",
+                        help="--graph: divide the sum over a node's edges by n (default) or by its degree")
+    parser.add_argument("--graph-seed", type=int, default=0, help="--graph: seed of a random graph")
+    parser.add_argument("--directed", action="store_true",
+                        help="--graph FILE: an edge 'i j' means node i feels node j only")
     add_output_arguments(parser,
                          "NetCDF output (default: named after the run, e.g. "
                          "kuramoto_lorentzian0.6_particles_n2000_K4_seed0_t60.nc); PNG beside it",
@@ -101,6 +119,7 @@ def kuramoto_command(args: argparse.Namespace) -> int:
     check_at_least(args, particles=2, systems=1, grid=8)
     if not args.dt > 0:
         raise ValueError(f"--dt must be > 0, got {args.dt}")
+    graph = _graph(args, couplings)
     output, png = result_paths(args, default_output(args, couplings))
     common = {"phase_lag": args.phase_lag, "noise": args.noise, "engine": args.engine, "n": args.particles,
               "t_final": args.t_final, "average_window": args.average_window,
@@ -110,13 +129,15 @@ def kuramoto_command(args: argparse.Namespace) -> int:
         f", phase lag {args.phase_lag:g}" if args.phase_lag else "")
     if couplings is None:
         ds = kuramoto_run(args.coupling, args.seed if args.engine == "particles" else None, law=args.law,
-                          width=args.width, **bimodal, **common)
+                          width=args.width, graph=graph, **bimodal, **common)
         ds.attrs["coupling"] = float(args.coupling)
         theory, critical = _theory(args.coupling, law, args.noise, args.phase_lag)
         ds.attrs = described_run(ds.attrs, args.command_line)
         write_netcdf(ds, output)
         mf.plot.order_parameter_curve(ds, theory=theory if np.isfinite(theory) else None).savefig(
             png, dpi=120, bbox_inches="tight")
+        if graph is not None:
+            described += f", on {graph!r}"
         print(f"Kuramoto K = {args.coupling:g}, {described}, noise {args.noise:g}, {args.engine}: "
               f"r_inf = {float(ds['r_inf']):.4f} +- {float(ds['r_spread']):.4f} (window spread), "
               + (f"theory {theory:.4f}, K_c = {critical:.4g}" if np.isfinite(theory) else
@@ -147,6 +168,40 @@ def kuramoto_command(args: argparse.Namespace) -> int:
     print(f"wrote {output}")
     print(f"wrote {png}")
     return 0
+
+
+def _graph(args: argparse.Namespace, couplings: np.ndarray | None) -> Graph | None:
+    """The graph ``--graph`` names (a description or a file), or None; refused where it does not apply."""
+    given = {"--normalization": args.normalization != "n", "--graph-seed": args.graph_seed != 0,
+             "--directed": args.directed}
+    if args.graph is None:
+        stray = [name for name, set_ in given.items() if set_]
+        if stray:
+            raise ValueError(f"{', '.join(stray)} {'goes' if len(stray) == 1 else 'go'} with --graph")
+        return None
+    if couplings is not None or args.engine != "particles":
+        raise ValueError("--graph couples the particles of one run: it needs --engine particles and --coupling "
+                         "(not --couplings)")
+    if not _is_description(args.graph):
+        return Graph.from_file(args.graph, n=args.particles, directed=args.directed, normalization=args.normalization)
+    if args.directed:
+        raise ValueError("--directed goes with --graph FILE (an edge list)")
+    return Graph.from_spec(args.graph, args.particles, seed=args.graph_seed, normalization=args.normalization)
+
+
+def _is_description(graph: str) -> bool:
+    """Whether ``--graph`` names a kind of graph (``kind[:…]``) rather than a file."""
+    return graph.partition(":")[0] in GRAPH_KINDS
+
+
+def _graph_label(args: argparse.Namespace) -> str:
+    """``_graph-<description>[-<normalization>][-gseed<s>]`` of ``--graph`` for the default file name ("" without)."""
+    if args.graph is None:
+        return ""
+    text = args.graph if _is_description(args.graph) else Path(args.graph).stem
+    text = "".join(c if c.isalnum() or c in "-." else "-" for c in text.replace("=", ""))
+    seed = f"-gseed{args.graph_seed}" if args.graph_seed else ""
+    return f"_graph-{text}" + (f"-{args.normalization}" if args.normalization != "n" else "") + seed
 
 
 def _theory(coupling: float, law: Any, noise: float, phase_lag: float) -> tuple[float, float]:

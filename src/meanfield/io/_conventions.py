@@ -82,6 +82,15 @@ PARAMETER_MEANINGS: dict[str, str] = {
     "scores_at_z": "1: the attention scores are beta <Q z_i, K z_j> of the rescaled tokens (arXiv 2312.10794, "
                    "eq. (9.4)); 0: of x_i = exp(t V) z_i (eq. (9.3))",
     "tie_tolerance": "relative tolerance within which two hard-max scores tie",
+    "graph": "coupling graph A: dtheta_i = omega_i dt + (K/c_i) sum_j A_ij w_j h(theta_j - theta_i) dt (A_ij != 0: "
+             "i feels j), its generator and parameters",
+    "graph_normalization": "c_i of the sum over the edges: n (c_i = 1, K/n sum_j A_ij for equal weights) or degree "
+                           "(c_i = sum_j |A_ij| w_j, K/d_i sum_j A_ij)",
+    "graph_nodes": "number of nodes of the coupling graph",
+    "graph_edges": "edges of the coupling graph (unordered pairs if undirected, ordered pairs if directed)",
+    "graph_sha1": "SHA-1 of the graph's CSR arrays, normalisation and sign flag",
+    "graphon": "graphon W(x, y) on [0, 1]^2 of the dense-graph limit: "
+               "X_x = omega + (K/c(x)) int W(x, y) int h(phi - theta) rho(y, phi) dphi dy",
     "n_particles": "number of particles n per system",
     "n_systems": "number of independent systems",
 }
@@ -92,6 +101,8 @@ FLAG_MEANINGS: dict[str, tuple[str, str]] = {
     "projection": ("euclidean_flow", "projected_onto_sphere"),
     "rescaled": ("tokens_x", "rescaled_tokens_z"),
     "scores_at_z": ("scores_of_x", "scores_of_z"),
+    "graph_symmetric": ("directed", "undirected"),
+    "graph_signed": ("nonnegative_weights", "signed_weights"),
 }
 
 _DESCRIPTIVE_SUFFIXES = ("_description", "_flag_values", "_flag_meanings")

@@ -1,7 +1,8 @@
 """Models of the interaction: the aggregation–diffusion model of a user's kernel and potential (of which
 self-attention and identical Kuramoto oscillators are instances), self-attention (paper 2, arXiv:2312.10794,
-(2.1)) and Kuramoto-type angular models, self-attention with general weights (heads, feed-forward, R^d, paper 1's rescaled tokens) and its
-hard-max limit (paper 2, §9.3): their
+(2.1)) and Kuramoto-type angular models, self-attention with general weights (heads, feed-forward, R^d, paper 1's
+rescaled tokens) and its hard-max limit (paper 2, §9.3), each on all pairs or restricted to the edges of a graph
+(:class:`Graph`), and Kuramoto oscillators on a graphon (:class:`GraphonKuramoto`): their
 velocities for particles and for the PDE, their interaction energy (paper 2, (3.5)), the attention weights
 and the SA/USA rule. What a model provides is written in :mod:`._model`.
 """
@@ -14,6 +15,8 @@ from ._hardmax import HardmaxAttention
 from ._interaction import Interaction
 from ._kernels import Kernel
 from ._frequency_laws import DiscreteLaw, LorentzianMixture, Mixture, bimodal_lorentzian
+from ._graph import Graph
+from ._graphon import GraphonKuramoto
 from ._kuramoto import Kuramoto
 from ._model import Model
 from ._potentials import Potential
@@ -24,6 +27,8 @@ __all__ = [
     "Attention",
     "DiscreteLaw",
     "FeedForward",
+    "Graph",
+    "GraphonKuramoto",
     "HardmaxAttention",
     "Interaction",
     "Kernel",

@@ -22,7 +22,7 @@ Weights are time-independent.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -30,6 +30,8 @@ import scipy.special
 
 from ..domains._geometry import EuclideanGeometry, SphereGeometry, tangent_projection
 from .._validate import check_beta
+from ._edge_attention import edge_sums
+from ._graph import model_repr, read_graph
 from ._matrix_exponential import matrix_exponential
 from ._model import Model
 from ._self_attention_sums import BLOCK_ELEMENTS, blocks
@@ -99,6 +101,11 @@ class Attention(Model):
     scores_at_z : bool
         With ``rescaled=True``: the softmax scores are β<Q z_i, K z_j> of the rescaled tokens
         themselves, paper 2's (9.4), instead of those of x = e^{tV} z.
+    graph : Graph, scipy.sparse matrix, array_like (n, n) or networkx graph, optional
+        Attention restricted to edges: P^h_ij = A_ij e^{β<Q_h x_i, K_h x_j>} / Σ_l A_il e^{β<Q_h x_i, K_h x_l>}
+        (a softmax over i's edges, whatever the graph's normalisation), summed over the edges in
+        O(entries · d) (:mod:`meanfield.models._edge_attention`). ``mf.Graph.causal(n)`` is the causal mask of a
+        decoder (token i attends to j ≤ i). Weights must be non-negative and every node needs an edge.
     """
 
     beta: float
@@ -110,6 +117,10 @@ class Attention(Model):
     projection: bool = True
     rescaled: bool = False
     scores_at_z: bool = False
+    graph: Any = field(default=None, repr=False)
+
+    def __repr__(self) -> str:
+        return model_repr(self)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "beta", check_beta(self.beta))
@@ -143,6 +154,15 @@ class Attention(Model):
         if self.scores_at_z and not self.rescaled:
             raise ValueError("scores_at_z=True is paper 2's (9.4), an equation of the rescaled tokens z: it needs "
                              "rescaled=True")
+        if self.graph is not None:
+            graph = read_graph(self.graph)
+            if graph.signed:
+                raise ValueError("graph: attention restricted to edges is a softmax over each node's edges and needs "
+                                 "non-negative weights")
+            if graph.isolated.size:
+                raise ValueError(f"graph has isolated nodes {graph.isolated[:8].tolist()}: the softmax over a node's "
+                                 f"edges needs at least one edge per node")
+            object.__setattr__(self, "graph", graph)
 
     @property
     def name(self) -> str:
@@ -167,7 +187,7 @@ class Attention(Model):
             m = getattr(self, name)
             out[name] = "identity" if m is None else repr(np.round(m, 12).tolist())
         out["ffn"] = "none" if self.ffn is None else f"{self.ffn.activation}, width {self.ffn.A.shape[0]}"
-        return out
+        return out if self.graph is None else {**out, **self.graph.attrs}
 
     def matrices(self, d: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Stacks (heads, d, d) of Q_h, K_h, V_h (identity where not given)."""
@@ -186,13 +206,17 @@ class Attention(Model):
         Q, K, V = self.matrices(points.shape[-1])
         if self.rescaled and not self.scores_at_z:
             points = points @ matrix_exponential(t * V[0]).T
-        return softmax_attention(points, points, self.beta * Q[head].T @ K[head])
+        mask = None if self.graph is None else self.graph.adjacency.toarray()
+        return softmax_attention(points, points, self.beta * Q[head].T @ K[head], mask=mask)
 
     # ------------------------------------------------------------------ energy
     def gradient_factor(self, d: int) -> float:
-        """c with V = c QᵀK, QᵀK symmetric, one head, no feed-forward term, not rescaled: the case where the
-        dynamics is a gradient flow of E_β for the metric Σ_i Z_i <a_i, b_i> (paper 2, §3.4.1, (3.12)) turned
+        """c with V = c QᵀK, QᵀK symmetric, one head, no feed-forward term, not rescaled, no graph: the case where
+        the dynamics is a gradient flow of E_β for the metric Σ_i Z_i <a_i, b_i> (paper 2, §3.4.1, (3.12)) turned
         by c; a ValueError saying which condition fails otherwise."""
+        if self.graph is not None:
+            raise ValueError(f"Attention restricted to the graph {self.graph.name!r} has no interaction energy in "
+                             f"meanfield")
         if self.heads != 1 or self.ffn is not None or self.rescaled:
             raise ValueError("Attention has an interaction energy only with one head, no ffn and rescaled=False "
                              f"(got heads={self.heads}, ffn={'none' if self.ffn is None else 'given'}, "
@@ -261,7 +285,10 @@ class Attention(Model):
         if path not in ("auto", "direct"):
             raise ValueError(f"path={path!r} is not available for Attention, whose velocity is summed directly; "
                              f"use path='auto'")
-        return _AttentionVelocity(self._velocity(geometry.dimension, block_elements))
+        if self.graph is None:
+            return _AttentionVelocity(self._velocity(geometry.dimension, block_elements))
+        self.graph.check_nodes(weights.shape[-1])
+        return _AttentionVelocity(self._edge_velocity(geometry.dimension, self.graph.operator(weights)), "edges")
 
     def _velocity(self, d: int, block_elements: int = BLOCK_ELEMENTS):
         """The velocity function X(t, x) for states (systems, n, d)."""
@@ -288,6 +315,32 @@ class Attention(Model):
 
         return velocity
 
+    def _edge_velocity(self, d: int, operator: Any):
+        """X(t, x) restricted to the edges of ``operator`` (the graph's): per head N/D of
+        :func:`edge_sums` with a row-max shift (the softmax over each node's edges); the rescaled forms as
+        Σ_j P_ij (v_j - v_i), summed as differences."""
+        Q, K, V = self.matrices(d)
+        M = np.einsum("hab,hac->hbc", Q, K)
+        beta, ffn, projection, rescaled = self.beta, self.ffn, self.projection, self.rescaled
+        scores_at_z = self.scores_at_z
+
+        def velocity(t: float, x: np.ndarray) -> np.ndarray:
+            if rescaled:
+                xt = x if scores_at_z else x @ matrix_exponential(t * V[0]).T
+                values = x if scores_at_z else x @ V[0].T
+                num, den = edge_sums(operator, xt @ (beta * M[0]), xt, values, row_max=True, differences=True)
+                out = num / den[..., None]
+                return out @ V[0].T if scores_at_z else out
+            out = np.zeros_like(x)
+            for h in range(M.shape[0]):
+                num, den = edge_sums(operator, x @ (beta * M[h]), x, x @ V[h].T, row_max=True)
+                out += num / den[..., None]
+            if ffn is not None:
+                out += ffn(x)
+            return tangent_projection(x, out) if projection else out
+
+        return velocity
+
 
 def consensus_velocity(p: np.ndarray, z: np.ndarray, block_elements: int = BLOCK_ELEMENTS) -> np.ndarray:
     """Σ_j p_ij (z_j - z_i) for rows p_i· summing to 1, stacks (systems, n, n) and (systems, n, d).
@@ -306,19 +359,27 @@ def consensus_velocity(p: np.ndarray, z: np.ndarray, block_elements: int = BLOCK
     return out
 
 
-def softmax_attention(x: np.ndarray, y: np.ndarray, M: np.ndarray, block_elements: int = BLOCK_ELEMENTS
-                      ) -> np.ndarray:
-    """P_ij = e^{x_iᵀ M y_j} / Σ_l e^{x_iᵀ M y_l} for stacks x, y of shape (systems, n, d).
+def softmax_attention(x: np.ndarray, y: np.ndarray, M: np.ndarray, block_elements: int = BLOCK_ELEMENTS,
+                      mask: np.ndarray | None = None) -> np.ndarray:
+    """P_ij = e^{x_iᵀ M y_j} / Σ_l e^{x_iᵀ M y_l} for stacks x, y of shape (systems, n, d); with a ``mask``
+    A (n, n) of non-negative weights, P_ij = A_ij e^{x_iᵀ M y_j} / Σ_l A_il e^{x_iᵀ M y_l} (attention restricted
+    to the edges of a graph; every row needs an entry).
 
-    The row maximum is subtracted before exponentiating (no overflow for any scale).
+    The row maximum (over the row's entries) is subtracted before exponentiating (no overflow for any scale).
     """
     n_sys, n, _ = x.shape
     xm = x @ M
     out = np.empty((n_sys, n, y.shape[1]))
     for ss, rs in blocks(n_sys, n, y.shape[1], block_elements):
         s = np.matmul(xm[ss, rs], np.swapaxes(y[ss], 1, 2))
-        s -= s.max(axis=-1, keepdims=True)
-        np.exp(s, out=s)
+        if mask is None:
+            s -= s.max(axis=-1, keepdims=True)
+            np.exp(s, out=s)
+        else:
+            rows = mask[rs]
+            s -= np.where(rows > 0, s, -np.inf).max(axis=-1, keepdims=True)
+            np.exp(np.minimum(s, 0.0), out=s)
+            s *= rows
         s /= s.sum(axis=-1, keepdims=True)
         out[ss, rs] = s
     return out
@@ -328,12 +389,12 @@ class _AttentionVelocity:
     """X(t, x) of :class:`Attention` (and of the hard-max dynamics) with the attributes of a particle velocity
     (direct sums, no collapse rate)."""
 
-    path = "direct"
     collapse_rate = 0.0
     fourier_modes = -1
 
-    def __init__(self, function: Any) -> None:
+    def __init__(self, function: Any, path: str = "direct") -> None:
         self._function = function
+        self.path = path
 
     def __call__(self, t: float, x: np.ndarray) -> np.ndarray:
         return self._function(t, x)

@@ -16,8 +16,11 @@ from ..domains._geometry import CircleGeometry
 from .._validate import check_nonnegative
 from ._energy import double_integral
 from ._frequency_laws import DiscreteLaw, describe_law, is_identical, law_poles, read_frequency_law
+from ._graph import model_repr, read_graph
+from ._graph_operator import CouplingOperator
 from ._kuramoto_moments import KuramotoVelocity, fourier_moments
 from ._model import DEFAULT_FREQUENCY_NODES, Model
+from ._network_kuramoto import NetworkKuramotoVelocity, coupling_derivative, network_energy, network_jacobian
 
 __all__ = ["FREQUENCY_RULES", "Kuramoto"]
 
@@ -39,6 +42,12 @@ class Kuramoto(Model):
     ĥ_k e^{-ikα} (:attr:`coefficients`); h = sin with α is Kuramoto–Sakaguchi
     (:meth:`sakaguchi`), a sum of sines Daido's harmonics (:meth:`harmonics`).
 
+    On a graph (``graph=``) the sum runs over the edges of each node, normalised by n or by the degree
+    (:mod:`meanfield.models._graph`): θ̇_i = ω_i + (K/c_i) Σ_j A_ij w_j h(θ_j - θ_i - α), c_i = 1 or
+    Σ_j |A_ij| w_j (w_j = 1/n). Its particles are summed over the edges in O(entries) per evaluation
+    (:mod:`meanfield.models._network_kuramoto`); a graph has no density PDE here (its dense-graph limit is
+    :class:`meanfield.GraphonKuramoto`).
+
     Parameters
     ----------
     coupling : float
@@ -58,6 +67,10 @@ class Kuramoto(Model):
         ĥ_0, …, ĥ_K of h; default sin.
     phase_lag : float
         α: the coupling function is h(u - α); default 0.
+    graph : Graph, scipy.sparse matrix, array_like (n, n) or networkx graph, optional
+        The coupling structure (None: all-to-all). A matrix or a networkx graph is read once as
+        ``mf.Graph(graph)`` (normalisation "n"); pass a :class:`meanfield.Graph` to choose
+        ``normalization="degree"`` or signed weights. Particles must be one per node.
     """
 
     coupling: float = 1.0
@@ -65,21 +78,26 @@ class Kuramoto(Model):
     noise: float = 0.0
     interaction: np.ndarray = field(default_factory=lambda: np.array([0.0, -0.5j]))
     phase_lag: float = 0.0
+    graph: Any = field(default=None, repr=False)
+
+    def __repr__(self) -> str:
+        return model_repr(self)
 
     @classmethod
-    def sakaguchi(cls, coupling: float, phase_lag: float, frequencies: Any = None, noise: float = 0.0) -> Kuramoto:
+    def sakaguchi(cls, coupling: float, phase_lag: float, frequencies: Any = None, noise: float = 0.0,
+                  graph: Any = None) -> Kuramoto:
         """Kuramoto–Sakaguchi: θ̇_i = ω_i + (K/n) Σ_j sin(θ_j - θ_i - α) (Sakaguchi & Kuramoto 1986)."""
-        return cls(coupling=coupling, frequencies=frequencies, noise=noise, phase_lag=phase_lag)
+        return cls(coupling=coupling, frequencies=frequencies, noise=noise, phase_lag=phase_lag, graph=graph)
 
     @classmethod
     def harmonics(cls, coupling: float, amplitudes: Any, frequencies: Any = None, noise: float = 0.0,
-                  phase_lag: float = 0.0) -> Kuramoto:
+                  phase_lag: float = 0.0, graph: Any = None) -> Kuramoto:
         """Daido-type coupling h(u) = Σ_{k ≥ 1} a_k sin(k u): ``amplitudes`` a_1, a_2, … (ĥ_k = -i a_k/2)."""
         a = np.atleast_1d(np.asarray(amplitudes, dtype=float))
         if a.ndim != 1 or a.size == 0 or not np.all(np.isfinite(a)):
             raise ValueError(f"amplitudes must be a non-empty 1-D sequence of finite a_1, a_2, …, got {amplitudes!r}")
         return cls(coupling=coupling, frequencies=frequencies, noise=noise, phase_lag=phase_lag,
-                   interaction=np.concatenate([[0.0], -0.5j * a]))
+                   interaction=np.concatenate([[0.0], -0.5j * a]), graph=graph)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "coupling", check_nonnegative("coupling", self.coupling))
@@ -101,6 +119,8 @@ class Kuramoto(Model):
             raise ValueError(f"phase_lag must be a finite angle α (radians), got {lag!r}")
         object.__setattr__(self, "phase_lag", float(lag))
         read_frequency_law(self.frequencies)
+        if self.graph is not None:
+            object.__setattr__(self, "graph", read_graph(self.graph))
 
     @property
     def coefficients(self) -> np.ndarray:
@@ -111,12 +131,13 @@ class Kuramoto(Model):
         """Same coupling, noise, frequency law and interaction coefficients."""
         if not isinstance(other, Kuramoto):
             return NotImplemented
-        return (self.coupling, self.noise, self.phase_lag, self.attrs["frequencies"]) == (
-            other.coupling, other.noise, other.phase_lag, other.attrs["frequencies"]) and np.array_equal(
+        return (self.coupling, self.noise, self.phase_lag, self.attrs["frequencies"], self.graph) == (
+            other.coupling, other.noise, other.phase_lag, other.attrs["frequencies"], other.graph) and np.array_equal(
             self.interaction, other.interaction)
 
     def __hash__(self) -> int:
-        return hash((self.coupling, self.noise, self.phase_lag, self.attrs["frequencies"], self.interaction.tobytes()))
+        return hash((self.coupling, self.noise, self.phase_lag, self.attrs["frequencies"], self.interaction.tobytes(),
+                     self.graph))
 
     @property
     def name(self) -> str:
@@ -135,6 +156,8 @@ class Kuramoto(Model):
         }
         if self.phase_lag != 0:
             attrs["phase_lag"] = self.phase_lag
+        if self.graph is not None:
+            attrs.update(self.graph.attrs)
         return attrs
 
     def frequency_quadrature(self, n_nodes: int = DEFAULT_FREQUENCY_NODES) -> tuple[np.ndarray, np.ndarray]:
@@ -240,14 +263,43 @@ class Kuramoto(Model):
 
     def particle_velocity(self, geometry: Any, weights: np.ndarray, frequencies: np.ndarray | None, *,
                           path: str = "auto", accuracy: float = 1e-10, block_elements: int = 1 << 16
-                          ) -> KuramotoVelocity:
+                          ) -> KuramotoVelocity | NetworkKuramotoVelocity:
         """θ̇_i = ω_i + K Σ_j w_j h(θ_j - θ_i) from the Fourier moments of the angles (:class:`KuramotoVelocity`,
-        O(n K_h); no other path)."""
+        O(n K_h)); on a graph θ̇_i = ω_i + K Σ_j B_ij h(θ_j - θ_i) from sparse sums over the edges
+        (:class:`NetworkKuramotoVelocity`, O(K_h · entries)). No other path."""
         if path not in ("auto", "direct"):
             raise ValueError(f"path={path!r} is not available for Kuramoto models, whose velocity is the O(n K_h) "
-                             f"sum of Fourier moments; use path='auto'")
+                             f"sum of Fourier moments (on a graph: over the edges); use path='auto'")
         omega = np.zeros(weights.shape) if frequencies is None else frequencies
+        if self.graph is not None:
+            return NetworkKuramotoVelocity(self.coupling, self.coefficients, omega, self._operator(weights))
         return KuramotoVelocity(self.coupling, self.coefficients, omega, weights)
+
+    def _operator(self, weights: np.ndarray) -> CouplingOperator:
+        """B = diag(1/c) A diag(w) of the model's graph for particle weights (systems, n)."""
+        self.graph.check_nodes(weights.shape[-1])
+        return self.graph.operator(weights)
+
+    def jacobian(self, theta: Any, weights: Any = None) -> np.ndarray | Any:
+        r"""The Jacobian ∂θ̇_i/∂θ_j of the particle velocity at the angles ``theta`` (n,) (weights: 1/n each).
+
+        J = S - diag(S 1) with S_ij = K B_ij h'(θ_j - θ_i - α) (:mod:`._network_kuramoto`); B_ij = w_j all-to-all
+        (a dense (n, n) array), the graph's coupling operator on a graph (a scipy.sparse CSR array with the
+        pattern of A plus the diagonal). The natural frequencies do not enter. Its eigenvalues at an equilibrium
+        decide its linear stability (one zero eigenvalue for the common rotation).
+        """
+        theta = np.asarray(theta, dtype=float)
+        if theta.ndim != 1 or not np.all(np.isfinite(theta)):
+            raise ValueError(f"theta must be a 1-D array of finite angles, got shape {theta.shape}")
+        n = theta.size
+        w = np.full((1, n), 1.0 / n) if weights is None else np.asarray(weights, dtype=float).reshape(1, -1)
+        if w.shape[-1] != n:
+            raise ValueError(f"weights must have one entry per angle ({n}), got {w.shape[-1]}")
+        if self.graph is not None:
+            return network_jacobian(self.coupling, self.coefficients, self._operator(w), theta)
+        slopes = self.coupling * w * coupling_derivative(self.coefficients, theta[None, :] - theta[:, None])
+        np.fill_diagonal(slopes, 0.0)
+        return slopes - np.diag(slopes.sum(axis=1))
 
     def natural_frequencies(self, rule: Any, shape: tuple[int, ...], rng: np.random.Generator) -> np.ndarray:
         """ω_i by ``rule``: midpoint quantiles F⁻¹((i+1/2)/n) of the law ("quantile"), iid draws ("iid"), or
@@ -280,19 +332,41 @@ class Kuramoto(Model):
 
     def riccati_form(self, frequencies: np.ndarray) -> tuple[complex, np.ndarray]:
         """a = K ĥ_1 e^{-iα} and ν_i = ω_i + K ĥ_0 of u̇_i = i a Z + i ν_i u_i + i conj(a Z) u_i² (one harmonic);
-        ν_i may be complex (a pole ζ_m of the law, the Ott–Antonsen equations)."""
+        ν_i may be complex (a pole ζ_m of the law, the Ott–Antonsen equations). Refused on a graph, where every
+        oscillator feels its own field (:meth:`local_riccati_form`)."""
         if not self.first_harmonic:
             return super().riccati_form(frequencies)
+        if self.graph is not None:
+            raise ValueError(f"the mean-field Riccati form (u̇_i driven by one Z = Σ_j w_j u_j, the Ott–Antonsen "
+                             f"reduction) assumes all-to-all coupling, but this Kuramoto model couples on the graph "
+                             f"{self.graph.name!r}; mf.simulate integrates it (method='moebius' with local fields)")
         frequencies = np.asarray(frequencies)
         return self.coupling * complex(self.coefficients[1]), frequencies + self.coupling * self.interaction[0].real
+
+    def local_riccati_form(self, frequencies: np.ndarray, weights: np.ndarray
+                           ) -> tuple[complex, np.ndarray, CouplingOperator] | None:
+        """On a graph with one harmonic: (a, ν, B) of u̇_i = i a Z_i + i ν_i u_i + i conj(a Z_i) u_i² with the local
+        fields Z_i = Σ_j B_ij u_j, a = K ĥ_1 e^{-iα}, ν_i = ω_i + K ĥ_0 Σ_j B_ij; None otherwise."""
+        if self.graph is None or not self.first_harmonic:
+            return None
+        operator = self._operator(weights)
+        nu = np.asarray(frequencies, dtype=float) + self.coupling * self.interaction[0].real * operator.row_sums
+        return self.coupling * complex(self.coefficients[1]), nu, operator
 
     # ------------------------------------------------------------------ energy
     @property
     def has_energy(self) -> bool:
-        """An odd h (:attr:`is_gradient`) has the energy E = (1/2) ∬ G(θ - φ) dμ dμ, G' = h(-·)."""
+        """An odd h (:attr:`is_gradient`) has the energy E = (1/2) ∬ G(θ - φ) dμ dμ, G' = h(-·); on a graph when the
+        graph is undirected and normalised by n (E = (1/2) Σ_ij w_i w_j A_ij G(θ_i - θ_j))."""
+        if self.graph is not None and not (self.graph.symmetric and self.graph.normalization == "n"):
+            return False
         return self.is_gradient
 
     def _no_energy(self) -> ValueError:
+        if self.graph is not None and self.is_gradient:
+            return ValueError(f"a Kuramoto model on the graph {self.graph.name!r} has an interaction energy only when "
+                              f"the graph is undirected and normalised by n (got symmetric={self.graph.symmetric}, "
+                              f"normalization={self.graph.normalization!r})")
         return ValueError("the Kuramoto coupling function h(u - α) is not odd, so the dynamics has no interaction "
                           "energy")
 
@@ -306,11 +380,15 @@ class Kuramoto(Model):
 
     def particle_energy(self, states: np.ndarray, weights: np.ndarray, geometry: Any,
                         accuracy: float | None = None) -> np.ndarray:
-        """E = (1/2) Σ_ij w_i w_j G(θ_i - θ_j) = Σ_{k ≥ 1} Ĝ_k |Z_k|² per system (K|Z_1|²/2 for h = sin)."""
-        if not self.is_gradient:
+        """E = (1/2) Σ_ij w_i w_j G(θ_i - θ_j) = Σ_{k ≥ 1} Ĝ_k |Z_k|² per system (K|Z_1|²/2 for h = sin); on a graph
+        (undirected, normalised by n) E = (1/2) Σ_ij w_i w_j A_ij G(θ_i - θ_j) over the edges
+        (:func:`network_energy`)."""
+        if not self.has_energy:
             raise self._no_energy()
         ks = np.arange(self.coefficients.size)
         g_hat = np.real(self.potential_multipliers(ks)) / (2 * np.pi)
+        if self.graph is not None:
+            return network_energy(states, weights, self._operator(weights), g_hat)
         total = np.zeros(states.shape[0])
         for k, _, moment in fourier_moments(states, weights, ks.size - 1):
             total += g_hat[k] * np.abs(moment) ** 2
@@ -324,6 +402,10 @@ class Kuramoto(Model):
 
     # ------------------------------------------------------------------ the PDE
     def _check_domain(self, domain: Any) -> None:
+        if self.graph is not None:
+            raise TypeError(f"a Kuramoto model on the graph {self.graph.name!r} has no density PDE in meanfield (its "
+                            f"particles are simulated by mf.simulate); the dense-graph limit of a graph sampled from a "
+                            f"graphon W is mf.GraphonKuramoto")
         if not isinstance(domain, Circle):
             raise ValueError(f"Kuramoto models live on the circle, got a {domain.kind} domain")
 

@@ -19,6 +19,8 @@ Particles
     ``natural_frequencies(rule, shape, rng)``: the particles' own frequencies ω_i, or None.
     ``default_particle_method(geometry)``: the integrator a run in ``geometry`` takes when none is named.
     ``riccati_form(frequencies)``: the coefficients of the exact Möbius flow (method "moebius").
+    ``local_riccati_form(frequencies, weights)``: the same with a field per particle, Z_i = Σ_j B_ij u_j (a model on
+    a graph), or None (the mean field of ``riccati_form``).
     ``ensemble_kernel(geometry)``: the parameters of the compiled per-system kernels
     (path "ensemble"), or None. ``particle_methods`` (name → description) and
     ``particle_stepper(method, geometry, weights, *, rtol, atol)``: integrators of the model's own
@@ -35,6 +37,9 @@ The PDE
     the model's exact form of its frequency law where it has one, else
     :data:`DEFAULT_FREQUENCY_NODES` quadrature nodes);
     ``pde_attrs(velocity)``: how that specification discretises the model, for a result's attrs;
+    ``scheme_arguments(scheme, velocity)``: what a scheme needs beyond the run's options (``n_species`` of a
+    callable velocity of several species); ``species_coordinate(velocity)``: what the species of a result are
+    (frequency nodes, positions on a graphon);
     ``density_velocity(domain, values, frequencies)``: X at the nodes of a density;
     ``concentrates(velocity)``: whether a solution concentrates into Diracs (σ = 0, unless every
     species averages its drifts over a Cauchy law), which decides ``solve(method="auto")``;
@@ -53,6 +58,7 @@ import numpy as np
 
 from solvers import ConvolutionVelocity, Stepper
 
+from ..io._conventions import COORD_ATTRS
 from ..measures._measure import Density
 from ..measures._read_particles import SPHERE_TOLERANCE, read_particles
 
@@ -109,6 +115,12 @@ class Model:
         velocity has that form (:mod:`meanfield.particles._moebius`)."""
         raise ValueError(f"method='moebius' needs a Kuramoto model whose interaction has one harmonic "
                          f"(ĥ_k = 0 for k >= 2), got {self.name}; use method='dopri5'")
+
+    def local_riccati_form(self, frequencies: np.ndarray, weights: np.ndarray) -> tuple[complex, np.ndarray, Any] | None:
+        """(a, ν, B) of u̇_i = i a Z_i + i ν_i u_i + i conj(a Z_i) u_i² with local fields Z_i = Σ_j B_ij u_j (B a
+        :class:`meanfield.models._graph_operator.CouplingOperator`), for a model whose particles feel local fields;
+        None (here): the one mean field of :meth:`riccati_form`."""
+        return None
 
     @property
     def particle_methods(self) -> dict[str, str]:
@@ -181,6 +193,18 @@ class Model:
         """The velocity specification of the mean-field PDE on ``domain``."""
         raise TypeError(f"{self.name} has no mean-field PDE in meanfield: its particles are simulated by "
                         f"meanfield.simulate")
+
+    def scheme_arguments(self, scheme: Any, velocity: Any) -> dict[str, Any]:
+        """Arguments the scheme class ``scheme`` needs for the specification ``velocity`` beyond the run's options
+        (here: none; a callable velocity of several species names their number, ``n_species``)."""
+        return {}
+
+    def species_coordinate(self, velocity: Any) -> dict[str, Any]:
+        """What the species of ``velocity`` are, for a result with more than one: the dimension ``dim`` and its
+        ``values`` and ``attrs``, the ``variable`` holding each species' density and its ``long_name`` (here: the
+        frequency nodes of a frequency law, ``density_by_frequency``)."""
+        return {"dim": "frequency", "values": velocity.drift, "attrs": COORD_ATTRS["frequency"],
+                "variable": "density_by_frequency", "long_name": "density of the oscillators at each frequency node"}
 
     def pde_attrs(self, velocity: ConvolutionVelocity) -> dict[str, Any]:
         """What the specification ``velocity`` of :meth:`grid_velocity` discretises, for a result's attrs

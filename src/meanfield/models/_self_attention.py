@@ -3,7 +3,7 @@ its energy, its linear growth rates (the model protocol: :mod:`meanfield.models.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -18,7 +18,9 @@ from .._validate import check_beta, check_nonnegative
 from ._attention import softmax_attention
 from ._attention_weights import check_unnormalized_beta, interaction_energy, velocity_factor
 from ._compiled_kernels import kernel_sums
+from ._edge_attention import EdgeSelfAttention, edge_energy_sums
 from ._energy import double_integral, entropy
+from ._graph import model_repr, read_graph
 from ._model import Model
 from ._self_attention_sums import BLOCK_ELEMENTS, DirectSelfAttention, NufftSelfAttention, fourier_kernel_sums
 
@@ -54,17 +56,37 @@ class SelfAttention(Model):
         True for SA (softmax normalisation by Z_μ), False for USA.
     noise : float
         Diffusion coefficient σ ≥ 0 of the term σΔμ (particles: dX = … + √(2σ) dB).
+    graph : Graph, scipy.sparse matrix, array_like (n, n) or networkx graph, optional
+        Attention restricted to edges (None: every pair): with the coupling operator
+        B_ij = A_ij w_j / c_i of the graph (:mod:`meanfield.models._graph`),
+        N_i = Σ_j B_ij a_ij x_j, D_i = Σ_j B_ij a_ij, SA ẋ_i = P⊥ N_i/D_i (the softmax over i's edges; c_i
+        cancels), USA ẋ_i = e^β P⊥ N_i (normalised by n or by the degree). Summed over the edges in
+        O(entries · d) (:mod:`meanfield.models._edge_attention`); particles only (no density PDE). SA needs
+        non-negative weights and no isolated node.
     """
 
     beta: float
     normalized: bool = True
     noise: float = 0.0
+    graph: Any = field(default=None, repr=False)
+
+    def __repr__(self) -> str:
+        return model_repr(self)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "beta", check_beta(self.beta))
         object.__setattr__(self, "noise", check_nonnegative("noise", self.noise))
         if not isinstance(self.normalized, (bool, np.bool_)):
             raise TypeError(f"normalized must be True (SA) or False (USA), got {self.normalized!r}")
+        if self.graph is not None:
+            graph = read_graph(self.graph)
+            if self.normalized and graph.signed:
+                raise ValueError("graph: the softmax of SA over a node's edges needs non-negative weights; signed "
+                                 "graphs go with normalized=False (USA)")
+            if self.normalized and graph.isolated.size:
+                raise ValueError(f"graph has isolated nodes {graph.isolated[:8].tolist()}: the softmax of SA over a "
+                                 f"node's edges needs at least one edge per node")
+            object.__setattr__(self, "graph", graph)
 
     @property
     def name(self) -> str:
@@ -74,7 +96,8 @@ class SelfAttention(Model):
     @property
     def attrs(self) -> dict[str, Any]:
         """Parameters for a result's attrs."""
-        return {"model": self.name, "beta": self.beta, "noise": self.noise, "normalized": int(self.normalized)}
+        attrs = {"model": self.name, "beta": self.beta, "noise": self.noise, "normalized": int(self.normalized)}
+        return attrs if self.graph is None else {**attrs, **self.graph.attrs}
 
     def potential_multipliers(self, degrees: np.ndarray, d: int) -> np.ndarray:
         """Funk–Hecke multipliers of the energy kernel 𝖦_β(<x,y>) = e^{β<x,y>}/β for degrees l ≥ 1
@@ -116,13 +139,21 @@ class SelfAttention(Model):
 
     def particle_velocity(self, geometry: Any, weights: np.ndarray, frequencies: np.ndarray | None, *,
                           path: str = "auto", accuracy: float = 1e-10,
-                          block_elements: int = BLOCK_ELEMENTS) -> DirectSelfAttention | NufftSelfAttention:
+                          block_elements: int = BLOCK_ELEMENTS
+                          ) -> DirectSelfAttention | NufftSelfAttention | EdgeSelfAttention:
         """Blocked BLAS sums ("direct"), or on S¹ the NUFFT path ("nufft"; "auto" takes it from
-        :data:`NUFFT_MIN_PARTICLES` particles per system on), of :mod:`._self_attention_sums`."""
+        :data:`NUFFT_MIN_PARTICLES` particles per system on), of :mod:`._self_attention_sums`; on a graph sums over
+        the edges (:class:`EdgeSelfAttention`, path "edges"; "auto" or "direct" ask for it)."""
         check_unnormalized_beta(self.beta, self.normalized)
         if path not in PARTICLE_PATHS:
             raise ValueError(f"path={path!r} is not available for {self.name}; its paths are {PARTICLE_PATHS}")
         angles = isinstance(geometry, CircleGeometry)
+        if self.graph is not None:
+            if path not in ("auto", "direct"):
+                raise ValueError(f"path={path!r} is not available for {self.name} on a graph, whose velocity is "
+                                 f"summed over the edges; use path='auto'")
+            self.graph.check_nodes(weights.shape[-1])
+            return EdgeSelfAttention(self.beta, self.normalized, self.graph.operator(weights), angles)
         if path == "nufft" and not angles:
             raise ValueError(f"path='nufft' is available for SelfAttention on the circle only, got {self.name} "
                              f"on a {geometry.name!r} domain")
@@ -131,12 +162,15 @@ class SelfAttention(Model):
         return DirectSelfAttention(self.beta, self.normalized, weights, angles, block_elements)
 
     def attention_matrix(self, points: np.ndarray, head: int = 0, t: float = 0.0) -> np.ndarray:
-        """P_ij = e^{β<x_i, x_j>} / Σ_l e^{β<x_i, x_l>} of points (systems, n, d)."""
-        return softmax_attention(points, points, self.beta * np.eye(points.shape[-1]))
+        """P_ij = e^{β<x_i, x_j>} / Σ_l e^{β<x_i, x_l>} of points (systems, n, d); on a graph the softmax over each
+        node's edges, P_ij ∝ A_ij e^{β<x_i, x_j>}."""
+        mask = None if self.graph is None else self.graph.adjacency.toarray()
+        return softmax_attention(points, points, self.beta * np.eye(points.shape[-1]), mask=mask)
 
     def ensemble_kernel(self, geometry: Any) -> tuple[float, bool] | None:
-        """(β, normalized): the compiled per-system kernels apply on S¹ and S^{d-1} without noise."""
-        if self.noise > 0 or isinstance(geometry, EuclideanGeometry):
+        """(β, normalized): the compiled per-system kernels apply on S¹ and S^{d-1} without noise and without a
+        graph."""
+        if self.noise > 0 or isinstance(geometry, EuclideanGeometry) or self.graph is not None:
             return None
         check_unnormalized_beta(self.beta, self.normalized)
         return self.beta, self.normalized
@@ -144,7 +178,9 @@ class SelfAttention(Model):
     # ------------------------------------------------------------------ energy
     @property
     def has_energy(self) -> bool:
-        return True
+        """E_β of (3.5); on a graph E_β = e^β/(2β) Σ_ij w_i w_j A_ij e^{β(<x_i,x_j>-1)} when the graph is undirected
+        and normalised by n."""
+        return self.graph is None or (self.graph.symmetric and self.graph.normalization == "n")
 
     def energy_kernel(self, d: int) -> tuple[Any, float]:
         """Scaled Funk–Hecke multipliers G̃_l = e^{-β} c_l(β)/β of the potential 𝖦_β(t) = e^{βt}/β (the l = 0 term
@@ -170,6 +206,13 @@ class SelfAttention(Model):
         (:func:`fourier_kernel_sums`, relative error ≤ ``accuracy``, O(n)). E_0 = |m|²/2."""
         beta = self.beta
         angles = isinstance(geometry, CircleGeometry)
+        if self.graph is not None:
+            if not self.has_energy:
+                raise ValueError(f"{self.name} on the graph {self.graph.name!r} has an interaction energy only when the "
+                                 f"graph is undirected and normalised by n")
+            self.graph.check_nodes(weights.shape[-1], "states")
+            adjacency = self.graph.operator(weights)  # A diag(w): normalisation "n"
+            return interaction_energy(beta, edge_energy_sums(adjacency, geometry.embed(states), weights, beta))
         if beta == 0:
             m = np.einsum("sn,snd->sd", weights, geometry.embed(states))
             return interaction_energy(beta, np.sum(m * m, axis=-1))
@@ -186,6 +229,7 @@ class SelfAttention(Model):
         a_β(t) = e^{β(t-1)} (at β = 0 the kernel t, multiplier |S^{d-1}|/d at l = 1, E_0 = |m|²/2); an energy
         beyond the largest double (β ≳ 700, or β below ~1e-300) is inf with a logged warning
         (:func:`interaction_energy`)."""
+        self._no_graph_pde()
         beta, d = self.beta, domain.dimension
         scaled = scaled_funk_hecke if beta > 0 else scaled_funk_hecke_over_beta  # a_β, or t at β = 0
         return interaction_energy(beta, double_integral(domain, values, lambda ell: scaled(ell, beta, d)))
@@ -200,9 +244,15 @@ class SelfAttention(Model):
         return -self.density_energy(domain, values) + self.noise * entropy(domain, values)
 
     # ------------------------------------------------------------------ the PDE
+    def _no_graph_pde(self) -> None:
+        if self.graph is not None:
+            raise TypeError(f"{self.name} on the graph {self.graph.name!r} has no density PDE in meanfield: its "
+                            f"particles are simulated by mf.simulate")
+
     def grid_velocity(self, domain: Any, frequency_nodes: int | None = None) -> ConvolutionVelocity:
         """:meth:`velocity_spec` of the domain's dimension (one species); USA with β > 709.78 is refused by name
         (its multipliers carry e^β)."""
+        self._no_graph_pde()
         check_unnormalized_beta(self.beta, self.normalized)
         return self.velocity_spec(domain.dimension)
 
@@ -211,6 +261,7 @@ class SelfAttention(Model):
         :meth:`velocity_spec` (angular velocity dθ/dt), elsewhere by blocked direct sums (tangent vectors in
         R^d, bounded memory). A density on a :class:`ZonalSphere` is refused: its nodes stand for whole
         parallels of S^{d-1}, not points, so a direct sum over them is not X."""
+        self._no_graph_pde()
         check_unnormalized_beta(self.beta, self.normalized)
         if isinstance(domain, ZonalSphere):
             raise ValueError(f"the velocity at the nodes of a density on {domain!r} is not computed (each node "

@@ -7,18 +7,22 @@
   Dormand–Prince 5(4) with dense output, fixed-step RK4/Euler, and geodesic
   Euler–Maruyama for noise σ > 0 (dX = X dt + √(2σ) dB, generator σΔ); the exact
   Möbius flow of Kuramoto oscillators (:mod:`._moebius`); compiled per-system
-  ensembles (:mod:`._ensemble`). :mod:`._integrators` chooses among them.
+  ensembles (:mod:`._ensemble`); on a graph the Möbius flow with local fields
+  (:mod:`._network_moebius`). :mod:`._integrators` chooses among them.
 * Diagnostics (vectorised over stacks of configurations, e.g. systems × times):
   :func:`number_of_clusters`, :func:`pair_fraction`, :func:`order_parameter`,
   :func:`attention_matrix`, :func:`numerical_rank`,
-  :func:`pairwise_inner_products`.
+  :func:`pairwise_inner_products`; of oscillators on a graph
+  (:mod:`._network_diagnostics`): :func:`local_order_parameters`,
+  :func:`effective_frequencies`, :func:`frequency_clusters`, :func:`phase_locking_time`.
 * Initial conditions: :func:`uniform_sphere`, :func:`von_mises_fisher`,
   :func:`orthogonal_frame` (the samplers of :mod:`meanfield.domains`), and
   :func:`meanfield.sample` of a density.
 
 :mod:`meanfield` re-exports :func:`simulate`, :func:`orthogonal_frame` and the
 diagnostics :func:`number_of_clusters`, :func:`order_parameter`,
-:func:`attention_matrix`, :func:`numerical_rank`, :func:`pairwise_inner_products`.
+:func:`attention_matrix`, :func:`numerical_rank`, :func:`pairwise_inner_products` and the network
+diagnostics.
 """
 
 from __future__ import annotations
@@ -32,10 +36,15 @@ from ._diagnostics import (
     pair_fraction,
     pairwise_inner_products,
 )
+from ._network_diagnostics import effective_frequencies, frequency_clusters, local_order_parameters, phase_locking_time
 from ._simulate import simulate
 
 __all__ = [
     "attention_matrix",
+    "effective_frequencies",
+    "frequency_clusters",
+    "local_order_parameters",
+    "phase_locking_time",
     "number_of_clusters",
     "numerical_rank",
     "order_parameter",

@@ -3,7 +3,7 @@
 ``method`` names the time stepping (:data:`METHODS`): "dopri5" (adaptive Dormand–Prince 5(4) in
 exponential charts, dense output), "rk4", "euler", "euler-maruyama" (fixed steps, the last with
 noise), "moebius" (the exact Möbius flow of a Kuramoto model with one harmonic,
-:mod:`._moebius`); a model with integrators of its own (``model.particle_methods``, the Filippov
+:mod:`._moebius`; on a graph with local fields, :mod:`._network_moebius`); a model with integrators of its own (``model.particle_methods``, the Filippov
 stepper of the hard-max dynamics) takes only those. ``path`` names how the velocity is summed; the model answers for the paths it has
 (``model.particle_velocity``), and "ensemble" runs SA/USA systems each with its own adaptive step on
 the compiled kernels of :mod:`._ensemble` where the model has them (``model.ensemble_kernel``).
@@ -26,6 +26,7 @@ from ._chart_steppers import METHODS as CHART_METHODS
 from ._chart_steppers import ChartDormandPrince, ChartFixedStep, check_fixed_step
 from ._ensemble import EnsembleIntegrator
 from ._moebius import MoebiusStepper
+from ._network_moebius import NetworkMoebiusStepper
 
 __all__ = ["ENSEMBLE_MAX_PARTICLES", "METHODS", "PATHS", "ParticleIntegrator", "particle_integrator"]
 
@@ -99,9 +100,17 @@ def particle_integrator(model: Any, geometry: Any, states: np.ndarray, weights: 
         if geometry.name != "circle":
             raise ValueError(f"method='moebius' integrates angles on the circle (Möbius maps of S¹), got particles "
                              f"on the {geometry.name!r} domain; use method='dopri5'")
-        a, nu = model.riccati_form(frequencies)
-        stepper = MoebiusStepper(a, np.broadcast_to(nu, weights.shape), weights, float(times[0]), rtol=rtol, atol=atol, dt=dt)
-        attrs["path"] = "moments"  # the flow is driven by the first Fourier moment Z of the angles
+        omega = np.zeros(states.shape) if frequencies is None else frequencies
+        local = model.local_riccati_form(omega, weights)
+        if local is None:
+            a, nu = model.riccati_form(frequencies)
+            stepper = MoebiusStepper(a, np.broadcast_to(nu, weights.shape), weights, float(times[0]), rtol=rtol,
+                                     atol=atol, dt=dt)
+            attrs["path"] = "moments"  # the flow is driven by the first Fourier moment Z of the angles
+        else:
+            a, nu, operator = local
+            stepper = NetworkMoebiusStepper(a, nu, operator, weights, float(times[0]), rtol=rtol, atol=atol, dt=dt)
+            attrs["path"] = "edges"  # each oscillator is driven by its local field Z_i = Σ_j B_ij u_j
         return ParticleIntegrator(EvolveIntegrator(stepper, max_steps=max_steps), stepper.state(times[0], states),
                                   stepper.positions, stepper.state, attrs, None)
     velocity = model.particle_velocity(geometry, weights, frequencies, path=path, accuracy=accuracy,

@@ -81,13 +81,33 @@ import numpy as np
 
 from solvers import NonFiniteError, StepController, Stepper, StepResult
 
-__all__ = ["RESOLVED", "MoebiusStepper", "moebius_map", "weighted_median"]
+__all__ = ["RESOLVED", "MoebiusStepper", "moebius_map", "moebius_point", "weighted_median"]
 
 #: oscillators with |ν_i| h > RESOLVED drive nobody during a step h (see the module docstring)
 RESOLVED = 1.0
 #: weights (on Z_1..Z_4) of the two final exponentials, applied right one first
 _FINAL_FIRST = np.array([3.0, 2.0, 2.0, -1.0]) / 12
 _FINAL_SECOND = np.array([-1.0, 2.0, 2.0, 3.0]) / 12
+
+
+@numba.njit(cache=True, inline="always")
+def moebius_point(ui, half, a, a2, tau):  # pragma: no cover - compiled
+    """The exact flow over τ of u̇ = a + 2i·half·u - conj(a) u² at one point (|a|² = ``a2``): the Möbius map of the
+    module docstring with ν/2 = ``half`` (the drift weight applied)."""
+    x = (a2 - half * half) * tau * tau
+    if x >= 0.0:
+        r = np.sqrt(x)
+        c = np.cosh(r)
+        sc = np.sinh(r) / r if r > 0.0 else 1.0
+    else:
+        r = np.sqrt(-x)
+        c = np.cos(r)
+        sc = np.sin(r) / r
+    p = complex(c, sc * tau * half)
+    q = (sc * tau) * a
+    # (P u + Q)/(conj(Q) u + conj(P)) has modulus 1: its direction is that of num · conj(den)
+    prod = (p * ui + q) * (q * ui.conjugate() + p)
+    return prod / np.sqrt(prod.real * prod.real + prod.imag * prod.imag)
 
 
 @numba.njit(cache=True)
@@ -99,22 +119,7 @@ def _moebius_kernel(u, nu, drift_weight, alpha, tau, weights, slow, out):  # pra
         a2 = a.real * a.real + a.imag * a.imag
         acc = 0j
         for i in range(n):
-            half = 0.5 * drift_weight * nu[s, i]
-            x = (a2 - half * half) * tau * tau
-            if x >= 0.0:
-                r = np.sqrt(x)
-                c = np.cosh(r)
-                sc = np.sinh(r) / r if r > 0.0 else 1.0
-            else:
-                r = np.sqrt(-x)
-                c = np.cos(r)
-                sc = np.sin(r) / r
-            p = complex(c, sc * tau * half)
-            q = (sc * tau) * a
-            ui = u[s, i]
-            # (P u + Q)/(conj(Q) u + conj(P)) has modulus 1: its direction is that of num · conj(den)
-            prod = (p * ui + q) * (q * ui.conjugate() + p)
-            v = prod / np.sqrt(prod.real * prod.real + prod.imag * prod.imag)
+            v = moebius_point(u[s, i], 0.5 * drift_weight * nu[s, i], a, a2, tau)
             out[s, i] = v
             if slow[s, i]:
                 acc += weights[s, i] * v
@@ -225,7 +230,9 @@ class _Stepper:
         jitter = 4 * abs(self.a) ** 2 * np.abs(first + second) * np.abs(z) * (h + 1 / slowest)
         return self.slaved * first / h, self.slaved * second / h, jitter
 
-    def _map(self, u: np.ndarray, z_comb: np.ndarray, h: float) -> tuple[np.ndarray, np.ndarray]:
+    def _map(self, u: np.ndarray, z_comb: np.ndarray, h: float, drive: bool = True) -> tuple[np.ndarray, np.ndarray]:
+        """The frozen-Z flow over h of u with the drive ``z_comb``, and the new drive (summed by the same compiled
+        pass whatever ``drive`` says: it costs nothing here)."""
         self.n_maps += 1
         out, z = moebius_map(u, self.nu, 0.5, 1j * self.a * z_comb, h, self.weights, self.slow)
         return out, self.slaved * z
@@ -240,7 +247,7 @@ class _Stepper:
         _, z3 = self._map(u, 0.5 * z2 + early, h)
         _, z4 = self._map(y2, z3 - 0.5 * z1 + late, h)
         zs = (z1, z2, z3, z4)
-        mid, _ = self._map(u, sum(c * z for c, z in zip(_FINAL_FIRST, zs)) + early, h)
+        mid, _ = self._map(u, sum(c * z for c, z in zip(_FINAL_FIRST, zs)) + early, h, drive=False)
         u_new, z_new = self._map(mid, sum(c * z for c, z in zip(_FINAL_SECOND, zs)) + late, h)
         return u_new, z_new, jitter
 
@@ -312,7 +319,7 @@ class MoebiusStepper(Stepper):
         try:
             if self.fixed_step is not None:
                 return StepResult(True, core.step(u, z, h)[0], h)
-            excess = float(np.max(core.impulses(u, z, h)[2] / (self.atol + self.rtol * np.abs(z))))
+            excess = self._remainder_norm(core.impulses(u, z, h)[2], z)
             if excess > 1:
                 # the fast set's remainder would move Z by more than the tolerance: shrink h (it falls
                 # like h^{5/2} for a Lorentzian tail) and re-plan
@@ -320,12 +327,26 @@ class MoebiusStepper(Stepper):
             _, z_big, _ = core.step(u, z, h)
             u_half, z_half, _ = core.step(u, z, h / 2)
             u_new, z_new, _ = core.step(u_half, z_half, h / 2)
-            ratio = (np.abs(z_new - z_big) / 15) / (self.atol + self.rtol * np.abs(z_new))
-            err_norm = float(ratio.max()) if np.all(np.isfinite(ratio)) else np.inf
+            err_norm = self._error_norm(z_new, z_big)
             accepted, factor = self.controller.decide(err_norm)
+            factor = self._remainder_factor(factor, excess)
             return StepResult(accepted, u_new if accepted else None, h * factor, err_norm)
         finally:
             self.nfev = core.n_maps
+
+    def _remainder_factor(self, factor: float, excess: float) -> float:
+        """The next step's factor given the fast set's remainder ``excess`` (≤ 1) at this one: here the
+        controller's, unchanged."""
+        return factor
+
+    def _remainder_norm(self, jitter: np.ndarray, z: np.ndarray) -> float:
+        """max over systems of the fast set's remainder ``jitter`` / (atol + rtol |Z|)."""
+        return float(np.max(jitter / (self.atol + self.rtol * np.abs(z))))
+
+    def _error_norm(self, z_new: np.ndarray, z_big: np.ndarray) -> float:
+        """max over systems of |Z_{h/2} - Z_h|/15 / (atol + rtol |Z_{h/2}|) (inf if not finite)."""
+        ratio = (np.abs(z_new - z_big) / 15) / (self.atol + self.rtol * np.abs(z_new))
+        return float(ratio.max()) if np.all(np.isfinite(ratio)) else np.inf
 
     def check(self, u: np.ndarray) -> None:
         if not np.all(np.isfinite(u)):

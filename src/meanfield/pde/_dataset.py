@@ -64,10 +64,11 @@ def density_dataset(model: Any, domain: Any, velocity: ConvolutionVelocity, time
         data["free_energy"] = ("time", free_energies, {"long_name": "free energy (energy and σ∫ρ log ρ dσ), "
                                                                     "non-increasing", "units": "1"})
     if velocity.n_species > 1:
-        coords["frequency"] = ("frequency", velocity.drift, COORD_ATTRS["frequency"])
-        data["density_by_frequency"] = (("time", "frequency", *grid_dims), states,
-                                        {**density, "long_name": "density of the oscillators at each frequency node"})
-        data["frequency_weight"] = ("frequency", velocity.weights, {"long_name": "quadrature weight"})
+        species = model.species_coordinate(velocity)
+        dim = species["dim"]
+        coords[dim] = (dim, species["values"], species["attrs"])
+        data[species["variable"]] = (("time", dim, *grid_dims), states, {**density, "long_name": species["long_name"]})
+        data[f"{dim}_weight"] = (dim, velocity.weights, {"long_name": "quadrature weight"})
     described = describe(netcdf_safe(attrs))
     if "history" not in described:
         described = with_history(described, history_line(f"{call}(model={model!r}, domain={domain!r}, "
@@ -137,7 +138,7 @@ class DensityRecord:
         """Keep the outputs of the checkpoint ``done``; the scheme state of its last node values (the start when
         the checkpoint holds no scheme state: the continuation then matches an uninterrupted run to the scheme's
         tolerance, not bit for bit)."""
-        field = (done["density_by_frequency"] if self.velocity.n_species > 1
+        field = (done[self.model.species_coordinate(self.velocity)["variable"]] if self.velocity.n_species > 1
                  else done["density"].expand_dims("species", axis=1))
         self.previous = {"states": np.asarray(field.values), "times": done.time.values,
                          "masses": done.mass.values, "energies": done.energy.values, "steps": done.steps.values}

@@ -68,7 +68,7 @@ class ResolutionMonitor:
             self.warned = True
             grid, expression, finer = self.domain.resolution_words()
             species = len(values)
-            which = f" (largest over its {species} frequency nodes)" if species > 1 else ""
+            which = f" (largest over its {species} densities, one per species)" if species > 1 else ""
             message = (f"{self.scheme.name} {grid} is under-resolved from t={time:g}: the spectral tail {expression} "
                        f"of the density{which} is {tail:.3g} > {FINITE_VOLUME_TAIL_TOL:g}; the result is not "
                        f"converged in the grid (use {finer} and compare, {self.advice})")

@@ -199,7 +199,8 @@ def solve(
     given = {name: value for name, value in (("rtol", rtol), ("atol", atol), ("dt", dt), ("cfl", cfl))
              if value is not None}
     effective = scheme_options(scheme_cls, {**given, **options})
-    scheme = scheme_cls(domain.grid, velocity, diffusion=model.noise, **{**given, **options})
+    scheme = scheme_cls(domain.grid, velocity, diffusion=model.noise, **model.scheme_arguments(scheme_cls, velocity),
+                        **{**given, **options})
     y0 = scheme.from_grid(np.repeat(rho0.normalized().values[None], velocity.n_species, axis=0))
     attrs = _attrs(model, domain, scheme, effective, velocity, max_step, rho0)
     attrs.update(method_requested=method if isinstance(method, str) else method.__name__, method_reason=reason)

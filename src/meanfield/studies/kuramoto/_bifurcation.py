@@ -176,6 +176,7 @@ def kuramoto_run(
     grid: int = 128,
     dt: float = 0.01,
     rtol: float | None = None,
+    graph: Any = None,
 ) -> xr.Dataset:
     r"""One Kuramoto run: r(t) on t = 0, 0.5, …, t_final and r∞ = its mean over the final window.
 
@@ -207,8 +208,11 @@ def kuramoto_run(
     dt : float
         Euler–Maruyama step of particles with noise.
     rtol : float, optional
-        Tolerance of the adaptive integrators (particles without noise: on Z); None: :data:`PARTICLE_RTOL` for
-        particles, :data:`PDE_RTOL` for the spectral PDE.
+        Tolerance of the adaptive integrators (particles without noise: on Z, on a graph on every local field);
+        None: :data:`PARTICLE_RTOL` for particles, :data:`PDE_RTOL` for the spectral PDE.
+    graph : Graph, optional
+        Particles coupled on this graph of n nodes (:class:`meanfield.Graph`; its attrs join the result's);
+        engine "particles" only.
 
     Returns
     -------
@@ -226,8 +230,11 @@ def kuramoto_run(
     """
     engine = _engine(engine)
     _check_window(t_final, average_window)
+    if graph is not None and engine != "particles":
+        raise ValueError(f"graph couples particles: it needs engine='particles', got engine={engine!r} (the PDE and "
+                         f"the Ott–Antonsen amplitudes are all-to-all)")
     model = Kuramoto(coupling=coupling, frequencies=frequency_law(law, width, centre, separation), noise=noise,
-                     phase_lag=phase_lag)
+                     phase_lag=phase_lag, graph=graph)
     times = np.linspace(0.0, t_final, int(round(2 * t_final)) + 1)
     attrs: dict[str, Any] = {**_law_attrs(law, width, centre, separation), "phase_lag": float(phase_lag),
                              "noise": float(noise), "engine": engine, "t_final": float(t_final),
@@ -244,7 +251,7 @@ def kuramoto_run(
         options = {"dt": dt, "seed": int(seed)} if noise > 0 else {"rtol": rtol, "atol": rtol * 1e-3}
         ds = simulate(model, theta0, times, **options)
         attrs.update(n=int(n), integrator=ds.attrs["integrator"], dt=float(dt) if noise > 0 else -1.0,
-                     rtol=float(rtol))
+                     rtol=float(rtol), **({} if model.graph is None else model.graph.attrs))
     else:
         nodes, t_rec = _pde_nodes(model, frequency_nodes, t_final, noise)
         domain = Circle(int(grid))
