@@ -191,6 +191,7 @@ def test_descriptions_name_the_generators():
 
 
 def test_kuramoto_command_runs_on_a_graph(tmp_path, monkeypatch, no_figure_files, capsys):
+    """A run on a graph records it and compares with the theory of its dense-graph limit where one exists."""
     from meanfield.cli import main
 
     monkeypatch.chdir(tmp_path)
@@ -203,9 +204,12 @@ def test_kuramoto_command_runs_on_a_graph(tmp_path, monkeypatch, no_figure_files
     with xr.open_dataset(out) as ds:
         assert ds.attrs["graph"] == "erdos-renyi(n=100, p=0.2, directed=0, seed=0)"
         assert ds.attrs["graph_normalization"] == "degree" and float(ds.r_inf) > 0
+    # normalised by the degree, G(n, p) approaches the all-to-all model with K itself: r∞ = √(1 - 2γ/K) = 0.7746
+    assert "theory of the dense-graph limit (all-to-all, K_eff = 3) 0.7746, K_c = 1.2" in capsys.readouterr().out
     (tmp_path / "edges.txt").write_text("\n".join(f"{i} {(i + 1) % 10}" for i in range(10)))
     assert main(["kuramoto", "--graph", "edges.txt", "--particles", "10", "--t-final", "2",
                  "--average-window", "1"]) == 0
+    assert "no self-consistency theory on this graph" in capsys.readouterr().out
     for argv, match in ((["--graph", "ring", "--couplings", "1,2"], "needs --engine particles"),
                         (["--normalization", "degree"], "--normalization goes with --graph"),
                         (["--graph", "ring:k=2", "--directed"], "--directed goes with --graph FILE"),
@@ -214,3 +218,11 @@ def test_kuramoto_command_runs_on_a_graph(tmp_path, monkeypatch, no_figure_files
             main(["kuramoto", *argv])
         assert match in capsys.readouterr().err
     assert not list(tmp_path.glob("*ring*"))  # nothing written on bad input
+
+
+def test_figure_titles_name_the_graph():
+    from meanfield.plot._checks import run_title
+
+    graph = mf.Graph.ring(12, normalization="degree")
+    run = mf.simulate(mf.Kuramoto(1.0, graph=graph), np.linspace(0, 1, 12), [0.0, 0.5])
+    assert run_title(run).endswith("\non the graph ring(n=12, k=1), normalised by degree")

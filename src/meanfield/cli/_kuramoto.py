@@ -131,16 +131,21 @@ def kuramoto_command(args: argparse.Namespace) -> int:
         ds = kuramoto_run(args.coupling, args.seed if args.engine == "particles" else None, law=args.law,
                           width=args.width, graph=graph, **bimodal, **common)
         ds.attrs["coupling"] = float(args.coupling)
-        theory, critical = _theory(args.coupling, law, args.noise, args.phase_lag)
+        effective = _dense_limit_coupling(args.coupling, graph)
+        theory, critical = _theory(effective, law, args.noise, args.phase_lag) if effective is not None else (
+            np.nan, np.nan)
         ds.attrs = described_run(ds.attrs, args.command_line)
         write_netcdf(ds, output)
         mf.plot.order_parameter_curve(ds, theory=theory if np.isfinite(theory) else None).savefig(
             png, dpi=120, bbox_inches="tight")
+        limit = ""
         if graph is not None:
             described += f", on {graph!r}"
+            limit = f" of the dense-graph limit (all-to-all, K_eff = {effective:.4g})" if effective is not None else ""
         print(f"Kuramoto K = {args.coupling:g}, {described}, noise {args.noise:g}, {args.engine}: "
               f"r_inf = {float(ds['r_inf']):.4f} +- {float(ds['r_spread']):.4f} (window spread), "
-              + (f"theory {theory:.4f}, K_c = {critical:.4g}" if np.isfinite(theory) else
+              + (f"theory{limit} {theory:.4f}, K_c = {critical:.4g}" if np.isfinite(theory) else
+                 "no self-consistency theory on this graph" if graph is not None and effective is None else
                  "no self-consistency theory for this law"))
     else:
         ds = mf.kuramoto_bifurcation(couplings, args.law, width=args.width, seeds=args.systems,
@@ -202,6 +207,19 @@ def _graph_label(args: argparse.Namespace) -> str:
     text = "".join(c if c.isalnum() or c in "-." else "-" for c in text.replace("=", ""))
     seed = f"-gseed{args.graph_seed}" if args.graph_seed else ""
     return f"_graph-{text}" + (f"-{args.normalization}" if args.normalization != "n" else "") + seed
+
+
+def _dense_limit_coupling(coupling: float, graph: Graph | None) -> float | None:
+    """The all-to-all coupling whose theory a run on ``graph`` approaches: K itself without a graph; on a complete
+    or Erdős–Rényi graph (the constant graphon p, :class:`meanfield.GraphonKuramoto`) K·⟨d⟩/n under
+    normalisation by n and K under normalisation by the degree; None on any other graph (no such limit)."""
+    if graph is None:
+        return coupling
+    if not graph.name.startswith(("complete(", "erdos-renyi(")):
+        return None
+    if graph.normalization == "degree":
+        return coupling
+    return coupling * float(np.mean(graph.degrees)) / graph.n_nodes
 
 
 def _theory(coupling: float, law: Any, noise: float, phase_lag: float) -> tuple[float, float]:

@@ -239,7 +239,8 @@ class GraphonKuramoto(Model):
         """The species are the positions x_m: coordinate ``position``, variable ``density_by_position``."""
         return {"dim": "position", "values": velocity.positions,
                 "attrs": {"long_name": "position x in [0, 1] (quadrature node)", "units": "1"},
-                "variable": "density_by_position", "long_name": "density of the oscillators at each position"}
+                "variable": "density_by_position", "long_name": "density of the oscillators at each position",
+                "noun": "positions"}
 
     def pde_attrs(self, velocity: GraphonVelocity) -> dict[str, Any]:
         return {"graphon_positions": "Gauss-Legendre nodes" if self.quadrature == "gauss" else "midpoints"}

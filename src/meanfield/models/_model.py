@@ -201,10 +201,11 @@ class Model:
 
     def species_coordinate(self, velocity: Any) -> dict[str, Any]:
         """What the species of ``velocity`` are, for a result with more than one: the dimension ``dim`` and its
-        ``values`` and ``attrs``, the ``variable`` holding each species' density and its ``long_name`` (here: the
-        frequency nodes of a frequency law, ``density_by_frequency``)."""
+        ``values`` and ``attrs``, the ``variable`` holding each species' density and its ``long_name``, and the
+        species in words (``noun``, plural; here: the frequency nodes of a frequency law, ``density_by_frequency``)."""
         return {"dim": "frequency", "values": velocity.drift, "attrs": COORD_ATTRS["frequency"],
-                "variable": "density_by_frequency", "long_name": "density of the oscillators at each frequency node"}
+                "variable": "density_by_frequency", "long_name": "density of the oscillators at each frequency node",
+                "noun": "frequency nodes"}
 
     def pde_attrs(self, velocity: ConvolutionVelocity) -> dict[str, Any]:
         """What the specification ``velocity`` of :meth:`grid_velocity` discretises, for a result's attrs

@@ -112,9 +112,16 @@ class DensityRecord:
         self.model, self.domain, self.velocity, self.scheme = model, domain, velocity, scheme
         self.steps_of = steps_of
         self.times = times
-        self.resolution = ResolutionMonitor(scheme, domain, advice=model.resolution_advice(velocity))
+        self.resolution = ResolutionMonitor(scheme, domain, advice=model.resolution_advice(velocity),
+                                            species=self._species_noun())
         self.previous: dict[str, np.ndarray] | None = None
         self._allocate(times)
+
+    def _species_noun(self) -> str:
+        """What the densities of a run with several species are, in words ("frequency nodes", "positions")."""
+        if self.velocity.n_species == 1:
+            return "densities"
+        return self.model.species_coordinate(self.velocity)["noun"]
 
     def _allocate(self, times: np.ndarray) -> None:
         self.segment = times
@@ -146,7 +153,7 @@ class DensityRecord:
             self.previous["free_energies"] = (done.free_energy.values if "free_energy" in done else np.array(
                 [self.model.density_free_energy(self.domain, rho)[()] for rho in done.density.values]))
         self.resolution = ResolutionMonitor(self.scheme, self.domain, done.attrs.get("resolution_tail"),
-                                            self.model.resolution_advice(self.velocity))
+                                            self.model.resolution_advice(self.velocity), self._species_noun())
         self._allocate(self.times[done.sizes["time"] - 1:])
         if not snapshot_of(done):
             logger.warning(

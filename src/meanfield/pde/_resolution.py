@@ -49,8 +49,10 @@ class ResolutionMonitor:
     not check its resolution itself (:attr:`solvers.Scheme.checks_resolution`: a spectral scheme stops
     on its own); inactive otherwise."""
 
-    def __init__(self, scheme: Any, domain: Any, prior: float | None = None, advice: str = "or more noise") -> None:
+    def __init__(self, scheme: Any, domain: Any, prior: float | None = None, advice: str = "or more noise",
+                 species: str = "frequency nodes") -> None:
         self.active = not scheme.checks_resolution
+        self.species = species
         self.scheme = scheme
         self.domain = domain
         self.advice = advice
@@ -68,7 +70,7 @@ class ResolutionMonitor:
             self.warned = True
             grid, expression, finer = self.domain.resolution_words()
             species = len(values)
-            which = f" (largest over its {species} densities, one per species)" if species > 1 else ""
+            which = f" (largest over its {species} {self.species})" if species > 1 else ""
             message = (f"{self.scheme.name} {grid} is under-resolved from t={time:g}: the spectral tail {expression} "
                        f"of the density{which} is {tail:.3g} > {FINITE_VOLUME_TAIL_TOL:g}; the result is not "
                        f"converged in the grid (use {finer} and compare, {self.advice})")

@@ -179,14 +179,16 @@ def put_failure_note(target: Axes | Figure, ds: xr.Dataset) -> None:
 
 
 def run_title(ds: xr.Dataset, grid: str = "") -> str:
-    """"<model> β=… σ=… <method> <grid>" (or "Kuramoto K=… <law> (<width>) σ=…"), ending in
-    "(stopped early)" when the run stopped early (its reason: :func:`put_failure_note`)."""
+    """"<model> β=… σ=… <method> <grid>" (or "Kuramoto K=… <law> (<width>) σ=…"), on a second line the graph
+    of a run on one, ending in "(stopped early)" when the run stopped early (its reason: :func:`put_failure_note`)."""
     attrs = ds.attrs
     if "law" in attrs:
         title = (f"Kuramoto K = {_g(attrs.get('coupling', ''))}, {attrs['law']} "
                  f"({_g(attrs.get('width', ''))}), σ = {_g(attrs.get('noise', ''))}, {attrs.get('engine', '')}")
     else:
         title = f"{model_words(attrs)} {attrs.get('method', '')} {grid}".rstrip()
+    if "graph" in attrs:
+        title += f"\non the graph {attrs['graph']}, normalised by {attrs.get('graph_normalization', 'n')}"
     if failure_note(ds) is not None:
         title += " (stopped early)"
     return title
