@@ -35,3 +35,13 @@ def test_interaction_block_runs():
     assert bool(np.all(np.diff(namespace["cap"].energy) < 0))
     assert abs(float(namespace["cap"].energy[-1]) + 0.1516187) < 1e-6
     assert float(namespace["gap"].wasserstein.max()) < 3e-4
+
+
+def test_networks_block_runs():
+    code = re.search(r"## Oscillators and tokens on networks\n.*?```python\n(.*?)```", README.read_text(), re.S).group(1)
+    namespace: dict = {}
+    exec(compile(code, "README.md", "exec"), namespace)
+    run, clusters = namespace["run"], namespace["clusters"]
+    assert run.attrs["success"] == 1 and run.attrs["graph_normalization"] == "degree"
+    assert abs(float(run.order_parameter[-40:].mean()) - 0.957) < 5e-3
+    assert int(clusters.largest_cluster) == 9998 and int(clusters.n_drifting) == 2
