@@ -13,18 +13,21 @@ max|ω_i| ≈ 2nγ/π: 32 000 at n = 10⁵), iid uniform initial phases (seed 0)
    side θ̇ = ω + K Im(e^{-iθ} ⊙ (B e^{iθ})), B = diag(1/d) A a complex CSR matrix built once (one sparse
    product per evaluation; faster than real B on complex values or two real products). Path error: max over
    outputs of the root mean square over nodes of the wrapped phase difference to a reference (DOP853 at
-   ``--reference-rtol``; at 1e-9 it differs from 1e-10 by 8e-9 at n = 10⁴, t ≤ 10). Work-precision pairs for
-   each method at its tolerances; then each peer's rtol is tuned (secant in log error) until its error is at
-   most, and within a factor 2 of, that of mf.simulate at ``--rtol``, and the two are timed alternately
-   (``--repeats`` rounds, medians). Printed ratio: peer time / mf.simulate time (> 1: meanfield faster).
-3. Dense peer at n = ``--dense-n`` (2000), same interval: the matched sparse peer that was faster, with B a
+   ``--reference-rtol``; at 1e-8 it differs from 1e-10 by 2e-7 at n = 10⁴, t ≤ 10, below every error
+   compared). Work-precision pairs for each method at its tolerances, and every mf.simulate run against the
+   fastest run of each peer that is at least as accurate; then each peer's rtol is tuned (secant in log
+   error) until its error is at most, and within a factor 2 of, that of mf.simulate at ``--rtol``, and the
+   runs are timed alternately (``--repeats`` rounds, medians). Printed ratio: peer time / mf.simulate time
+   (> 1: meanfield faster).
+3. Dense peer at n = ``--dense-n`` (2000), as part 2, plus the matched sparse peer that was faster with B a
    dense real array (ω + K(cos θ ⊙ B sin θ - sin θ ⊙ B cos θ): two BLAS products, twice as fast as a complex
    B @ e^{iθ}; the same trajectory as the sparse one to round-off), timed alternately with mf.simulate.
 
 ``--profile`` prints the top functions of a cProfile of the part-2 mf.simulate run.
 
 Run with ``OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 NUMBA_NUM_THREADS=1 python benchmarks/bench_networks.py``
-(``--quick``: one timing round, no default-rtol probe).
+(about 7 min on an idle core, part 1 about 100 s of them, more when the other core is busy; ``--quick``: one
+timing round and no default-rtol probe, about 1.5 min less; ``--skip-scale`` leaves out part 1).
 """
 
 from __future__ import annotations
@@ -47,7 +50,7 @@ import meanfield as mf
 GAMMA, COUPLING, MEAN_DEGREE = 0.5, 2.0, 20
 GRAPH_SEED, PHASE_SEED = 1, 0
 DEFAULT_RTOL = inspect.signature(mf.simulate).parameters["rtol"].default
-#: a matched peer run has an error in [MATCH_WINDOW, 1] × the target
+#: the tuning of a peer's rtol stops at an error in [MATCH_WINDOW, 1] × the target
 MATCH_WINDOW = 0.5
 
 
