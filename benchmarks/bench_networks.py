@@ -26,7 +26,7 @@ max|ω_i| ≈ 2nγ/π: 32 000 at n = 10⁵), iid uniform initial phases (seed 0)
 ``--profile`` prints the top functions of a cProfile of the part-2 mf.simulate run.
 
 Run with ``OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 NUMBA_NUM_THREADS=1 python benchmarks/bench_networks.py``
-(about 7 min on an idle core, part 1 about 100 s of them, more when the other core is busy; ``--quick``: one
+(about 5 min on an idle core, part 1 about 35 s of them, more when the other core is busy; ``--quick``: one
 timing round and no default-rtol probe, about 1.5 min less; ``--skip-scale`` leaves out part 1).
 """
 

@@ -21,6 +21,7 @@ import scipy.stats
 
 import meanfield as mf
 import meanfield.runs._driver
+from meanfield.models._graph_operator import CouplingOperator
 from meanfield.io._checkpoint import load_checkpoint
 
 ROUND_OFF = 1e-12  # sums over edges and Fourier moments differ in order: a few ulps per step over ≤ 100 steps
@@ -32,6 +33,26 @@ def _phase_gap(a, b):
 
 def _angles(n, seed, high=2 * np.pi):
     return np.random.default_rng(seed).uniform(0.0, high, n)
+
+
+# ---------------------------------------------------------------- the coupling operator
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("dtype", [float, complex])
+def test_coupling_operator_is_the_sparse_product(weighted, dtype):
+    """Rows of every length 0 … 9 (odd and even: the compiled sums pair the entries), three systems."""
+    rng = np.random.default_rng(5)
+    n = 60
+    degrees = np.arange(n) % 10
+    rows = np.repeat(np.arange(n), degrees)
+    cols = np.concatenate([rng.choice(n, d, replace=False) for d in degrees])
+    values = rng.uniform(0.5, 2.0, rows.size) if weighted else 1.0 / degrees[rows]
+    matrix = scipy.sparse.csr_array((values, (rows, cols)), shape=(n, n))
+    operator = CouplingOperator(matrix)
+    assert (operator.row_scale is None) == weighted
+    states = rng.standard_normal((3, n)) + (1j * rng.standard_normal((3, n)) if dtype is complex else 0)
+    product = operator(states)
+    assert product.dtype == states.dtype
+    np.testing.assert_allclose(product, (matrix @ states.T).T, rtol=1e-15, atol=1e-15)
 
 
 # ---------------------------------------------------------------- complete graph = all-to-all

@@ -49,7 +49,7 @@ limit, and a run of 10⁵ nodes.
 
 Writes networks.txt, networks.nc and networks.png (r(t) on G(n, p) against the all-to-all model with coupling Kp;
 the gap of r against np; W₁ against n, graphon PDE against sampled graphs); exits with status 1 on a mismatch.
-Run time: about 4.5 minutes on one core, 3 of them for the run of 10⁵ nodes.
+Run time: about 1.5 minutes on one core, 45 s of them for the run of 10⁵ nodes.
 
 Run:  python validation/networks.py [--output-dir DIR]
 """

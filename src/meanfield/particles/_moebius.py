@@ -96,18 +96,26 @@ def moebius_point(ui, half, a, a2, tau):  # pragma: no cover - compiled
     module docstring with ν/2 = ``half`` (the drift weight applied)."""
     x = (a2 - half * half) * tau * tau
     if x >= 0.0:
+        # cosh r = 1 + e²/(2(1 + e)) and sinh r = e(2 + e)/(2(1 + e)) with e = e^r - 1: one expm1, no cancellation
         r = np.sqrt(x)
-        c = np.cosh(r)
-        sc = np.sinh(r) / r if r > 0.0 else 1.0
+        e = np.expm1(r)
+        inverse = 1.0 / (1.0 + e)
+        c = 1.0 + 0.5 * e * e * inverse
+        sc = 0.5 * e * (2.0 + e) * inverse / r if r > 0.0 else 1.0
     else:
         r = np.sqrt(-x)
         c = np.cos(r)
         sc = np.sin(r) / r
-    p = complex(c, sc * tau * half)
-    q = (sc * tau) * a
-    # (P u + Q)/(conj(Q) u + conj(P)) has modulus 1: its direction is that of num · conj(den)
-    prod = (p * ui + q) * (q * ui.conjugate() + p)
-    return prod / np.sqrt(prod.real * prod.real + prod.imag * prod.imag)
+    # P = c + i sc τ half, Q = sc τ a; (P u + Q)/(conj(Q) u + conj(P)) has modulus 1: its direction is that of
+    # num · conj(den) = (P u + Q)(Q conj(u) + P), in real arithmetic (a complex quotient costs a division per part)
+    pr, pi = c, sc * tau * half
+    qr, qi = sc * tau * a.real, sc * tau * a.imag
+    ur, ui_ = ui.real, ui.imag
+    nr, ni = pr * ur - pi * ui_ + qr, pr * ui_ + pi * ur + qi
+    dr, di = qr * ur + qi * ui_ + pr, qi * ur - qr * ui_ + pi
+    xr, xi = nr * dr - ni * di, nr * di + ni * dr
+    scale = 1.0 / np.sqrt(xr * xr + xi * xi)
+    return complex(xr * scale, xi * scale)
 
 
 @numba.njit(cache=True)

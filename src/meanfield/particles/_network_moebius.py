@@ -34,6 +34,12 @@ As h → 0 no node is fast and the scheme is the plain order-4 method.
 
 Error norm: the root mean square over nodes of |Z_{h/2,i} - Z_{h,i}|/15 / (atol + rtol |Z_{h/2,i}|), the
 largest over systems (the chart integrators' RMS over particles).
+
+Cost: a step (one step h and two of h/2) is 15 compiled Möbius passes over the nodes, each combining its
+stage fields node by node, and 12 products with B, one after every pass but the first of each CF4 step's two
+final exponentials; the field of the next step's start is that of the last pass (its product on the slow nodes plus
+the fast set's columns), not a new product. At 10⁵ nodes of mean degree 20 a product takes about 4 ms and a
+pass about 3 ms.
 """
 
 from __future__ import annotations
@@ -46,32 +52,53 @@ import scipy.sparse.linalg
 from solvers import StepController, Stepper
 
 from ..models._graph_operator import CouplingOperator
-from ._moebius import MoebiusStepper, _Stepper, moebius_point, weighted_median
+from ._moebius import _FINAL_FIRST, _FINAL_SECOND, MoebiusStepper, _Stepper, moebius_point, weighted_median
 
 __all__ = ["CONTRACTION", "NETWORK_RESOLVED", "NetworkMoebiusStepper"]
 
-#: nodes with Ω_j h > NETWORK_RESOLVED are fast. Measured on G(200, 0.05), K = 2, Cauchy(0, 0.5) frequencies,
-#: t = 2: with 2 the root-mean-square phase error stays below rtol for rtol = 1e-2 … 1e-9 (the largest below
-#: 25 rtol), with 3-5× fewer steps at rtol 1e-6 than with the 1 of the mean-field scheme (whose slaved
-#: oscillators barely past Ω h = 1 cost a slow node a neighbour's 1/d of the field, not 1/n of the mean)
-NETWORK_RESOLVED = 2.0
+#: nodes with Ω_j h > NETWORK_RESOLVED are fast. A slow node's oscillation reaches its neighbours' fields with
+#: weight 1/d (not 1/n as in the mean field), so the stages resolve it up to Ω h = 6 at less cost than slaving
+#: costs in remainder; measured (``benchmarks/bench_networks.py``, Cauchy(0, 0.5) frequencies, K = 2, root mean
+#: square phase error against DOP853 at rtol 1e-11) on G(200, 0.05), t = 2: error/rtol 0.2-0.7 for rtol 1e-2 … 1e-6
+#: (≤ 2.4 down to 1e-9), 29 steps and 2 refused at rtol 1e-4 where a threshold of 2 took 92 and refused 164; on
+#: G(2000, 0.01), t = 10: at rtol 1e-6 error 5.1e-6 in 1480 steps and 10 refused (threshold 2: 2.5e-6 in 2408
+#: steps and 2173 refused, 2.9× the time), equal work for equal error at rtol ≥ 1e-4, and the error falling with
+#: rtol (with 2 it rose from 4.9e-8 at rtol 1e-7 to 1.2e-7 at 1e-8); thresholds 8 and 12 cost more at 1e-5
+NETWORK_RESOLVED = 6.0
 #: a node is fast only when its coefficient keeps the slaving iteration a contraction by this factor
 CONTRACTION = 0.5
 
 
 @numba.njit(cache=True)
-def _local_moebius_kernel(u, nu, drift_weight, alpha, tau, out):  # pragma: no cover - compiled
+def _local_moebius_kernel(u, nu, drift_weight, a, fields, coefficients, tau, slow, out, masked
+                          ):  # pragma: no cover - compiled
+    """out = each node's frozen-field flow over τ with the field Σ_k coefficients[k] fields[k] (α = i a Z_i), and
+    ``masked`` = out on the slow nodes, 0 on the others (when ``masked`` has the shape of ``out``)."""
     n_sys, n = u.shape
+    mask = masked.shape == out.shape
     for s in range(n_sys):
         for i in range(n):
-            a = alpha[s, i]
-            out[s, i] = moebius_point(u[s, i], 0.5 * drift_weight * nu[s, i], a, a.real * a.real + a.imag * a.imag,
-                                      tau)
+            z = 0j
+            k = 0
+            for field in numba.literal_unroll(fields):
+                z += coefficients[k] * field[s, i]
+                k += 1
+            alpha = 1j * a * z
+            v = moebius_point(u[s, i], 0.5 * drift_weight * nu[s, i], alpha,
+                              alpha.real * alpha.real + alpha.imag * alpha.imag, tau)
+            out[s, i] = v
+            if mask:
+                masked[s, i] = v if slow[s, i] else 0j
 
 
 class _LocalFieldCore(_Stepper):
     """The CF4 steps of :class:`._moebius._Stepper` (its ``step``) with local fields Z = B u and the fast set of
-    the module docstring; states (systems, n)."""
+    the module docstring; states (systems, n).
+
+    Each map's product B u is kept with the map's result, so that the field of a step's start (the last map of
+    the step before, or the same state again after a refused step) costs the products with the fast set's
+    columns only: B u = B (1_S u) + B_{·F} u_F.
+    """
 
     def __init__(self, a: complex, nu: np.ndarray, operator: CouplingOperator, resolved: float) -> None:
         self.a = a
@@ -81,10 +108,30 @@ class _LocalFieldCore(_Stepper):
         self.row_bound = float(np.max(np.asarray(abs(operator.matrix).sum(axis=1)))) if operator.matrix.nnz else 0.0
         self.n_maps = 0
         self._plan: dict[str, object] | None = None
+        # (state, B(1_S state), plan of S) of the last map, and (state, B state) of the last drive
+        self._last_map: tuple[np.ndarray, np.ndarray, dict[str, object] | None] | None = None
+        self._last_field: tuple[np.ndarray, np.ndarray] | None = None
+        self._last_impulses: tuple[np.ndarray, float, tuple[np.ndarray, np.ndarray, np.ndarray]] | None = None
+        self._columns: tuple[np.ndarray, tuple[CouplingOperator, CouplingOperator, scipy.sparse.csr_array]] | None
+        self._columns = None
+
+    def _field(self, u: np.ndarray) -> np.ndarray:
+        """B u, from the products kept with ``u`` when it is the last map's result or the last drive's state."""
+        if self._last_field is not None and self._last_field[0] is u:
+            return self._last_field[1]
+        if self._last_map is not None and self._last_map[0] is u:
+            _, slow_field, plan = self._last_map
+            field = slow_field if plan is None else slow_field + plan["into"](np.where(plan["fast"],
+                                                                                        u[:, plan["nodes"]], 0.0))
+        else:
+            field = self.operator(u)
+        self._last_field = (u, field)
+        return field
 
     def drive(self, u: np.ndarray, h: float) -> np.ndarray:
         """Fix the fast set and its coefficients for steps ≤ h; the field Z of u with the fast set slaved."""
-        z_all = self.operator(u)
+        z_all = self._field(u)
+        self._last_impulses = None
         rate2 = self.nu ** 2 - 4 * abs(self.a) ** 2 * np.abs(z_all) ** 2
         fast = rate2 * h * h > self.resolved ** 2
         if fast.any():
@@ -96,19 +143,26 @@ class _LocalFieldCore(_Stepper):
             self._plan = None
             return z_all
         nodes = np.flatnonzero(fast.any(axis=0))
-        into = self.operator.columns(nodes)
+        into, into_abs, within = self._fast_columns(nodes)
         coefficient = np.where(fast, coefficient, 0.0)[:, nodes]
-        within = into.rows(nodes).matrix
         identity = scipy.sparse.eye_array(nodes.size, format="csc")
         self._plan = {
             "nodes": nodes, "fast": fast[:, nodes], "slow": ~fast, "rate": np.where(fast, rate, 1.0)[:, nodes],
-            "coefficient": coefficient, "into": into,
-            "into_abs": into if np.all(into.data >= 0) else CouplingOperator(abs(into.matrix)),
+            "coefficient": coefficient, "into": into, "into_abs": into_abs,
             # one sparse LU of I - B_FF diag(c) per system (none when no two fast nodes are joined)
             "solvers": [scipy.sparse.linalg.splu((identity - within @ scipy.sparse.diags_array(c)).tocsc())
                         for c in coefficient] if within.nnz else None,
         }
-        return self._respond(self.operator(u * self._plan["slow"]))
+        # B(1_S u) = B u - B_{·F} u_F
+        return self._respond(z_all - into(np.where(self._plan["fast"], u[:, nodes], 0.0)))
+
+    def _fast_columns(self, nodes: np.ndarray) -> tuple[CouplingOperator, CouplingOperator, scipy.sparse.csr_array]:
+        """B_{·F}, |B_{·F}| and B_FF for the fast set F = ``nodes``, kept while the set is unchanged."""
+        if self._columns is None or not np.array_equal(self._columns[0], nodes):
+            into = self.operator.columns(nodes)
+            into_abs = into if np.all(into.data >= 0) else CouplingOperator(abs(into.matrix))
+            self._columns = (nodes, (into, into_abs, into.rows(nodes).matrix))
+        return self._columns[1]
 
     def _respond(self, base: np.ndarray) -> np.ndarray:
         """Z = base + B_{·F}(c_F Z_F) with (I - B_FF diag(c_F)) Z_F = base_F (sparse LU of the plan)."""
@@ -120,7 +174,14 @@ class _LocalFieldCore(_Stepper):
 
     def impulses(self, u: np.ndarray, z: np.ndarray, h: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The fast set's oscillation about u* averaged over [0, h/2] and [h/2, h] as fields, and the jitter of each
-        node (module docstring)."""
+        node (module docstring); kept for the next call with the same state and step."""
+        if self._last_impulses is not None and self._last_impulses[0] is u and self._last_impulses[1] == h:
+            return self._last_impulses[2]
+        result = self._impulses(u, z, h)
+        self._last_impulses = (u, h, result)
+        return result
+
+    def _impulses(self, u: np.ndarray, z: np.ndarray, h: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         if self._plan is None:
             zero = np.zeros(u.shape, dtype=complex)
             return zero, zero, np.zeros(u.shape)
@@ -138,18 +199,41 @@ class _LocalFieldCore(_Stepper):
         jitter = 4 * abs(self.a) ** 2 * plan["into_abs"](np.where(plan["fast"], share, 0.0))
         return self._respond(plan["into"](early)) / h, self._respond(plan["into"](late)) / h, jitter
 
-    def _map(self, u: np.ndarray, z_comb: np.ndarray, h: float, drive: bool = True
-             ) -> tuple[np.ndarray, np.ndarray | None]:
-        """Each node's frozen-field flow over h with the fields ``z_comb``, and (``drive``) the new fields: one
-        product with B."""
+    def _map(self, u: np.ndarray, fields: tuple[np.ndarray, ...], coefficients: tuple[float, ...], h: float,
+             drive: bool = True) -> tuple[np.ndarray, np.ndarray | None]:
+        """Each node's frozen-field flow over h with the field Σ_k coefficients[k] fields[k], and (``drive``) the
+        new fields: one product with B."""
         self.n_maps += 1
         out = np.empty_like(u)
-        _local_moebius_kernel(u, self.nu, 0.5, np.ascontiguousarray(1j * self.a * z_comb), float(h), out)
+        plan = self._plan
+        masked = np.empty_like(u) if drive and plan is not None else np.empty((0, 0), dtype=complex)
+        slow = plan["slow"] if plan is not None else np.empty((0, 0), dtype=np.bool_)
+        _local_moebius_kernel(u, self.nu, 0.5, self.a, fields, coefficients, float(h), slow, out, masked)
         if not drive:
             return out, None
-        if self._plan is None:
-            return out, self.operator(out)
-        return out, self._respond(self.operator(out * self._plan["slow"]))
+        slow_field = self.operator(out if plan is None else masked)
+        self._last_map = (out, slow_field, plan)
+        return out, slow_field if plan is None else self._respond(slow_field)
+
+    def step(self, u: np.ndarray, z1: np.ndarray, h: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """u_{n+1}, its field and the step's jitter from u_n and its field ``z1``: the steps of
+        :meth:`._moebius._Stepper.step`, each exponential's field combined node by node in the compiled map."""
+        early, late, jitter = self.impulses(u, z1, h)
+        with_impulse = self._plan is not None
+
+        def combine(fields, coefficients, impulse):
+            """The map's fields and weights, with the fast set's impulse over the exponential's half step."""
+            if with_impulse:
+                fields, coefficients = (*fields, impulse), (*coefficients, 1.0)
+            return tuple(np.ascontiguousarray(f) for f in fields), np.array(coefficients, dtype=float)
+
+        y2, z2 = self._map(u, *combine((z1,), (0.5,), early), h)
+        _, z3 = self._map(u, *combine((z2,), (0.5,), early), h)
+        _, z4 = self._map(y2, *combine((z3, z1), (1.0, -0.5), late), h)
+        zs = (z1, z2, z3, z4)
+        mid, _ = self._map(u, *combine(zs, _FINAL_FIRST, early), h, drive=False)
+        u_new, z_new = self._map(mid, *combine(zs, _FINAL_SECOND, late), h)
+        return u_new, z_new, jitter
 
 
 class NetworkMoebiusStepper(MoebiusStepper):
