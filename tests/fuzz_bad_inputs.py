@@ -238,6 +238,64 @@ def cases() -> list[Case]:
         out.append(_edge(ex, f"mf.density(C32, {values})", "abs(r.mass - 1) < 1e-14", "values"))
     for d in [600, 5000]:
         out.append(_edge(ex, f"mf.uniform(mf.ZonalSphere({d}, 32))", "abs(r.mass - 1) < 1e-13", "d"))
+    # --- dtypes: complex, strings and booleans where real numbers are meant ---------------------------
+    for code, names in [("mf.solve(SA4, RHO, np.array([0, 0.5 + 1j]))", ("t",)),
+                        ("mf.solve(SA4, RHO, ['0', '1'])", ("t",)),
+                        ("mf.simulate(SA4, X10 + 1j, [0.0, 0.1])", ("x0",)),
+                        ("mf.simulate(SA4, X10 > 1, [0.0, 0.1])", ("x0",)),
+                        ("mf.wasserstein(X10 + 1j, X10)", ("a",)),
+                        ("mf.wasserstein(X10, X10.astype(str))", ("b",)),
+                        ("mf.Density(C64, np.ones(64, dtype=complex) / (2 * np.pi))", ("values",)),
+                        ("mf.density(C64, np.ones(64, dtype=complex) / (2 * np.pi))", ("values",)),
+                        ("mf.order_parameter(X10 + 1j)", ("positions",)),
+                        ("mf.energy(SA4, np.array(['1', '2']))", ("positions", "measure"))]:
+        out.append(_bad("dtypes", code, *names))
+    # --- non-finite results: refused by name, or success 0 --------------------------------------------
+    for code, names in [("mf.solve(mf.SelfAttention(1e4), RHO64, [0.0, 1.0])", ("beta",)),
+                        ("mf.simulate(mf.SelfAttention(1e4), X10, [0.0, 1.0])", ("beta",)),
+                        ("mf.solve(mf.SelfAttention(4.0, noise=1e300), RHO64, [0.0, 1.0], method='spectral')",
+                         ("noise",))]:
+        out.append(_edge("non-finite", code, "FINITE_OR_FAILED(r)", *names))
+    out.append(_bad("non-finite", "mf.simulate(mf.Kuramoto(1.0), X10, [0.0, 0.1], frequencies=np.full(10, np.nan))",
+                    "frequencies"))
+    out.append(_bad("non-finite", "mf.simulate(mf.Kuramoto(1.0), X10, [0.0, 0.1], frequencies=np.full(10, 1j))",
+                    "frequencies"))
+    # --- sizes checked against memory before allocation -----------------------------------------------
+    for code, names in [("mf.Circle(10**12)", ("n",)), ("mf.Sphere(10**6)", ("lmax",)),
+                        ("mf.ZonalSphere(3, 10**12)", ("n",)),
+                        ("mf.sharp_configuration('polygon', n=10**9)", ("n",)),
+                        ("mf.sample(RHO, 10**12)", ("n",)),
+                        ("mf.solve(mf.Kuramoto(1.0, st.norm(0, 0.5)), RHO, [0.0, 0.1], 'spectral', "
+                         "frequency_nodes=10**9)", ("frequency_nodes",))]:
+        out.append(_bad("sizes", code, *names))
+    # --- options outside their meaning ----------------------------------------------------------------
+    for code, names in [("mf.simulate(SA4, X10, [0.0, 0.1], rtol=1e-30)", ("rtol",)),
+                        ("mf.solve(SA4, RHO, [0.0, 0.1], 'spectral', rtol=1e-30)", ("rtol",)),
+                        ("mf.wasserstein(SPH10, SPH10[::-1], method='sliced', n_projections=0)", ("n_projections",)),
+                        ("mf.wasserstein(X10, X10 + 0.1, 1e300)", ("p",)),
+                        ("mf.numerical_rank(np.eye(3), tolerance=-1.0)", ("tolerance",)),
+                        ("SA4.growth_rate(-1, 3)", ("degree",)), ("SA4.growth_rate(2.5)", ("degree",)),
+                        ("mf.sphere_area(-3)", ("d",)), ("mf.sphere_area(2.5)", ("d",)), ("mf.sphere_area(0)", ("d",)),
+                        ("mf.order_parameter(X10, weights=-np.ones(10) / 10)", ("weights",)),
+                        ("mf.order_parameter(X10, weights=np.ones(10))", ("weights",)),
+                        ("mf.attention_matrix(SA4, X10, head=3)", ("head",))]:
+        out.append(_bad("options", code, *names))
+    # numpy takes any non-negative integer as a seed; the run is reproducible and its file keeps the seed
+    out.append(_edge("options", "mf.simulate(mf.SelfAttention(1.0, noise=0.1), X10, [0.0, 0.1], dt=0.01, seed=2**70)",
+                     "r.attrs['success'] == 1 and r.attrs['seed'] == str(2**70)", "seed"))
+    # on S¹ a degree is a wavenumber k, of either sign: λ_{-k} = λ_k
+    out.append(_edge("options", "SA4.growth_rate(-1)", "r == SA4.growth_rate(1)", "degree"))
+    # a (systems, n) array of angles: (10, 3) on the circle is 10 systems of 3 atoms
+    out.append(_edge("options", "mf.EmpiricalMeasure(SPH10, domain='circle')",
+                     "r.points.shape == (10, 3) and np.allclose(r.weights.sum(axis=-1), 1)", "domain"))
+    # --- messages that name the argument --------------------------------------------------------------
+    for code, names in [("mf.uniform('circle')", ("domain",)), ("mf.Density(C64, 'flat')", ("values",)),
+                        ("mf.methods('torus')", ("domain",)),
+                        ("mf.order_parameter(X10, weights=np.ones(3) / 3)", ("weights",)),
+                        ("mf.numerical_rank(np.full((3, 3), np.nan))", ("matrix",)),
+                        ("mf.von_mises(C64, 0.0, 1e300)", ("kappa",)),
+                        ("mf.solve(mf.SelfAttention(700.0, normalized=False), RHO64, [0.0, 1.0])", ("beta",))]:
+        out.append(_bad("messages", code, *names))
     # --- compare ------------------------------------------------------------------------------
     for v in ["0.5", "float('nan')", "'2'", "None"]:
         out.append(_bad("compare", f"mf.compare(PDE(), PARTICLES(), {v})", "p"))
@@ -350,6 +408,16 @@ RHO_UNNORMALIZED = mf.density(C32, np.ones(32), normalize=False)
 X10 = _rng.uniform(0, 2 * np.pi, 10)
 ANGLES_3x10 = _rng.uniform(0, 2 * np.pi, (3, 10))
 SPH10 = _rng.normal(size=(10, 3)); SPH10 /= np.linalg.norm(SPH10, axis=1, keepdims=True)
+C64 = mf.Circle(64)
+RHO64 = mf.von_mises(C64, 0.0, 1.0)
+SA4 = mf.SelfAttention(4.0)
+
+def FINITE_OR_FAILED(result):
+    """success 0, or success 1 with every floating output finite."""
+    if result.attrs.get("success") == 0:
+        return True
+    return all(np.all(np.isfinite(result[v].values)) for v in result.data_vars
+               if np.issubdtype(result[v].dtype, np.inexact))
 
 def PDE(model=None, t=(0.0, 0.1)):
     return mf.solve(model or mf.SelfAttention(4.0), mf.von_mises(mf.Circle(32), 0.0, 1.0), list(t))

@@ -66,6 +66,8 @@ from functools import cached_property
 import numpy as np
 from scipy.special import betainc, betaln, gammaln, roots_jacobi
 
+from ._validate import positive_int
+
 __all__ = ["gegenbauer_table", "sphere_area", "ZonalGaussGrid", "ZonalCellGrid", "MAX_DIMENSION",
            "check_grid_dimension"]
 
@@ -81,8 +83,9 @@ def log_sphere_area(d: int) -> float:
 
 
 def sphere_area(d: int) -> float:
-    """|S^{d-1}| = 2π^{d/2}/Γ(d/2) (underflows to a subnormal from d = 439, to 0 from d = 456)."""
-    return float(np.exp(log_sphere_area(d)))
+    """|S^{d-1}| = 2π^{d/2}/Γ(d/2) for an integer ambient dimension d ≥ 1 (|S⁰| = 2 counts two points;
+    underflows to a subnormal from d = 439, to 0 from d = 456)."""
+    return float(np.exp(log_sphere_area(positive_int("d", d))))
 
 
 def _log_polar_normaliser(d: int) -> float:

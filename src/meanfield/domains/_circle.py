@@ -14,7 +14,7 @@ from scipy.special import ive
 from solvers import CircleGrid, Scheme, degree_tail, schemes_for
 
 from ..io._conventions import COORD_ATTRS
-from .._validate import as_real, check_nonnegative, check_positive_int
+from .._validate import as_real, check_allocation, check_nonnegative, check_positive_int
 from ._funk_hecke import von_mises_fisher_values
 from ._geometry import CircleGeometry
 from ._sampling import circle_sample
@@ -48,6 +48,7 @@ class Circle:
 
     def __post_init__(self) -> None:
         check_positive_int("n", self.n, minimum=4)
+        check_allocation("n", self.n, 8.0 * self.n, "one density on this grid (8 bytes a node)")
 
     # ------------------------------------------------------------------ geometry
     @cached_property

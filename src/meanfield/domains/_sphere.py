@@ -19,7 +19,7 @@ import xarray as xr
 from solvers import Scheme, SphereGrid, degree_tail, schemes_for
 
 from ..io._conventions import COORD_ATTRS, geographic_coords
-from .._validate import check_nonnegative, check_positive_int
+from .._validate import as_real_array, check_allocation, check_nonnegative, check_positive_int
 from ._funk_hecke import von_mises_fisher_values
 from ._geometry import SphereGeometry
 from ._sampling import law_sample
@@ -61,6 +61,8 @@ class Sphere:
 
     def __post_init__(self) -> None:
         check_positive_int("lmax", self.lmax, minimum=2)
+        check_allocation("lmax", self.lmax, 8.0 * (self.lmax + 1) * (2 * self.lmax + 2),
+                         "one density on its (lmax + 1) x (2 lmax + 2) grid (8 bytes a node)")
 
     @cached_property
     def grid(self) -> SphereGrid:
@@ -159,7 +161,7 @@ class Sphere:
             Concentration κ ≥ 0.
         """
         kappa = check_nonnegative("kappa", kappa)
-        mu = np.asarray([0.0, 0.0, 1.0] if loc is None else loc, dtype=float)
+        mu = as_real_array("loc", [0.0, 0.0, 1.0] if loc is None else loc, finite=False)
         if mu.shape != (3,) or not np.all(np.isfinite(mu)):
             raise ValueError(f"loc must be a finite unit vector of shape (3,) on S², got {loc!r}")
         if abs(np.linalg.norm(mu) - 1) > _UNIT_TOL:

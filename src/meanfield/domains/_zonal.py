@@ -34,7 +34,7 @@ from solvers import Scheme, ZonalCellGrid, ZonalGaussGrid, degree_tail, gegenbau
 from solvers._zonal_grid import log_sphere_area
 
 from ..io._conventions import COORD_ATTRS
-from .._validate import check_nonnegative, check_positive_int
+from .._validate import as_real_array, check_allocation, check_nonnegative, check_positive_int
 from ._funk_hecke import von_mises_fisher_values
 from ._geometry import PolarGeometry, SphereGeometry
 from ._sampling import law_sample
@@ -99,6 +99,7 @@ class ZonalSphere:
         if self.nodes not in _NODES:
             raise ValueError(f"nodes must be one of {_NODES}, got {self.nodes!r}")
         check_positive_int("n", self.n, minimum=2 if self.nodes == "gauss" else 4)
+        check_allocation("n", self.n, 8.0 * self.n, "one density on this grid (8 bytes a node)")
         _ = self.grid  # the grid checks d ≤ 438 and the cell areas, at the boundary
 
     @cached_property
@@ -242,7 +243,7 @@ class ZonalSphere:
         axis = np.zeros(self.d)
         axis[-1] = 1.0
         if loc is not None and not (isinstance(loc, str) and loc == "north"):
-            mu = np.asarray(loc, dtype=float) if not isinstance(loc, str) else None
+            mu = as_real_array("loc", loc, finite=False) if not isinstance(loc, str) else None
             on_axis = mu is not None and mu.shape == (self.d,) and bool(np.all(np.isfinite(mu)))
             if not on_axis or np.max(np.abs(mu - axis)) > _UNIT_TOL:
                 raise ValueError(

@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 
 from ..domains._circle import Circle
-from .._validate import as_real, check_nonnegative
+from .._validate import as_real, as_real_array, check_nonnegative
 
 __all__ = [
     "Density",
@@ -61,7 +61,7 @@ class Density:
     law: dict = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        values = np.array(self.values, dtype=float, copy=True)
+        values = np.array(as_real_array("values", self.values, finite=False), copy=True)
         if values.shape != tuple(self.domain.shape):
             raise ValueError(
                 f"density values must have the grid's shape {tuple(self.domain.shape)}, got {values.shape}"
@@ -121,9 +121,7 @@ class EmpiricalMeasure:
     domain: Any = "circle"
 
     def __post_init__(self) -> None:
-        points = np.asarray(self.points, dtype=float)
-        if not np.all(np.isfinite(points)):
-            raise ValueError("points must be finite (found NaN or infinity)")
+        points = as_real_array("points", self.points)
         kind = domain_kind(self.domain)
         atom_shape = points.shape if kind == "circle" else points.shape[:-1]
         if kind != "circle" and points.ndim < 2:
@@ -133,7 +131,7 @@ class EmpiricalMeasure:
         if self.weights is None:
             weights = np.full(atom_shape, 1.0 / atom_shape[-1])
         else:
-            weights = np.asarray(self.weights, dtype=float)
+            weights = as_real_array("weights", self.weights, finite=False)
             if weights.shape != atom_shape:
                 raise ValueError(f"weights must have shape {atom_shape}, got {weights.shape}")
             if not np.all(np.isfinite(weights)) or np.any(weights < 0):
@@ -203,14 +201,24 @@ def density(domain: Any, f: np.ndarray | Callable[..., np.ndarray], normalize: b
     if callable(f):
         values = np.broadcast_to(np.asarray(domain.node_values(f), dtype=float), domain.shape)
     else:
-        values = np.asarray(f, dtype=float)
+        values = as_real_array("values", f, finite=False)
     rho = Density(domain, values)
     return rho.normalized() if normalize else rho
 
 
 def uniform(domain: Any) -> Density:
     """The uniform probability density 1/|S^{d-1}|."""
+    check_domain(domain)
     return Density(domain, np.full(domain.shape, 1.0 / domain.area), {"name": "uniform"})
+
+
+def check_domain(domain: Any, name: str = "domain") -> Any:
+    """Refuse anything but a grid domain (TypeError naming ``name``): ``mf.uniform("circle")`` would otherwise fail
+    deep inside with an AttributeError."""
+    if not all(hasattr(domain, attribute) for attribute in ("shape", "area", "schemes", "von_mises_values")):
+        raise TypeError(f"{name} must be a grid domain, mf.Circle(n), mf.Sphere(lmax) or mf.ZonalSphere(d, n), "
+                        f"got {domain!r}")
+    return domain
 
 
 def von_mises(domain: Any, loc: float | np.ndarray | None = None, kappa: float = 1.0) -> Density:
@@ -231,9 +239,31 @@ def von_mises(domain: Any, loc: float | np.ndarray | None = None, kappa: float =
         2 Σ_{m≥1} I_{mn}(κ)/I_0(κ) and the message names the n that resolves κ).
     """
     kappa_f = check_nonnegative("kappa", kappa)
-    density = Density(domain, *domain.von_mises_values(loc, kappa_f))
+    check_domain(domain)
+    values, law = domain.von_mises_values(loc, kappa_f)
+    if not np.all(np.isfinite(values)):
+        raise ValueError(f"von_mises: kappa = {kappa_f:g} overflows the node values on {domain!r} (NaN or "
+                         f"infinity); the largest kappa this grid resolves is about "
+                         f"{_largest_resolved_kappa(domain, loc, kappa_f):.3g}")
+    density = Density(domain, values, law)
     _check_resolved(density, kappa_f)
     return density
+
+
+def _largest_resolved_kappa(domain: Any, loc: Any, above: float) -> float:
+    """The largest κ < ``above`` whose von Mises node values are finite with mass within the tolerance (bisection
+    in log κ to 1 %; 0 when none from 1e-6 up)."""
+    def resolved(kappa: float) -> bool:
+        values, _ = domain.von_mises_values(loc, kappa)
+        return bool(np.all(np.isfinite(values))) and abs(Density(domain, values).mass - 1.0) <= VON_MISES_MASS_TOLERANCE
+
+    low, high = -6.0, float(np.log10(above))
+    if not resolved(10.0 ** low):
+        return 0.0
+    while high - low > 0.004:
+        middle = 0.5 * (low + high)
+        low, high = (middle, high) if resolved(10.0 ** middle) else (low, middle)
+    return float(10.0 ** low)
 
 
 #: largest |∫ρ - 1| accepted for a von Mises density on its grid

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._measure import Density, density
-from .._validate import as_rng, check_positive_int
+from .._validate import as_real, as_rng, check_positive_int
 
 __all__ = ["perturbed_uniform"]
 
@@ -30,6 +30,7 @@ def perturbed_uniform(
     as above). Linear growth then starts every mode from the same size, so the
     largest mode at a later time is the fastest-growing one.
     """
+    amplitude = as_real("amplitude", amplitude)
     if not (0 <= amplitude < 1):
         raise ValueError(f"amplitude must satisfy 0 <= amplitude < 1, got {amplitude!r}")
     check_positive_int("modes", modes)

@@ -26,6 +26,7 @@ from typing import Any
 
 import numpy as np
 
+from .._validate import as_real_array
 from ..domains._geometry import CircleGeometry, EuclideanGeometry, SphereGeometry
 from ._measure import EmpiricalMeasure
 
@@ -116,11 +117,9 @@ def read_particles(x: Any, *, name: str, domain: str | None = None, fixed: str |
         if isinstance(x, (str, bytes)) or x is None:
             raise TypeError(f"{name} must be an array of positions or an EmpiricalMeasure, got {type(x).__name__}")
         try:
-            points = np.asarray(x, dtype=float)
-        except (TypeError, ValueError):
-            raise TypeError(
-                f"{name} must be an array of positions or an EmpiricalMeasure, got {type(x).__name__}"
-            ) from None
+            points = as_real_array(name, x, finite=False)
+        except TypeError as err:
+            raise TypeError(f"{name} must be an array of positions or an EmpiricalMeasure: {err}") from None
         kind = domain or fixed
         if kind is None:
             kind, by_shape = ("circle" if points.ndim == 1 else "sphere"), True

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validate import as_rng, check_positive_int
+from .._validate import as_rng, check_allocation, check_positive_int
 from ._measure import Density, EmpiricalMeasure
 
 __all__ = ["SAMPLING_METHODS", "sample"]
@@ -51,5 +51,7 @@ def sample(measure: Density, n: int, seed: int | np.random.Generator | None = No
     if not isinstance(measure, Density):
         raise TypeError(f"measure must be a Density, got {type(measure).__name__}")
     domain = measure.domain
+    check_allocation("n", n, 8.0 * n * (domain.geometry.dimension + 4),
+                     f"{n} points on {domain!r} with their weights and the sampler's work")
     points = domain.sample(measure.values, measure.law or {}, n, as_rng(seed), method == "quantile")
     return EmpiricalMeasure(points, domain=domain.geometry.name)

@@ -189,6 +189,7 @@ def wasserstein(
     if density not in ("atoms", "cells"):
         raise ValueError(f"density must be 'atoms' or 'cells', got {density!r}")
     check_positive_int("max_exact_atoms", max_exact_atoms)
+    check_positive_int("n_projections", n_projections)
     cells = density == "cells"
     for name, m in (("a", a), ("b", b)):
         if cells and isinstance(m, Density) and not isinstance(m.domain.geometry, CircleGeometry):

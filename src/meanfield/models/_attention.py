@@ -29,7 +29,7 @@ import numpy as np
 import scipy.special
 
 from ..domains._geometry import EuclideanGeometry, SphereGeometry, tangent_projection
-from .._validate import check_beta
+from .._validate import as_real_array, check_beta
 from ._edge_attention import edge_sums
 from ._graph import model_repr, read_graph
 from ._matrix_exponential import matrix_exponential
@@ -51,7 +51,7 @@ class FeedForward:
     activation: str = "relu"
 
     def __post_init__(self) -> None:
-        W, A, b = (np.asarray(v, dtype=float) for v in (self.W, self.A, self.b))
+        W, A, b = (as_real_array(name, v) for name, v in (("W", self.W), ("A", self.A), ("b", self.b)))
         if W.ndim != 2 or A.ndim != 2 or b.ndim != 1 or A.shape != (W.shape[1], W.shape[0]) or b.size != A.shape[0]:
             raise ValueError(
                 f"ffn needs W of shape (d, m), A of shape (m, d), b of shape (m,), got W {W.shape}, "
@@ -69,7 +69,7 @@ class FeedForward:
 def _as_heads(name: str, value: Any) -> np.ndarray | None:
     if value is None:
         return None
-    arr = np.asarray(value, dtype=float)
+    arr = as_real_array(name, value, finite=False)
     if arr.ndim == 2:
         arr = arr[None]
     if arr.ndim != 3 or arr.shape[1] != arr.shape[2]:

@@ -14,7 +14,7 @@ from solvers import ConvolutionVelocity, kernel_tail, sphere_area
 
 from ..domains._circle import Circle
 from ..domains._geometry import CircleGeometry, EuclideanGeometry
-from .._validate import check_flag, check_nonnegative
+from .._validate import as_degrees, check_flag, check_nonnegative
 from ._attention_weights import BETA_MAX_UNNORMALIZED
 from ._energy import double_integral, entropy
 from ._interaction_sums import InteractionSums, energy_sums, fourier_truncation_of, scaled_energy
@@ -167,7 +167,7 @@ class Interaction(Model):
         if self.potential is not None:
             raise ValueError("growth_rate is the rate about the uniform state, which an external potential moves; "
                              "it is defined for potential=None")
-        ell = _degrees(degree, d)
+        ell = as_degrees(degree, d)
         table = self.kernel.multipliers(int(np.max(ell, initial=0)) + 1, d)
         if self._sign is None:
             ratio = table.values[ell] * np.exp(table.log_scale) / sphere_area(d)
@@ -315,20 +315,6 @@ class Interaction(Model):
         weights = (values * domain.weights).reshape(1, -1)
         sums = InteractionSums(self.kernel, self.potential, self._sign, weights, False)
         return sums(0.0, points).reshape(*domain.shape, -1)
-
-
-def _degrees(degree: Any, d: Any) -> np.ndarray:
-    """Integer degrees l ≥ 0 (on S¹ wavenumbers k, taken as |k|) for :meth:`Interaction.growth_rate`."""
-    if isinstance(d, bool) or not isinstance(d, (int, np.integer)) or d < 2:
-        raise ValueError(f"d must be an integer >= 2 (S^(d-1)), got {d!r}")
-    ell = np.asarray(degree)
-    if ell.dtype == bool or not np.issubdtype(ell.dtype, np.integer):
-        raise TypeError(f"degree must be an integer or an array of integers, got {degree!r}")
-    if d == 2:
-        return np.abs(ell)
-    if np.any(ell < 0):
-        raise ValueError(f"degree must be >= 0 on S^{d - 1}, got {degree!r}")
-    return ell
 
 
 def _normaliser_sign(kernel: Kernel) -> float:

@@ -13,7 +13,7 @@ from solvers import ConvolutionVelocity
 
 from ..domains._circle import Circle
 from ..domains._geometry import CircleGeometry
-from .._validate import check_nonnegative
+from .._validate import as_real_array, check_nonnegative
 from ._energy import double_integral
 from ._frequency_laws import DiscreteLaw, describe_law, is_identical, law_poles, read_frequency_law
 from ._graph import model_repr, read_graph
@@ -307,20 +307,24 @@ class Kuramoto(Model):
         law = self.frequencies
         if isinstance(rule, str) and rule not in FREQUENCY_RULES:
             raise ValueError(f"frequencies must be 'quantile', 'iid' or an array, got {rule!r}")
-        if is_identical(law):
-            return np.full(shape, 0.0 if law is None else float(law))
         if isinstance(rule, str):
+            if is_identical(law):
+                return np.full(shape, 0.0 if law is None else float(law))
             n = shape[-1]
             if rule == "quantile":
                 return np.broadcast_to(law.ppf((np.arange(n) + 0.5) / n), shape).copy()
             return law.rvs(size=shape, random_state=rng)
-        omega = np.asarray(rule, dtype=float)
+        omega = as_real_array("frequencies", rule)
         try:
             omega = np.broadcast_to(omega, shape).copy()
         except ValueError:
             raise ValueError(f"frequencies must have shape {shape[-1:]} or {shape}, got {omega.shape}") from None
-        if not np.all(np.isfinite(omega)):
-            raise ValueError("frequencies must be finite")
+        if is_identical(law):
+            common = 0.0 if law is None else float(law)
+            if not np.all(omega == common):
+                raise ValueError(f"frequencies: the model's oscillators are identical (ω = {common:g}), but the array "
+                                 f"given ranges over [{omega.min():g}, {omega.max():g}]; give the model their law, "
+                                 "mf.Kuramoto(K, frequencies=law), to use other frequencies")
         return omega
 
     def default_particle_method(self, geometry: Any) -> str:

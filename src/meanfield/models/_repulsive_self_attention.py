@@ -15,6 +15,7 @@ import numpy as np
 from solvers import ConvolutionVelocity
 
 from ..domains._geometry import EuclideanGeometry
+from .._validate import as_degrees
 
 from ._energy import entropy
 from ._self_attention import SelfAttention
@@ -105,7 +106,7 @@ class RepulsiveSelfAttention(SelfAttention):
         the rates of :meth:`SelfAttention.growth_rate` with the interaction's sign turned (c_l(β) > 0, the
         Funk–Hecke multipliers of e^{βt}).
         """
-        ell = np.asarray(degree)
+        ell = as_degrees(degree, d)
         lap = ell * (ell + d - 2)
         attractive = SelfAttention(self.beta, self.normalized, 0.0).growth_rate(ell, d)
         return -attractive - lap * self.noise

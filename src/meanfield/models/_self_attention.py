@@ -14,7 +14,7 @@ from ..domains._circle import Circle
 from ..domains._zonal import ZonalSphere
 from ..domains._funk_hecke import scaled_funk_hecke, scaled_funk_hecke_over_beta
 from ..domains._geometry import CircleGeometry, EuclideanGeometry
-from .._validate import check_beta, check_nonnegative
+from .._validate import as_degrees, check_beta, check_nonnegative
 from ._attention import softmax_attention
 from ._attention_weights import check_unnormalized_beta, interaction_energy, velocity_factor
 from ._compiled_kernels import kernel_sums
@@ -281,7 +281,7 @@ class SelfAttention(Model):
 
         USA λ_l = l(l+d-2) (c_l(β)/(β|S^{d-1}|) - σ),  SA λ_l = l(l+d-2) (c_l(β)/(β c_0(β)) - σ).
         """
-        ell = np.asarray(degree)
+        ell = as_degrees(degree, d)
         lap = ell * (ell + d - 2)
         c_over_beta = scaled_funk_hecke_over_beta(ell, self.beta, d)
         if self.normalized:

@@ -23,6 +23,7 @@ import xarray as xr
 from ..measures._measure import EmpiricalMeasure
 from ..measures._read_particles import SPHERE_TOLERANCE, read_particles
 from ..models._model import check_model
+from .._validate import as_real, as_real_array, as_weights, check_nonnegative, check_positive_int
 from ._compiled_statistics import cluster_counts, pair_fractions
 
 __all__ = [
@@ -186,7 +187,12 @@ def order_parameter(positions: Any, weights: np.ndarray | None = None, domain: s
     """
     x, w, single = _points(positions, domain, renormalize, sphere_tolerance)
     if weights is not None:
-        w = np.broadcast_to(weights, x.shape[:2])
+        given = as_weights("weights", weights, x.shape[1])
+        try:
+            w = np.broadcast_to(given, x.shape[:2])
+        except ValueError:
+            raise ValueError(f"weights of shape {given.shape} do not fit {x.shape[0]} systems of {x.shape[1]} "
+                             "particles") from None
     r = np.linalg.norm(np.einsum("sn,snd->sd", w, x), axis=-1)
     return float(r[0]) if single else r
 
@@ -201,14 +207,24 @@ def attention_matrix(model: Any, positions: Any, domain: str | None = None, head
     ``Attention(projection=False)`` fixes the domain R^d ("euclidean").
     """
     check_model(model)
+    heads = int(getattr(model, "heads", None) or 1)
+    head = check_positive_int("head", head, minimum=0)
+    if head >= heads:
+        raise ValueError(f"head must be one of 0 … {heads - 1} ({model.name} has {heads} head{'s' * (heads > 1)}), "
+                         f"got {head}")
     x, _, single = _points(positions, domain, renormalize, sphere_tolerance, fixed=model.particle_domain)
-    p = model.attention_matrix(x, head, t)
+    p = model.attention_matrix(x, head, as_real("t", t))
     return p[0] if single else p
 
 
 def numerical_rank(matrix: np.ndarray, tolerance: float = 1e-8) -> int | np.ndarray:
-    """Number of singular values > tolerance · σ_max (per matrix of a stack)."""
-    s = np.linalg.svd(np.asarray(matrix, dtype=float), compute_uv=False)
+    """Number of singular values > tolerance · σ_max (per matrix of a stack): ``matrix`` (..., m, n) real and finite,
+    ``tolerance`` ≥ 0."""
+    tolerance = check_nonnegative("tolerance", tolerance)
+    a = as_real_array("matrix", matrix)
+    if a.ndim < 2:
+        raise ValueError(f"matrix must have at least two axes (..., m, n), got shape {a.shape}")
+    s = np.linalg.svd(a, compute_uv=False)
     r = np.sum(s > tolerance * s[..., :1], axis=-1)
     return int(r) if np.ndim(r) == 0 else r
 

@@ -20,6 +20,7 @@ import xarray as xr
 from ..domains._geometry import ANGLES
 from ..io._conventions import COORD_ATTRS, describe, history_line, with_history
 from ..measures._read_particles import SPHERE_TOLERANCE
+from ..runs._finite import non_finite_outputs
 from .._version import __version__
 from ._compiled_statistics import order_parameters
 
@@ -124,8 +125,8 @@ class ParticleRecord:
           2π + max_i |ω_i| (t - t_0) if larger) is so large that the spacing of doubles there exceeds
           :data:`ANGLE_RESOLUTION` rad, so θ mod 2π is round-off, whatever the integrator's own error estimate
           says (a noise or a frequency spread far beyond the time scale of the run);
-        * an order parameter that is not finite, an energy that is NaN or -inf (an energy +inf is the value
-          beyond the largest double, e.g. e^β/(2β) of a cluster at β > 711, warned when computed: kept).
+        * any other output that is not finite (:func:`meanfield.runs.non_finite_outputs`): an order parameter, an
+          energy beyond the largest double (e^β/(2β) of a cluster at β > 711), NaN or ±inf.
         """
         deviation = float(ds.attrs.get("max_sphere_deviation", 0.0))
         if self.geometry.unit_vectors and self.geometry.atom_ndim == 2 and not deviation <= self.sphere_tolerance:
@@ -142,13 +143,7 @@ class ParticleRecord:
                 return (f"the angles lost their digits: |θ| reaches {largest:.3g} rad, where doubles are "
                         f"{np.spacing(largest):.2g} rad apart (> {ANGLE_RESOLUTION:g}), so θ mod 2π is round-off; "
                         "the noise or the spread of frequencies is far beyond the time scale of the run")
-        for name, invalid in (("order_parameter", lambda v: ~np.isfinite(v)),
-                              ("energy", lambda v: np.isnan(v) | (v == -np.inf))):
-            if name in ds:
-                bad = np.atleast_2d(invalid(ds[name].values)).any(axis=0)
-                if bad.any():
-                    return f"the {name.replace('_', ' ')} is not finite from t = {float(ds.time[np.argmax(bad)]):g}"
-        return None
+        return non_finite_outputs(ds)
 
     def dataset(self, n_outputs: int, attrs: dict[str, Any]) -> xr.Dataset:
         """The Dataset of the checkpoint's outputs and the first ``n_outputs`` of this segment."""

@@ -19,7 +19,7 @@ from ..measures._read_particles import SPHERE_TOLERANCE, read_particles
 from ..models._model import check_model
 from ..models._self_attention_sums import BLOCK_ELEMENTS
 from ..runs import Run, drive
-from .._validate import as_times, check_flag, check_nonnegative, check_positive_int
+from .._validate import as_times, check_flag, check_nonnegative, check_positive, check_positive_int, check_rtol
 from ._integrators import METHODS, PATHS, particle_integrator
 from ._record import ParticleRecord
 
@@ -248,9 +248,8 @@ def _check_settings(model: Any, method: str, dt: float | None, rtol: float, atol
     elif method != "dopri5" and method not in own:
         if dt is None or not np.isfinite(dt) or dt <= 0:
             raise ValueError(f"dt must be a positive time step for method={method!r}, got {dt!r}")
-    for name, value in (("rtol", rtol), ("atol", atol)):
-        if not (np.isfinite(value) and value > 0):
-            raise ValueError(f"{name} must be finite and > 0, got {value!r}")
+    check_rtol("rtol", rtol)
+    check_positive("atol", atol)
     if path not in PATHS:
         raise ValueError(f"path must be one of {PATHS}, got {path!r}")
     check_positive_int("block_elements", block_elements)

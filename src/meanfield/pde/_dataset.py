@@ -19,6 +19,7 @@ from solvers import ConvolutionVelocity
 from ..io._checkpoint import snapshot_of
 from ..io._conventions import COORD_ATTRS, describe, history_line, with_history
 from ._resolution import ResolutionMonitor
+from ..runs._finite import non_finite_outputs
 
 __all__ = ["DensityRecord", "density_dataset", "netcdf_safe"]
 
@@ -165,8 +166,10 @@ class DensityRecord:
         return self.resolution.facts()
 
     def failure(self, ds: xr.Dataset) -> str | None:
-        """None: the schemes check every step themselves (negative density, mass, resolution, CFL)."""
-        return None
+        """The schemes check every step themselves (negative density, mass, resolution, CFL); what is left is an
+        output that is not finite (:func:`meanfield.runs.non_finite_outputs`): a density or an order parameter
+        that overflowed, an energy beyond the largest double (a model without energy holds NaN there)."""
+        return non_finite_outputs(ds, undefined=() if self.model.has_energy else ("energy",))
 
     def dataset(self, n_outputs: int, attrs: dict[str, Any]) -> xr.Dataset:
         steps = np.asarray(self.steps_of()[:n_outputs], dtype=int)

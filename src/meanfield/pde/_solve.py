@@ -18,10 +18,10 @@ import xarray as xr
 from solvers import Scheme
 
 from ..io._checkpoint import fingerprint, locks_checkpoint
-from ..measures._measure import Density
+from ..measures._measure import Density, check_domain
 from ..models._model import DEFAULT_FREQUENCY_NODES, check_model
 from ..runs import EvolveIntegrator, Run, drive
-from .._validate import as_times, check_flag, check_nonnegative, check_positive_int
+from .._validate import as_times, check_allocation, check_flag, check_nonnegative, check_positive_int, check_rtol
 from .._version import __version__
 from ._dataset import DensityRecord, netcdf_safe
 from ._methods import METHOD_AUTO, choose_method, scheme_options
@@ -39,7 +39,7 @@ RESUME_MAY_DIFFER = frozenset({"method_requested", "method_reason", "initial_con
 
 def methods(domain: Any) -> list[str]:
     """Names of the schemes available on a domain's grid (``domain.schemes``)."""
-    return sorted(domain.schemes)
+    return sorted(check_domain(domain).schemes)
 
 
 @locks_checkpoint
@@ -186,6 +186,12 @@ def solve(
     domain = rho0.domain
     if frequency_nodes is not None:
         check_positive_int("frequency_nodes", frequency_nodes)
+        points = float(np.prod(domain.shape))
+        check_allocation("frequency_nodes", frequency_nodes, 8.0 * frequency_nodes * (10 * points + frequency_nodes),
+                         f"a density per node on {points:.0f} grid points with the scheme's stages, and the nodes' "
+                         "q x q eigenproblem")
+    if rtol is not None:
+        check_rtol("rtol", rtol)
     check_nonnegative("checkpoint_interval", checkpoint_interval)
     check_flag("progress", progress)
     if not max_step > 0:
@@ -204,7 +210,7 @@ def solve(
     y0 = scheme.from_grid(np.repeat(rho0.normalized().values[None], velocity.n_species, axis=0))
     attrs = _attrs(model, domain, scheme, effective, velocity, max_step, rho0)
     attrs.update(method_requested=method if isinstance(method, str) else method.__name__, method_reason=reason)
-    check_step_count(scheme, y0, times, max_step, model.noise)
+    check_step_count(scheme, y0, times, max_step, model.noise, model.attrs)
     if attrs.get("frequency_quadrature") in REPHASING_QUADRATURES:
         check_recurrence(lambda m: model.grid_velocity(domain, m).drift, velocity.n_species,
                          float(times[-1] - times[0]), model.noise)

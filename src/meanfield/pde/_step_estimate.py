@@ -31,7 +31,8 @@ STEP_COUNT_WARNING = 100_000
 STEP_COUNT_LIMIT = 10_000_000
 
 
-def check_step_count(scheme: Any, y0: np.ndarray, times: np.ndarray, max_step: float, noise: float) -> int:
+def check_step_count(scheme: Any, y0: np.ndarray, times: np.ndarray, max_step: float, noise: float,
+                     model_attrs: dict[str, Any] | None = None) -> int:
     """Estimated number of steps of ``scheme`` from ``times[0]`` to ``times[-1]`` (0 for a scheme whose steps
     are not bounded by an explicit stability limit, :attr:`solvers.Scheme.explicit_steps`).
 
@@ -60,6 +61,12 @@ def check_step_count(scheme: Any, y0: np.ndarray, times: np.ndarray, max_step: f
         return estimate
     cause = (f"with noise sigma = {noise:g} the explicit step is bounded by the diffusive limit "
              f"~ h^2/(2 sigma)" if noise > 0 else "the explicit step is bounded by the CFL limit h/(2 max|u|)")
+    attrs = model_attrs or {}
+    beta = float(attrs.get("beta", 0.0))
+    if attrs.get("normalized") in (0, False) and beta > 1:
+        # the unnormalised velocity carries e^β: the cause is β, not the grid
+        cause += (f", and max|u| carries the factor e^beta = {np.exp(min(beta, 709.0)):.3g} of the unnormalised "
+                  f"interaction at beta = {beta:g} (normalized=True has velocities of order 1)")
     message = (f"{scheme.name} needs about {estimate:.3g} steps of dt = {step:.3g} for t from {times[0]:g} to "
                f"{times[-1]:g}: {cause}; use method='spectral' (it treats diffusion exactly by an integrating "
                f"factor), a coarser grid or a shorter t")

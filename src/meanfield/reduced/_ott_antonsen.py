@@ -42,7 +42,8 @@ from ..domains._circle import Circle
 from ..io._conventions import COORD_ATTRS
 from ..measures._measure import Density
 from ..models._kuramoto import Kuramoto
-from .._validate import as_times, check_positive
+from ..runs._finite import non_finite_outputs
+from .._validate import as_times, check_positive, check_rtol
 from .._version import __version__
 
 __all__ = ["ENGINE", "ManifoldError", "OttAntonsenEvolution", "evolve_amplitudes", "manifold_point",
@@ -214,7 +215,7 @@ def ott_antonsen(
     True
     """
     times = as_times(t)
-    rtol, atol = check_positive("rtol", rtol), check_positive("atol", atol)
+    rtol, atol = check_rtol("rtol", rtol), check_positive("atol", atol)
     a, nu, weights = reduced_form(model)
     z0 = manifold_point(initial, nu.size)
     if grid is None and isinstance(initial, Density):
@@ -275,4 +276,8 @@ def _dataset(model: Kuramoto, times: np.ndarray, run: OttAntonsenEvolution, weig
     message = "reached the final time" if ok else f"stopped at t = {run.t_stop[0]:g}: {BATCH_STATUS[run.status[0]]}"
     attrs = {**model.attrs, "engine": ENGINE, "rtol": rtol, "atol": atol, "success": int(ok), "message": message,
              "n_steps": int(run.n_steps[0]), "nfev": int(run.nfev[0]), "meanfield_version": __version__}
-    return xr.Dataset(data, coords=coords, attrs=attrs)
+    ds = xr.Dataset(data, coords=coords, attrs=attrs)
+    invalid = non_finite_outputs(ds) if ok else None
+    if invalid is not None:
+        ds.attrs.update(success=0, message=f"invalid result: {invalid}")
+    return ds

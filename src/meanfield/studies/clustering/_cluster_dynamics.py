@@ -63,6 +63,7 @@ from scipy.integrate import solve_ivp
 from ...measures._measure import EmpiricalMeasure
 from ...models._attention_weights import attention_exponent, attention_velocity, velocity_factor
 from ...models._self_attention import SelfAttention
+from ..._validate import check_positive, check_rtol
 from ..._version import __version__
 from .._checks import require_self_attention
 from ...models._energy import particle_energy
@@ -252,9 +253,9 @@ def cluster_dynamics(
     model = _check_model(model)
     theta, m = _check_clusters(angles, masses)
     for name, value in (("t_end", t_end), ("merge_distance", merge_distance), ("t_first", t_first),
-                        ("rtol", rtol), ("atol", atol)):
-        if not (np.isfinite(value) and value > 0):
-            raise ValueError(f"{name} must be finite and > 0, got {value!r}")
+                        ("atol", atol)):
+        check_positive(name, value)
+    check_rtol("rtol", rtol)
     if not t_first < t_end:
         raise ValueError(f"t_first must be < t_end, got t_first={t_first!r}, t_end={t_end!r}")
     if isinstance(n_outputs, bool) or not isinstance(n_outputs, (int, np.integer)) or n_outputs < 1:

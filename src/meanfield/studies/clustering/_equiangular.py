@@ -21,7 +21,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 from scipy.integrate import solve_ivp
 
-from ..._validate import check_beta, check_positive, check_positive_int
+from ..._validate import check_beta, check_positive, check_positive_int, check_rtol
 
 __all__ = ["equiangular_gamma", "equiangular_curve"]
 
@@ -109,7 +109,7 @@ def equiangular_gamma(beta: float, n: int, t: Sequence[float] | np.ndarray, *, n
     times = np.atleast_1d(np.asarray(t, dtype=float))
     if times.ndim != 1 or not np.all(np.isfinite(times)) or times[0] < 0 or np.any(np.diff(times) <= 0):
         raise ValueError(f"t must be a 1-D array of finite times >= 0, strictly increasing, got {t!r}")
-    rtol, atol = check_positive("rtol", rtol), check_positive("atol", atol)
+    rtol, atol = check_rtol("rtol", rtol), check_positive("atol", atol)
     if times[-1] == 0:
         return np.zeros(1)
     nodes = times if times[0] == 0 else np.concatenate([[0.0], times])
@@ -159,7 +159,7 @@ def equiangular_curve(betas: Sequence[float] | np.ndarray | float, n: int, delta
     """
     n = check_positive_int("n", n, 2)
     delta = check_delta(delta)
-    rtol, atol = check_positive("rtol", rtol), check_positive("atol", atol)
+    rtol, atol = check_rtol("rtol", rtol), check_positive("atol", atol)
     beta_array = np.asarray(betas, dtype=float)
     flat = beta_array.ravel()
     if not np.all(np.isfinite(flat)) or np.any(flat < 0):

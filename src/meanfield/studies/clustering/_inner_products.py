@@ -27,7 +27,7 @@ import numpy as np
 import xarray as xr
 
 from ...models._self_attention import SelfAttention
-from ..._validate import as_times, check_positive, check_positive_int
+from ..._validate import as_times, check_positive, check_positive_int, check_rtol
 from ..._version import __version__
 from ...particles import simulate
 from ._equiangular import equiangular_gamma
@@ -98,7 +98,7 @@ def equiangular_concentration(d: int, n: int, beta: float, t: Sequence[float] | 
     n = check_positive_int("n", n, 2)
     systems = check_positive_int("systems", systems)
     times = as_times(t)
-    rtol, atol = check_positive("rtol", rtol), check_positive("atol", atol)
+    rtol, atol = check_rtol("rtol", rtol), check_positive("atol", atol)
     model = SelfAttention(beta, normalized=normalized)
     x0 = phase_diagram_tokens(seed, np.arange(systems), d, n)
     if d > n:

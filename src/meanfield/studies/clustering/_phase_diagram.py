@@ -28,7 +28,7 @@ import numpy as np
 import xarray as xr
 
 from ...models._self_attention import SelfAttention
-from ..._validate import as_times, check_positive, check_positive_int
+from ..._validate import as_times, check_positive, check_positive_int, check_rtol
 from ..._version import __version__
 from ...models._attention import Attention
 from ...particles import number_of_clusters, pair_fraction, simulate
@@ -316,7 +316,7 @@ def phase_diagram(
         else:
             batch = min(BLOCK_SYSTEMS, systems)
     batch = check_positive_int("batch", batch, 1)
-    rtol, atol = check_positive("rtol", rtol), check_positive("atol", atol)
+    rtol, atol = check_rtol("rtol", rtol), check_positive("atol", atol)
 
     fixed = {"n": n, "times": times.tolist(), "delta": delta, "normalized": bool(normalized),
              "matrices": matrices, "base_seed": seed, "rtol": float(rtol), "atol": float(atol),

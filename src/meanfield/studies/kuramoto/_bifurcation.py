@@ -64,7 +64,7 @@ from ...reduced import ENGINE as REDUCED_ENGINE
 from ...reduced import evolve_amplitudes, ott_antonsen, reduced_form
 from ...pde._recurrence import recurrence_free as _recurrence_free
 from ...pde._recurrence import recurrence_time
-from ..._validate import check_nonnegative, check_positive, check_positive_int
+from ..._validate import as_real_array, check_nonnegative, check_positive, check_positive_int, check_rtol
 from ..._version import __version__
 from ._theory import kuramoto_critical_coupling, kuramoto_theory
 from ..sweeps._sweep import sweep
@@ -377,7 +377,7 @@ def kuramoto_bifurcation(
     >>> ds.r_mean.dims
     ('coupling',)
     """
-    ks = np.asarray(couplings, dtype=float)
+    ks = as_real_array("couplings", couplings, finite=False)
     if ks.ndim != 1 or ks.size == 0 or not np.all(np.isfinite(ks)) or np.any(ks < 0):
         raise ValueError(f"couplings must be a non-empty 1-D sequence of finite K >= 0, got {couplings!r}")
     law, scale, centre, gap = _law_of(frequencies, width, separation)
@@ -385,7 +385,7 @@ def kuramoto_bifurcation(
     noise = check_nonnegative("noise", noise)
     engine = _engine(engine)
     n, grid = check_positive_int("n", n, 2), check_positive_int("grid", grid, 8)
-    rtol, dt = None if rtol is None else check_positive("rtol", rtol), check_positive("dt", dt)
+    rtol, dt = None if rtol is None else check_rtol("rtol", rtol), check_positive("dt", dt)
     if frequency_nodes is not None:
         frequency_nodes = check_positive_int("frequency_nodes", frequency_nodes, 1)
     fixed = {"law": law, "width": scale, "centre": centre, "separation": gap, "phase_lag": float(phase_lag),

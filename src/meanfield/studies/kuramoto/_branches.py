@@ -86,7 +86,7 @@ from solvers._batched_dormand_prince import FINISHED
 
 from ...models._kuramoto import Kuramoto
 from ...reduced._ott_antonsen import evolve_amplitudes, reduced_form
-from ..._validate import check_positive
+from ..._validate import check_positive, check_rtol
 from ..._version import __version__
 
 __all__ = ["bimodal_boundaries", "kuramoto_branches"]
@@ -1057,7 +1057,7 @@ def kuramoto_branches(
     t_transient = check_positive("t_transient", 200 / gamma if t_transient is None else t_transient)
     t_record = check_positive("t_record", 100 / gamma if t_record is None else t_record)
     h_max = check_positive("max_step", np.ptp(ks) / 100 if max_step is None else max_step)
-    rtol, atol = check_positive("rtol", rtol), check_positive("atol", atol)
+    rtol, atol = check_rtol("rtol", rtol), check_positive("atol", atol)
     start_values = _default_starts(reduced.m) if starts is None else _read_starts(starts, reduced.m)
 
     crossings = _incoherence_crossings(reduced, *k_range)

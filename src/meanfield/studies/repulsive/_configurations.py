@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.special
 
-from ..._validate import check_positive_int
+from ..._validate import check_allocation, check_positive_int
 
 __all__ = ["SharpConfiguration", "design_strength", "sharp_configuration"]
 
@@ -113,6 +113,7 @@ def sharp_configuration(name: str, d: int | None = None, n: int | None = None) -
         if n is None or (d is not None and d != 2):
             raise ValueError(f"a polygon needs n points and lives on S¹ (d = 2), got n={n}, d={d}")
         n = check_positive_int("n", n, minimum=2)
+        check_allocation("n", n, 28.0 * n, "a polygon (its points and its inner products: 28 bytes a point)")
         k = np.arange(n // 2 + 1)
         counts = np.where((k == 0) | (2 * k == n), 1, 2)
         return SharpConfiguration(name, _polygon(n), np.cos(2 * np.pi * k / n)[::-1], counts[::-1], n - 1)
@@ -121,6 +122,7 @@ def sharp_configuration(name: str, d: int | None = None, n: int | None = None) -
             raise ValueError(f"a {name} needs d (points on S^{{d-1}}), got d=None")
         d = check_positive_int("d", d, minimum=2)
         size = d + 1 if name == "simplex" else 2 * d
+        check_allocation("d", d, 24.0 * size * d, f"a {name} ({size} points of R^{d}, with the work of its construction)")
         if n is not None and n != size:
             raise ValueError(f"a {name} on S^{d - 1} has n = {size} points, got n={n}")
         if name == "simplex":
