@@ -56,5 +56,6 @@ def test_a_cluster_energy_beyond_the_largest_double_makes_the_result_invalid():
     """success=1 only beside finite outputs: the positions are kept, the message names the energy."""
     ds = mf.simulate(mf.SelfAttention(800.0), np.linspace(0, 3, 5), [0, 1])
     assert ds.attrs["success"] == 0 and np.all(np.isinf(ds.energy.values))
-    assert ds.attrs["message"] == "invalid result: the energy is not finite (+inf (beyond the largest double)) from t = 0"
+    assert ds.attrs["message"] == ("invalid result: the energy is not finite (+inf (beyond the largest double)) "
+                                   "from t = 0")
     assert np.all(np.isfinite(ds.positions.values)) and ds.sizes["time"] == 2

@@ -24,7 +24,8 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["RTOL_FLOOR", "WEIGHT_SUM_TOLERANCE", "as_degrees", "as_real", "as_real_array", "as_rng", "as_times", "as_weights",
+__all__ = ["RTOL_FLOOR", "WEIGHT_SUM_TOLERANCE", "as_degrees", "as_real", "as_real_array", "as_rng", "as_times",
+           "as_weights",
            "available_memory", "check_allocation", "check_beta", "check_flag", "check_nonnegative", "check_order",
            "check_positive", "check_positive_int", "check_rtol"]
 
@@ -150,7 +151,8 @@ def as_weights(name: str, value: Any, size: int) -> np.ndarray:
                          f"(smallest {w.min():g})")
     deviation = float(np.max(np.abs(w.sum(axis=-1) - 1.0)))
     if deviation > WEIGHT_SUM_TOLERANCE:
-        raise ValueError(f"{name} must sum to 1 (within {WEIGHT_SUM_TOLERANCE:g}), but the sum is off by {deviation:.3g}")
+        raise ValueError(f"{name} must sum to 1 (within {WEIGHT_SUM_TOLERANCE:g}), but the sum is off by "
+                         f"{deviation:.3g}")
     return w
 
 

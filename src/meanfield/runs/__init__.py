@@ -8,5 +8,5 @@ from ._driver import COUNTS, RUN_FACTS, EvolveIntegrator, Integrator, Outputs, R
 from ._finite import non_finite_outputs
 from ._progress import ProgressBar
 
-__all__ = ["COUNTS", "RUN_FACTS", "EvolveIntegrator", "Integrator", "Outputs", "ProgressBar", "Run", "RunInterrupted", "drive",
-           "non_finite_outputs"]
+__all__ = ["COUNTS", "RUN_FACTS", "EvolveIntegrator", "Integrator", "Outputs", "ProgressBar", "Run", "RunInterrupted",
+           "drive", "non_finite_outputs"]

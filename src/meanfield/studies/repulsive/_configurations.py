@@ -122,7 +122,8 @@ def sharp_configuration(name: str, d: int | None = None, n: int | None = None) -
             raise ValueError(f"a {name} needs d (points on S^{{d-1}}), got d=None")
         d = check_positive_int("d", d, minimum=2)
         size = d + 1 if name == "simplex" else 2 * d
-        check_allocation("d", d, 24.0 * size * d, f"a {name} ({size} points of R^{d}, with the work of its construction)")
+        check_allocation("d", d, 24.0 * size * d,
+                         f"a {name} ({size} points of R^{d}, with the work of its construction)")
         if n is not None and n != size:
             raise ValueError(f"a {name} on S^{d - 1} has n = {size} points, got n={n}")
         if name == "simplex":
