@@ -57,6 +57,25 @@ def test_exact_distance_of_two_point_masses_is_their_angle(angle, p, d):
     assert mf.wasserstein(x, y, p, method="exact") == pytest.approx(angle, rel=1e-15, abs=0)
 
 
+@pytest.mark.parametrize("d", [3, 5])
+@pytest.mark.parametrize("p", [1, 2, 1.5])
+def test_geodesic_cost_is_the_accurate_angle_on_both_sides_of_the_switch(d, p, rng):
+    # arccos from the Gram product for |<x, y>| <= 0.99, Kahan's atan2 form beyond; against the atan2 form
+    # everywhere (a few ulps): arccos's error is |δ<x, y>|/(1 - 0.99²)^(1/2) ≤ 7 · 3 eps ≈ 5e-15 in θ
+    x = _sphere_points(rng, 200, d)
+    y = np.concatenate([_sphere_points(rng, 150, d), x[:25] + 1e-3 * rng.normal(size=(25, d)),
+                        -x[25:50] + 0.2 * rng.normal(size=(25, d))])  # pairs near 0 and π, and across 0.99
+    y /= np.linalg.norm(y, axis=1, keepdims=True)
+    minus = np.linalg.norm(x[:, None] - y[None], axis=-1)
+    plus = np.linalg.norm(x[:, None] + y[None], axis=-1)
+    kahan = 2 * np.arctan2(minus, plus)
+    gram = np.abs(x @ y.T)
+    assert np.any(gram > sphere.ARCCOS_LIMIT) and np.any((gram > 0.95) & (gram <= sphere.ARCCOS_LIMIT))
+    cost = sphere.geodesic_cost(x, y, p)
+    np.testing.assert_allclose(np.pi * cost ** (1 / p), kahan, rtol=0, atol=1e-14)
+    assert np.all(np.diag(sphere.geodesic_cost(x, x, p)) == 0.0)
+
+
 def _circle_cost(u: np.ndarray, v: np.ndarray, p: float) -> np.ndarray:
     """(geodesic distance on the unit-period circle)^p between positions u (n,) and v (m,) in [0, 1)."""
     gap = np.abs(u[:, None] - v[None, :]) % 1.0

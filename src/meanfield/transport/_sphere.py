@@ -6,9 +6,10 @@ to 1 along the last axis; one value per system b.
 
 * :func:`sphere_emd`: W_p exactly, the network simplex of ``ot.emd2`` on the cost (θ_ij/π)^p ≤ 1 (no
   overflow for any p; π^p overflows beyond p ≈ 620), W_p = π (Σ π_ij (θ_ij/π)^p)^{1/p}, with the
-  geodesic distance θ_ij = 2 atan2(|x̂_i - ŷ_j|, |x̂_i + ŷ_j|) of the directions x̂ = x/|x| (Kahan's
-  form: accurate to a few ulps of θ for every angle, where arccos⟨x, y⟩ loses half the digits near
-  θ = 0 and θ = π, 1.5e-8 for x = y).
+  geodesic distance θ_ij of the directions x̂ = x/|x| (:func:`geodesic_cost`): arccos⟨x̂_i, ŷ_j⟩ from one
+  BLAS product where |⟨x̂_i, ŷ_j⟩| ≤ :data:`ARCCOS_LIMIT` (error ≤ |δ⟨·,·⟩|/(1 - 0.99²)^{1/2}, below 1e-14),
+  and Kahan's 2 atan2(|x̂_i - ŷ_j|, |x̂_i + ŷ_j|) beyond, where arccos loses half the digits (1.5e-8 for
+  x = y; the atan2 form gives θ = 0 exactly there).
 * :func:`sphere_sliced`: the spherical sliced Wasserstein distance of Bonet et al. (ICLR 2023), the one
   ``ot.sliced_wasserstein_sphere`` computes, from the same frames (:func:`great_circle_frames`): the
   mean of W_p^p of the projections on great circles, a different metric than W_p, with its Monte Carlo
@@ -23,44 +24,64 @@ import numpy as np
 
 from ._circle import TWO_PI, circle_wp, sorted_rows_w1, sorted_with_cdf
 
-__all__ = ["great_circle_frames", "sphere_emd", "sphere_sliced"]
+__all__ = ["ARCCOS_LIMIT", "geodesic_cost", "great_circle_frames", "sphere_emd", "sphere_sliced"]
 
 #: projected atoms of one measure per chunk of projections (projections × atoms): the temporaries of a
 #: chunk are a few arrays of 8 × this many bytes (4 MB, near the L2 cache; 2^18–2^19 is fastest at 10⁵ atoms)
 CHUNK_ATOMS = 2**19
 
 
+#: |⟨x̂, ŷ⟩| up to which θ = arccos⟨x̂, ŷ⟩ (the atan2 form beyond: about 1 % of the pairs of uniform points)
+ARCCOS_LIMIT = 0.99
+_THETA_LOW = float(np.arccos(ARCCOS_LIMIT))
+_THETA_HIGH = float(np.pi - _THETA_LOW)
+
+
 @numba.njit(cache=True, nogil=True)
-def _geodesic_cost(x, y, p):  # pragma: no cover - compiled
-    """(θ_ij/π)^p, θ_ij = 2 atan2(|x̂_i - ŷ_j|, |x̂_i + ŷ_j|), for x (n, d) and y (m, d)."""
-    n, d = x.shape
-    m = y.shape[0]
-    xs = x / np.sqrt(np.sum(x * x, axis=1)).reshape(n, 1)
-    ys = y / np.sqrt(np.sum(y * y, axis=1)).reshape(m, 1)
-    cost = np.empty((n, m))
+def _finish_cost(theta, x, y, p):  # pragma: no cover - compiled
+    """In place: θ_ij near 0 or π recomputed as 2 atan2(|x_i - y_j|, |x_i + y_j|), then (θ_ij/π)^p (no power
+    for p = 1, 2)."""
+    n, m = theta.shape
+    d = x.shape[1]
     for i in range(n):
         for j in range(m):
-            minus = 0.0
-            plus = 0.0
-            for c in range(d):
-                minus += (xs[i, c] - ys[j, c]) ** 2
-                plus += (xs[i, c] + ys[j, c]) ** 2
-            cost[i, j] = (2.0 * np.arctan2(np.sqrt(minus), np.sqrt(plus)) / np.pi) ** p
-    return cost
+            angle = theta[i, j]
+            if angle < _THETA_LOW or angle > _THETA_HIGH:
+                minus = 0.0
+                plus = 0.0
+                for c in range(d):
+                    minus += (x[i, c] - y[j, c]) ** 2
+                    plus += (x[i, c] + y[j, c]) ** 2
+                angle = 2.0 * np.arctan2(np.sqrt(minus), np.sqrt(plus))
+            t = angle / np.pi
+            theta[i, j] = t if p == 1.0 else (t * t if p == 2.0 else t ** p)
+
+
+def geodesic_cost(x: np.ndarray, y: np.ndarray, p: float) -> np.ndarray:
+    """(θ_ij/π)^p for directions x (n, d) and y (m, d) (normalised here): θ_ij = arccos⟨x̂_i, ŷ_j⟩ from one BLAS
+    product and numpy's vectorised arccos where |⟨x̂_i, ŷ_j⟩| ≤ :data:`ARCCOS_LIMIT`, Kahan's atan2 form beyond
+    (module docstring); one compiled pass applies the power. Measured at 3000 × 3000 points of S²: 54 ms
+    (the pair-by-pair atan2 form: 500 ms)."""
+    xs = np.ascontiguousarray(x / np.linalg.norm(x, axis=1, keepdims=True), dtype=float)
+    ys = np.ascontiguousarray(y / np.linalg.norm(y, axis=1, keepdims=True), dtype=float)
+    theta = xs @ ys.T
+    np.clip(theta, -1.0, 1.0, out=theta)
+    np.arccos(theta, out=theta)
+    _finish_cost(theta, xs, ys, float(p))
+    return theta
 
 
 def sphere_emd(xa: np.ndarray, wa: np.ndarray, xb: np.ndarray, wb: np.ndarray, p: float) -> np.ndarray:
     """Exact W_p (radians) per system by the network simplex, shape (B,).
 
-    W_p = π (min_π Σ_ij π_ij (θ_ij/π)^p)^{1/p}, θ_ij = 2 atan2(|x̂_i - ŷ_j|, |x̂_i + ŷ_j|) (module
+    W_p = π (min_π Σ_ij π_ij (θ_ij/π)^p)^{1/p}, θ_ij the geodesic distance of :func:`geodesic_cost` (module
     docstring); W_p(μ, μ) = 0 exactly.
     """
     import ot
 
     values = np.empty(xa.shape[0])
     for s in range(xa.shape[0]):  # one network-simplex problem per system
-        cost = _geodesic_cost(np.ascontiguousarray(xa[s], dtype=float), np.ascontiguousarray(xb[s], dtype=float),
-                              float(p))
+        cost = geodesic_cost(xa[s], xb[s], p)
         values[s] = np.pi * max(float(ot.emd2(wa[s], wb[s], cost, numItermax=10_000_000)), 0.0) ** (1.0 / p)
     return values
 
