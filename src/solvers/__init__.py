@@ -80,7 +80,40 @@ SCHEMES: tuple[type[Scheme], ...] = (
 
 
 def schemes_for(grid: object) -> dict[str, type[Scheme]]:
-    """The schemes that discretise on ``grid``, by method name (e.g. ``{"spectral": CircleSpectral, ...}``)."""
+    """The schemes that discretise on ``grid``, by method name (e.g. ``{"spectral": CircleSpectral, ...}``).
+
+    A scheme class applies to a grid when the grid is an instance of its ``grid_type``; its ``name``
+    ("spectral" or "finite_volume") is the key. The classes are taken from :data:`SCHEMES`.
+
+    Parameters
+    ----------
+    grid : object
+        A grid instance: :class:`CircleGrid`, :class:`SphereGrid`, :class:`ZonalGaussGrid` or
+        :class:`ZonalCellGrid`. Anything else gives an empty dict (no error).
+
+    Returns
+    -------
+    dict of str to type
+        ``{name: scheme class}`` of every scheme in :data:`SCHEMES` whose ``grid_type`` ``grid`` is an
+        instance of; at most one class per method name.
+
+    Examples
+    --------
+    S¹ and S² have both methods; a zonal grid of Gauss nodes has the spectral scheme only, one of
+    cells the finite-volume scheme only:
+
+    >>> import solvers
+    >>> def names(grid):
+    ...     return {name: cls.__name__ for name, cls in sorted(solvers.schemes_for(grid).items())}
+    >>> names(solvers.CircleGrid(16))
+    {'finite_volume': 'CircleFiniteVolume', 'spectral': 'CircleSpectral'}
+    >>> names(solvers.SphereGrid(4))
+    {'finite_volume': 'SphereFiniteVolume', 'spectral': 'SphereSpectral'}
+    >>> names(solvers.ZonalGaussGrid(5, 8)), names(solvers.ZonalCellGrid(5, 8))
+    ({'spectral': 'ZonalSpectral'}, {'finite_volume': 'ZonalFiniteVolume'})
+    >>> solvers.schemes_for("not a grid")
+    {}
+    """
     return {cls.name: cls for cls in SCHEMES if isinstance(grid, cls.grid_type)}
 
 

@@ -136,38 +136,70 @@ class CircleFiniteVolume(FiniteVolumeScheme):
     Parameters
     ----------
     grid : CircleGrid
+        Its N nodes θ_j are the cell centres; cells [θ_j - h/2, θ_j + h/2], h = 2π/N.
     velocity : ConvolutionVelocity or CallableVelocity
+        The velocity specification (real drifts only). For a :class:`ConvolutionVelocity`
+        the state has shape (m, N), m = ``velocity.n_species``; a :class:`CallableVelocity`
+        maps cell values of shape (m, N) to X at the cell centres, of the same shape.
     diffusion : float
-        σ ≥ 0.
+        σ ≥ 0 (default 0), the coefficient of σ ∂²_θ ρ_m.
     cfl : float
-        Fraction 0 < cfl ≤ 1 of the bound Δt* used by the adaptive step.
+        Fraction 0 < cfl ≤ 1 of the bound Δt* used by the adaptive step (default 0.5).
     cfl_growth : float
         0 < cfl_growth ≤ 1: the adaptive step satisfies Λ Δt ≤ cfl_growth
         (default 0.1: relative error ≤ (0.1)³/24 ≈ 4e-5 in the growth rates,
         :data:`solvers._finite_volume.CFL_GROWTH`).
     dt : float or None
-        Fixed step size (validated against Δt* at every stage), or None for CFL control.
+        Fixed step size (validated against Δt* at every stage: a violation raises
+        :class:`~solvers.StepSizeError`), or None (default) for CFL control.
     limiter : {"minmod", "mc", "none"}
-        Slope limiter of the reconstruction ("none": first-order upwind).
+        Slope limiter of the reconstruction (default "minmod"; "none": first-order upwind).
     fft_backend : {"pyfftw", "scipy"} or None
-        Backend of the planned real FFTs (:class:`solvers._fft.RealFFT`); None: pyfftw if importable.
+        Backend of the planned real FFTs (:class:`solvers._fft.RealFFT`); None (default): pyfftw if importable.
 
     Raises
     ------
     TypeError, ValueError
-        For a wrong grid, velocity or option, naming the argument.
+        For a wrong grid, velocity or option, naming the argument; ValueError for a complex
+        drift (a species averaged over a Cauchy law: :class:`~solvers.CircleSpectral`).
+
+    Notes
+    -----
+    The semi-discrete scheme (cell averages ρ_j, h = 2π/N, u^± the positive and negative parts):
+
+    .. math::
+
+        \frac{d\rho_j}{dt} = -\frac{F_{j+1/2} - F_{j-1/2}}{h}, \qquad
+        F_{j+1/2} = u^+_{j+1/2}\, \rho^E_j + u^-_{j+1/2}\, \rho^W_{j+1}, \qquad
+        u_{j+1/2} = X_{j+1/2} - \sigma\, \frac{\log\rho_{j+1} - \log\rho_j}{h},
+
+    stepped by SSP-RK3 with every stage bounded by
+
+    .. math::
+
+        \Delta t^* = \min\Bigl(\frac{h}{2 \max_j \lvert u_{j+1/2}\rvert}, \frac{h^2}{2\sigma}\Bigr).
 
     Examples
     --------
+    Kuramoto with K = 1 and identical oscillators (multiplier πi at k = 1): a Poisson kernel
+    of order parameter r_0 = 0.2 keeps that form with r(t)² = r_0² e^t / (1 - r_0² + r_0² e^t)
+    (Ott–Antonsen); on 64 cells the scheme meets r(1) to about 3e-4, conserves the mass
+    to round-off and keeps ρ > 0:
+
     >>> import numpy as np
-    >>> from solvers import CircleGrid, ConvolutionVelocity, evolve
+    >>> from solvers import CircleFiniteVolume, CircleGrid, ConvolutionVelocity, evolve
     >>> grid = CircleGrid(64)
     >>> kuramoto = ConvolutionVelocity(numerator=lambda k: np.where(k == 1, np.pi * 1j, 0))
     >>> scheme = CircleFiniteVolume(grid, kuramoto)
-    >>> rho0 = (1 + 0.1 * np.cos(grid.theta))[None] / (2 * np.pi)
+    >>> r0 = 0.2
+    >>> rho0 = ((1 - r0**2) / (1 - 2 * r0 * np.cos(grid.theta) + r0**2))[None] / (2 * np.pi)
     >>> run = evolve(scheme, rho0, [0.0, 1.0])
-    >>> bool(abs(scheme.mass(run.y[-1])[0] - 1) < 1e-13)
-    True
+    >>> r = abs(run.y[-1, 0] @ (grid.weights * np.exp(1j * grid.theta)))
+    >>> exact = r0 * np.exp(0.5) / np.sqrt(1 - r0**2 + r0**2 * np.e)
+    >>> print(f"{r:.3f} {exact:.3f}", bool(abs(r - exact) < 1e-3))
+    0.319 0.319 True
+    >>> bool(abs(scheme.mass(run.y[-1])[0] - 1) < 1e-13), bool(run.y[-1].min() > 0)
+    (True, True)
     """
 
     grid_type = CircleGrid

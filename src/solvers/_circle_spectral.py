@@ -24,7 +24,7 @@ class CircleSpectral(SpectralScheme):
     r"""Fourier pseudo-spectral scheme on S¹ with adaptive (integrating-factor) Dormand–Prince 5(4).
 
     Equations. For densities ρ_1, …, ρ_m on S¹ (one per frequency node ω_m,
-    weights w_m, marginal ρ̄ = Σ_m w_m ρ_m):
+    weights w_m, marginal ρ̄ = Σ_m w_m ρ_m)::
 
         ∂_t ρ_m + ∂_θ(ρ_m X_m[ρ̄]) = σ ∂²_θ ρ_m,
         X_m = ω_m + (A ⋆ ρ̄)/(B ⋆ ρ̄) - ∂_θ U   (ConvolutionVelocity; B ⋆ ρ̄ ≡ 1 without a denominator,
@@ -88,21 +88,22 @@ class CircleSpectral(SpectralScheme):
     Parameters
     ----------
     grid : CircleGrid
-        N nodes.
+        The N nodes θ_j = 2πj/N; the state holds the node values ρ_m(θ_j).
     velocity : ConvolutionVelocity or CallableVelocity
         The velocity specification; the state has shape (m, N) with
         m = ``velocity.n_species`` (``n_species`` for a callable).
     diffusion : float
-        σ ≥ 0.
+        σ ≥ 0 (default 0), the coefficient of σ ∂²_θ ρ_m.
     rtol, atol : float
-        Relative (> 0) and absolute (≥ 0) tolerances of the step-size control.
+        Relative (> 0, default 1e-8) and absolute (≥ 0, default 1e-12) tolerances of the
+        step-size control, on the root mean square of the node values of each density.
     dealias : bool
-        3/2-rule padding of the products (True) or products on the N nodes.
+        3/2-rule padding of the products (True, default) or products on the N nodes.
     tail_tol : float
-        Largest admissible spectral tail τ (> 0); the test uses
-        max(tail_tol, 100 rtol) (see Resolution above).
+        Largest admissible spectral tail τ (> 0, default :data:`solvers.SPECTRAL_TAIL_TOL`
+        = 1e-6); the test uses max(tail_tol, 100 rtol) (see Resolution above).
     on_underresolved : {"raise", "warn"}
-        Raise :class:`UnderResolvedError` or emit a ``RuntimeWarning``.
+        Raise :class:`UnderResolvedError` (default) or emit a ``RuntimeWarning``.
     negative_tol : float or None
         When given, raise :class:`NegativeDensityError` if
         min ρ < -negative_tol · max |ρ|; None (default) does not check.
@@ -110,26 +111,64 @@ class CircleSpectral(SpectralScheme):
         Number of densities for a :class:`CallableVelocity` (default 1);
         must equal ``velocity.n_species`` for a :class:`ConvolutionVelocity`.
     threads : int
-        FFTW threads (1 is fastest for N below ≈ 10⁴).
+        FFTW threads (default 1, the fastest for N below ≈ 10⁴).
     fft_backend : {"pyfftw", "scipy"} or None
-        FFT backend (None: pyfftw when importable).
+        FFT backend (None, default: pyfftw when importable).
 
     Raises
     ------
     TypeError
         ``grid`` or ``velocity`` of the wrong type.
     ValueError
-        An option out of range, naming it.
+        An option out of range, naming it; ``n_species`` different from
+        ``velocity.n_species``; a complex drift with a numerator of more than one harmonic
+        or with a denominator.
+    UnderResolvedError
+        A velocity with ``resolve_kernel`` whose kernel the N nodes do not resolve
+        (:func:`solvers.kernel_tail` above ``tail_tol``).
 
-    Example
-    -------
+    Notes
+    -----
+    The equations, with (f ⋆ ρ)(θ) = ∫ f(θ - φ) ρ(φ) dφ and the coefficients of the
+    interpolant:
+
+    .. math::
+
+        \partial_t \rho_m + \partial_\theta\bigl(\rho_m X_m[\bar\rho]\bigr) = \sigma\, \partial_\theta^2 \rho_m,
+        \qquad
+        X_m = \omega_m + \frac{A \star \bar\rho}{B \star \bar\rho} - \partial_\theta U,
+        \qquad
+        \bar\rho = \sum_m w_m \rho_m,
+
+    .. math::
+
+        \frac{d\hat\rho_{m,k}}{dt} = -ik\, \widehat{(\rho_m (X_m - \omega_m))}_k
+        + (-ik\omega_m - \sigma k^2)\, \hat\rho_{m,k},
+        \qquad
+        \hat\rho_{m,k} = \frac{1}{N} \sum_{j=0}^{N-1} \rho_m(\theta_j)\, e^{-ik\theta_j}.
+
+    Examples
+    --------
+    Kuramoto with K = 1 and identical oscillators, X = (A ⋆ ρ)(θ) with A(θ) = -sin θ, whose
+    multiplier at k = 1 is 2π Â_1 = πi. A Poisson kernel of order parameter r stays one,
+    with ṙ = (K/2)(r - r³) (Ott–Antonsen), so r(t)² = r_0² e^{Kt} / (1 - r_0² + r_0² e^{Kt}):
+
     >>> import numpy as np
-    >>> from solvers import CircleGrid, ConvolutionVelocity, evolve
-    >>> vel = ConvolutionVelocity(numerator=lambda k: np.where(k == 1, np.pi * 1j, 0))  # Kuramoto, K = 1
+    >>> from solvers import CircleGrid, CircleSpectral, ConvolutionVelocity, evolve
+    >>> kuramoto = ConvolutionVelocity(numerator=lambda k: np.where(k == 1, np.pi * 1j, 0))
     >>> grid = CircleGrid(64)
-    >>> scheme = CircleSpectral(grid, vel, diffusion=0.01)
-    >>> y0 = (1 + 0.1 * np.cos(grid.theta))[None] / (2 * np.pi)
-    >>> run = evolve(scheme, y0, [0.0, 1.0])
+    >>> scheme = CircleSpectral(grid, kuramoto)
+    >>> r0 = 0.2
+    >>> rho0 = ((1 - r0**2) / (1 - 2 * r0 * np.cos(grid.theta) + r0**2))[None] / (2 * np.pi)
+    >>> run = evolve(scheme, rho0, [0.0, 1.0])
+    >>> r = abs(run.y[-1, 0] @ (grid.weights * np.exp(1j * grid.theta)))
+    >>> print(f"{r:.8f} {r0 * np.exp(0.5) / np.sqrt(1 - r0**2 + r0**2 * np.e):.8f}")
+    0.31896496 0.31896496
+
+    The mass 2π ρ̂_0 is conserved to round-off, and the spectrum is resolved:
+
+    >>> print(f"{scheme.mass(run.y[-1])[0]:.14f}", bool(scheme.spectral_tail(run.y[-1])[0] < 1e-6))
+    1.00000000000000 True
     """
 
     grid_type: ClassVar[type] = CircleGrid

@@ -62,7 +62,9 @@ EIGENVECTOR_NODES = 4096
 class FunkHeckeMultipliers:
     """λ_l, l = 0, …, L-1, of a zonal kernel, and how they were computed.
 
-    Attributes
+    Returned by :func:`funk_hecke_multipliers`; a frozen record.
+
+    Parameters
     ----------
     values : ndarray, shape (L,)
         The multipliers λ_l.
@@ -70,6 +72,14 @@ class FunkHeckeMultipliers:
         Gauss–Jacobi nodes of the quadrature returned.
     difference : float
         max_l |λ_l(n) - λ_l(n')| / max_l |λ_l| of the last two quadratures (n' < n nodes).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import solvers
+    >>> result = solvers.funk_hecke_multipliers(np.exp, 4, 3)
+    >>> result.values.shape, result.nodes, bool(result.difference <= 1e-12)
+    ((4,), 62, True)
     """
 
     values: np.ndarray
@@ -119,9 +129,52 @@ def gauss_jacobi(n: int, a: float, b: float) -> tuple[np.ndarray, np.ndarray]:
 
 
 def legendre_table(n_degrees: int, d: int, t: np.ndarray, angle: np.ndarray | None = None) -> np.ndarray:
-    """P_l(t_j), l = 0, …, n_degrees - 1, shape (len(t), n_degrees): the Legendre polynomials of dimension d
+    r"""P_l(t_j), l = 0, …, n_degrees - 1, shape (len(t), n_degrees): the Legendre polynomials of dimension d
     normalised by P_l(1) = 1 (d = 2: Chebyshev T_l(t) = cos(l θ), θ = arccos t, or the given ``angle`` θ, which
-    near t = ±1 is more accurate than arccos of t)."""
+    near t = ±1 is more accurate than arccos of t).
+
+    Parameters
+    ----------
+    n_degrees : int
+        Number of degrees L (returns l = 0, …, L-1).
+    d : int
+        Ambient dimension (≥ 2; S^{d-1}).
+    t : array_like, shape (m,)
+        Points in [-1, 1].
+    angle : array_like, shape (m,), optional
+        θ = arccos t, used for d = 2 instead of arccos of ``t``.
+
+    Returns
+    -------
+    ndarray, shape (m, L)
+        P_l(t_j).
+
+    Notes
+    -----
+    For d ≥ 3, P_l = q_l/q_l(1) with q_l the normalised Gegenbauer polynomials
+    (:func:`solvers.gegenbauer_table`), that is P_l(t) = C_l^{(d-2)/2}(t)/C_l^{(d-2)/2}(1);
+    for d = 2, P_l(cos θ) = T_l(cos θ) = cos(lθ):
+
+    .. math::
+
+        P_l(t) = \frac{C_l^{(d-2)/2}(t)}{C_l^{(d-2)/2}(1)} \quad (d \ge 3), \qquad
+        P_l(\cos\theta) = \cos(l\theta) \quad (d = 2).
+
+    Examples
+    --------
+    On S² (d = 3) these are Legendre's: P_2(t) = (3t² - 1)/2 and P_3(t) = (5t³ - 3t)/2 at t = 1/2:
+
+    >>> import numpy as np
+    >>> import solvers
+    >>> solvers.legendre_table(4, 3, np.array([0.5, 1.0]))
+    array([[ 1.    ,  0.5   , -0.125 , -0.4375],
+           [ 1.    ,  1.    ,  1.    ,  1.    ]])
+
+    On S¹ (d = 2), cos(lθ) at θ = π/3:
+
+    >>> solvers.legendre_table(3, 2, np.array([0.5])).round(12)
+    array([[ 1. ,  0.5, -0.5]])
+    """
     t = np.asarray(t, dtype=float)
     if d == 2:
         theta = np.arccos(np.clip(t, -1.0, 1.0)) if angle is None else np.asarray(angle, dtype=float)
@@ -133,7 +186,7 @@ def legendre_table(n_degrees: int, d: int, t: np.ndarray, angle: np.ndarray | No
 def funk_hecke_multipliers(kernel: Callable[[np.ndarray], np.ndarray], n_degrees: int, d: int, *,
                            singularity: float | None = None, profile: Callable[[np.ndarray], np.ndarray] | None = None,
                            tolerance: float = QUADRATURE_TOLERANCE) -> FunkHeckeMultipliers:
-    """Funk–Hecke multipliers λ_l of the zonal kernel f(<x, y>) on S^{d-1}, l = 0, …, ``n_degrees`` - 1.
+    r"""Funk–Hecke multipliers λ_l of the zonal kernel f(<x, y>) on S^{d-1}, l = 0, …, ``n_degrees`` - 1.
 
     Parameters
     ----------
@@ -153,11 +206,48 @@ def funk_hecke_multipliers(kernel: Callable[[np.ndarray], np.ndarray], n_degrees
     Returns
     -------
     FunkHeckeMultipliers
+        The multipliers (``values``), the nodes of the quadrature and the agreement reached.
 
     Raises
     ------
     ValueError
         f not real and finite at a node (the node is named), or no agreement within :data:`MAX_NODES` nodes.
+
+    Notes
+    -----
+    The Funk–Hecke formula, with P_l the Legendre polynomial of dimension d (:func:`legendre_table`)
+    and α = (d - 3)/2:
+
+    .. math::
+
+        \int_{S^{d-1}} f(\langle x, y\rangle)\, Y_l(y)\, d\sigma(y) = \lambda_l\, Y_l(x), \qquad
+        \lambda_l = |S^{d-2}| \int_{-1}^{1} f(t)\, P_l(t)\, (1 - t^2)^{\alpha}\, dt .
+
+    For the kernel e^{βt} this gives c_l(β) = (2π)^{d/2} β^{1-d/2} I_{l+d/2-1}(β): 2π I_l(β) on S¹
+    and 4π i_l(β) on S².
+
+    Examples
+    --------
+    The attention kernel e^{t} (β = 1) on S²: λ_l = 4π i_l(1), i_l the modified spherical
+    Bessel functions:
+
+    >>> import numpy as np
+    >>> import solvers
+    >>> from scipy.special import spherical_in
+    >>> result = solvers.funk_hecke_multipliers(np.exp, 4, 3)
+    >>> print((result.values / (4 * np.pi)).round(10))
+    [1.17520119 0.36787944 0.07156287 0.01006509]
+    >>> print(spherical_in(np.arange(4), 1.0).round(10))
+    [1.17520119 0.36787944 0.07156287 0.01006509]
+
+    The Riesz kernel |x - y| = (2 - 2t)^{1/2} (``singularity=1``, g ≡ 1) on S²:
+    λ_l = -16π/((2l - 1)(2l + 1)(2l + 3)):
+
+    >>> result = solvers.funk_hecke_multipliers(lambda t: np.sqrt(2 - 2 * t), 3, 3, singularity=1.0,
+    ...                                         profile=np.ones_like)
+    >>> l = np.arange(3)
+    >>> print((result.values / np.pi).round(10), (-16 / ((2 * l - 1) * (2 * l + 1) * (2 * l + 3))).round(10))
+    [ 5.33333333 -1.06666667 -0.15238095] [ 5.33333333 -1.06666667 -0.15238095]
     """
     alpha = 0.5 * (d - 3)
     area = sphere_area(d - 1) if d > 2 else 2.0

@@ -128,8 +128,55 @@ P = _frozen(
 
 
 class ButcherTableau(NamedTuple):
-    """An embedded explicit pair: stage matrix ``A``, weights ``B`` (order ``order``) and ``B_HAT``,
-    nodes ``C``, error weights ``E`` = b̂ - b (estimate O(h^{error_order + 1})), dense output ``P``."""
+    r"""An embedded explicit pair: stage matrix ``A``, weights ``B`` (order ``order``) and ``B_HAT``,
+    nodes ``C``, error weights ``E`` = b̂ - b (estimate O(h^{error_order + 1})), dense output ``P``.
+
+    :data:`solvers.DORMAND_PRINCE` is the one instance (Dormand–Prince RK5(4)7M, read-only arrays).
+
+    Parameters
+    ----------
+    A : ndarray, shape (s, s)
+        Strictly lower triangular stage matrix a_ij.
+    B : ndarray, shape (s,)
+        Weights b_j of the propagated solution (order ``order``).
+    B_HAT : ndarray, shape (s,)
+        Weights b̂_j of the embedded solution (order ``error_order``).
+    C : ndarray, shape (s,)
+        Nodes c_i = Σ_j a_ij.
+    E : ndarray, shape (s,)
+        Error weights b̂ - b.
+    P : ndarray, shape (s, q)
+        Dense output: b_j(θ) = Σ_q P_jq θ^q (:func:`dense_weights`).
+    order : int
+        Order of the propagated solution.
+    error_order : int
+        Order of the embedded solution; the estimate is O(h^{error_order + 1}).
+
+    Notes
+    -----
+    For y' = f(t, y), a step of size h from y_n:
+
+    .. math::
+
+        K_i = f\Bigl(t_n + c_i h,\; y_n + h \sum_{j<i} a_{ij} K_j\Bigr), \qquad
+        y_{n+1} = y_n + h \sum_j b_j K_j, \qquad
+        \hat y_{n+1} - y_{n+1} = h \sum_j E_j K_j .
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import solvers
+    >>> dp = solvers.DORMAND_PRINCE
+    >>> dp.order, dp.error_order, dp.A.shape, dp.P.shape
+    (5, 4, (7, 7), (7, 4))
+
+    Order conditions: Σ_j b_j = 1 and Σ_j b_j c_j⁴ = 1/5; the nodes are the row sums of A:
+
+    >>> print(f"{dp.B.sum():.12f} {dp.B @ dp.C ** 4:.12f}")
+    1.000000000000 0.200000000000
+    >>> bool(np.allclose(dp.A.sum(axis=1), dp.C)), bool(np.allclose(dp.B_HAT - dp.B, dp.E))
+    (True, True)
+    """
 
     A: np.ndarray
     B: np.ndarray
@@ -146,9 +193,41 @@ DORMAND_PRINCE = ButcherTableau(A, B, B_HAT, C, E, P, ORDER, ERROR_ORDER)
 
 
 def dense_weights(theta: float) -> np.ndarray:
-    """Weights b_j(θ) = Σ_q P_jq θ^q of the dense output, shape (7,).
+    r"""Weights b_j(θ) = Σ_q P_jq θ^q of the dense output, shape (7,).
 
     y(t_n + θh) ≈ y_n + h Σ_j b_j(θ) K_j for 0 ≤ θ ≤ 1 (order 4; b(1) = b).
+
+    Parameters
+    ----------
+    theta : float
+        Fraction θ ∈ [0, 1] of the step.
+
+    Returns
+    -------
+    ndarray, shape (7,)
+        b_j(θ), j = 1, …, 7.
+
+    Notes
+    -----
+    Shampine's continuous extension (the matrix P of scipy's ``RK45``):
+
+    .. math::
+
+        y(t_n + \theta h) \approx y_n + h \sum_{j=1}^{7} b_j(\theta) K_j, \qquad
+        b_j(\theta) = \sum_{q=1}^{4} P_{jq}\, \theta^q .
+
+    Examples
+    --------
+    The weights vanish at θ = 0, equal b at θ = 1 and sum to θ (consistency):
+
+    >>> import numpy as np
+    >>> import solvers
+    >>> bool(np.all(solvers.dense_weights(0.0) == 0))
+    True
+    >>> bool(np.allclose(solvers.dense_weights(1.0), solvers.DORMAND_PRINCE.B))
+    True
+    >>> print(f"{solvers.dense_weights(0.3).sum():.12f}")
+    0.300000000000
     """
     return P @ (float(theta) ** np.arange(1, 5))
 
@@ -223,6 +302,42 @@ class LawsonTables:
         zero, for the plain Dormand–Prince pair.
     cache_size : int
         Number of step sizes whose tables are kept.
+
+    Raises
+    ------
+    ValueError
+        ``rates`` not finite or without an axis, or ``cache_size`` not a positive integer.
+
+    Notes
+    -----
+    Stage i of a step h from y_n, and the error estimate:
+
+    .. math::
+
+        Y_i = e^{c_i h\lambda} y_n + h \sum_{j<i} a_{ij}\, e^{(c_i - c_j) h\lambda} N(Y_j), \qquad
+        y_{n+1} = e^{h\lambda} y_n + h \sum_j b_j\, e^{(1 - c_j) h\lambda} N(Y_j),
+
+    .. math::
+
+        \text{error} = h \sum_j E_j\, e^{(1 - c_j) h\lambda} N(Y_j).
+
+    Examples
+    --------
+    The tables of a step h hold the propagator e^{hλ}, the exact solution of y' = λy:
+
+    >>> import numpy as np
+    >>> import solvers
+    >>> tables = solvers.LawsonTables(np.array([-1.0, -4.0]))
+    >>> step = tables(0.5)
+    >>> print(step.propagator.round(6), np.exp([-0.5, -2.0]).round(6))
+    [0.606531 0.135335] [0.606531 0.135335]
+
+    Proposals are rounded down to the ladder 2^{j/8} (here 2^{-27/8}), so that steps share tables:
+
+    >>> print(f"{tables.preferred_step(0.1):.6f} {2 ** (-27 / 8):.6f}")
+    0.096388 0.096388
+    >>> solvers.LawsonTables(None)(0.5).propagator
+    1.0
     """
 
     def __init__(self, rates: np.ndarray | None, cache_size: int = 4) -> None:
@@ -426,8 +541,38 @@ def relative_error_norm(error: np.ndarray, start: np.ndarray, end: np.ndarray, r
 
 
 def weighted_rms(error: np.ndarray, scale: np.ndarray | float) -> float:
-    """err = max over the leading axis (systems) of the root mean square of error/scale over the others;
-    ``scale`` = atol + rtol |y| componentwise (Hairer, Nørsett & Wanner, Solving ODEs I, §II.4)."""
+    r"""err = max over the leading axis (systems) of the root mean square of error/scale over the others;
+    ``scale`` = atol + rtol |y| componentwise (Hairer, Nørsett & Wanner, Solving ODEs I, §II.4).
+
+    Parameters
+    ----------
+    error : ndarray, shape (S, ...)
+        Error estimates of S systems.
+    scale : ndarray or float
+        atol + rtol |y|, broadcast against ``error``.
+
+    Returns
+    -------
+    float
+        err (≤ 1 accepts a step).
+
+    Notes
+    -----
+    .. math::
+
+        \mathrm{err} = \max_s \Bigl(\frac{1}{n} \sum_{i=1}^{n}
+        \Bigl(\frac{e_{s,i}}{\mathrm{scale}_{s,i}}\Bigr)^2\Bigr)^{1/2} .
+
+    Examples
+    --------
+    Root mean squares √((9 + 16)/2) and √(1/2) of two systems:
+
+    >>> import numpy as np
+    >>> import solvers
+    >>> err = solvers.weighted_rms(np.array([[3.0, 4.0], [0.0, 1.0]]), 1.0)
+    >>> print(f"{err:.6f} {np.sqrt(12.5):.6f}")
+    3.535534 3.535534
+    """
     ratio = (error / scale) ** 2
     return float(np.sqrt(ratio.reshape(ratio.shape[0], -1).mean(axis=1)).max())
 
@@ -437,7 +582,7 @@ ROUND_OFF_MARGIN = 16
 
 
 def step_floor(t0: float, t_end: float) -> float:
-    """The smallest admissible step of a run over [t0, t_end]: h_min = 16 ε T, T = max(|t0|, |t_end|).
+    r"""The smallest admissible step of a run over [t0, t_end]: h_min = 16 ε T, T = max(|t0|, |t_end|).
 
     ε = 2^-52 is the spacing of doubles at 1, so every time t of the run
     (|t| ≤ T) is stored with a spacing ulp(t) ≤ εT: a step below h_min moves
@@ -470,18 +615,64 @@ def step_floor(t0: float, t_end: float) -> float:
     ----------
     t0, t_end : float
         The run's first and last time.
+
+    Returns
+    -------
+    float
+        h_min.
+
+    Notes
+    -----
+    .. math::
+
+        h_{\min} = 16\, \varepsilon\, \max(|t_0|, |t_\mathrm{end}|), \qquad \varepsilon = 2^{-52}.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import solvers
+    >>> h_min = solvers.step_floor(0.0, 10.0)
+    >>> print(f"{h_min:.6e} {16 * np.finfo(float).eps * 10:.6e}")
+    3.552714e-14 3.552714e-14
+    >>> solvers.step_floor(-20.0, 10.0) == 2 * h_min
+    True
     """
     return ROUND_OFF_MARGIN * float(np.finfo(float).eps) * max(abs(float(t0)), abs(float(t_end)))
 
 
 @numba.njit(cache=True, inline="always")
 def covers(dt, remaining):
-    """Whether a step of proposed size ``dt`` covers the time ``remaining`` to the next stop of a run:
+    r"""Whether a step of proposed size ``dt`` covers the time ``remaining`` to the next stop of a run:
     dt ≥ remaining (1 - 10⁻¹²). The step is then taken as exactly ``remaining``, so that the stop is met
     as a double, not approached by a sliver of round-off (a step of 10⁻¹² of it or less).
 
     Every adaptive loop uses it: :func:`solvers.evolve` at each output time (or only at the final time,
     for a stepper with dense output) and the compiled ensembles of ``meanfield`` at their final time.
+    Compiled with numba (``inline="always"``); ``covers.py_func`` is the same rule in Python.
+
+    Parameters
+    ----------
+    dt : float
+        Proposed step size.
+    remaining : float
+        Time left to the next stop.
+
+    Returns
+    -------
+    bool
+        dt ≥ remaining (1 - 10⁻¹²).
+
+    Notes
+    -----
+    .. math::
+
+        \Delta t \ge (1 - 10^{-12})\, r .
+
+    Examples
+    --------
+    >>> import solvers
+    >>> solvers.covers(0.5, 1.0), solvers.covers(1.0 - 1e-13, 1.0), solvers.covers(1.0 - 1e-11, 1.0)
+    (False, True, False)
     """
     return dt >= remaining * (1.0 - 1e-12)
 
@@ -501,7 +692,7 @@ class StepController:
     For the error norm err of a step h (the estimate divided by its tolerance,
     err ≤ 1 accepts; E. Hairer, S. P. Nørsett, G. Wanner, *Solving Ordinary
     Differential Equations I*, 2nd ed., Springer 1993, §II.4), the
-    next step is h_new = factor · h with
+    next step is h_new = factor · h with::
 
         factor = min(max_factor, max(min_factor, safety · err^{-1/(q+1)})),
 
@@ -526,6 +717,36 @@ class StepController:
         0 < min_factor < 1 < max_factor.
     error_order : int
         q: the error estimate is O(h^{q+1}).
+
+    Raises
+    ------
+    ValueError
+        An option out of range, naming it.
+
+    Notes
+    -----
+    .. math::
+
+        h_\mathrm{new} = h \cdot \min\Bigl(f_{\max},\, \max\bigl(f_{\min},\,
+        s\, \mathrm{err}^{-1/(q+1)}\bigr)\Bigr),
+
+    s = ``safety``, f_min = ``min_factor``, f_max = ``max_factor``.
+
+    Examples
+    --------
+    >>> import solvers
+    >>> controller = solvers.StepController()
+    >>> accepted, factor = controller.decide(0.5)
+    >>> print(accepted, f"{factor:.6f} {0.9 * 0.5 ** -0.2:.6f}")
+    True 1.033829 1.033829
+    >>> accepted, factor = controller.decide(2.0)
+    >>> print(accepted, f"{factor:.6f} {0.9 * 2.0 ** -0.2:.6f}")
+    False 0.783496 0.783496
+
+    After a rejection the step may not grow:
+
+    >>> controller.decide(0.5)
+    StepDecision(accepted=True, factor=1.0)
     """
 
     safety: float = 0.9
@@ -562,12 +783,51 @@ class StepController:
 
 @numba.njit(cache=True, inline="always")
 def controller_decision(error, rejected_last, safety, min_factor, max_factor, exponent):
-    """(accepted, h_new / h) of the integral controller (:class:`StepController`) for the error norm
+    r"""(accepted, h_new / h) of the integral controller (:class:`StepController`) for the error norm
     ``error`` of a step, after a rejected attempt when ``rejected_last``; ``exponent`` = -1/(q + 1).
 
     Not finite: rejected, min_factor. Otherwise factor = min(max_factor, max(min_factor, safety ·
     error^exponent)) (max_factor at error = 0); accepted when error ≤ 1, and then not above 1 after a
-    rejection.
+    rejection. Compiled with numba (``inline="always"``); ``.py_func`` is the same rule in Python.
+
+    Parameters
+    ----------
+    error : float
+        Error norm of the step (≤ 1 accepts).
+    rejected_last : bool
+        Whether the previous attempt was rejected.
+    safety : float
+        Safety factor s ∈ (0, 1].
+    min_factor : float
+        Smallest factor, < 1.
+    max_factor : float
+        Largest factor, > 1.
+    exponent : float
+        -1/(q + 1) for an error estimate O(h^{q+1}).
+
+    Returns
+    -------
+    accepted : bool
+        Whether the step is accepted.
+    factor : float
+        h_new / h.
+
+    Notes
+    -----
+    .. math::
+
+        \mathrm{factor} = \min\bigl(f_{\max},\, \max(f_{\min},\, s\, \mathrm{err}^{\,\mathrm{exponent}})\bigr).
+
+    Examples
+    --------
+    >>> import solvers
+    >>> accepted, factor = solvers.controller_decision(0.5, False, 0.9, 0.2, 10.0, -0.2)
+    >>> print(accepted, f"{factor:.6f}")
+    True 1.033829
+    >>> solvers.controller_decision(0.5, True, 0.9, 0.2, 10.0, -0.2)
+    (True, 1.0)
+    >>> solvers.controller_decision(float("nan"), False, 0.9, 0.2, 10.0, -0.2)
+    (False, 0.2)
     """
     if not np.isfinite(error):
         return False, min_factor
@@ -595,7 +855,7 @@ def initial_step(
     r"""First step size by Hairer, Nørsett & Wanner's algorithm (*Solving ODEs I*, §II.4).
 
     As scipy's ``select_initial_step``: with ‖·‖ the tolerance-weighted norm
-    (‖v‖ = RMS of v/(atol + rtol|y_0|), or any norm with the same scaling),
+    (‖v‖ = RMS of v/(atol + rtol|y_0|), or any norm with the same scaling)::
 
         d0 = ‖y_0‖, d1 = ‖f(y_0)‖,
         h0 = 0.01 d0/d1   (h0 = 1e-6 if d0 < 1e-5 or d1 < 1e-5),
@@ -627,6 +887,26 @@ def initial_step(
     -------
     float
         h > 0.
+
+    Notes
+    -----
+    .. math::
+
+        h_0 = 0.01\, \frac{d_0}{d_1}, \qquad
+        d_2 = \frac{\lVert f(y_0 + h_0 f(y_0)) - f(y_0) \rVert}{h_0}, \qquad
+        h_1 = \Bigl(\frac{0.01}{\max(d_1, d_2)}\Bigr)^{1/(q+1)}, \qquad
+        h = \min(100 h_0,\, h_1,\, \mathtt{max\_step}).
+
+    Examples
+    --------
+    For y' = -y, y_0 = 1 and ‖·‖ = |·|: d0 = d1 = 1, h0 = 0.01, d2 = 1, so h = 0.01^{1/5}:
+
+    >>> import numpy as np
+    >>> import solvers
+    >>> h = solvers.initial_step(np.array([-1.0]), lambda h: -(1.0 - h) * np.ones(1),
+    ...                          lambda v: float(np.abs(v).max()), y0_norm=1.0)
+    >>> print(f"{h:.6f} {0.01 ** 0.2:.6f}")
+    0.398107 0.398107
     """
     with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
         d1 = float(norm(f0))
@@ -637,7 +917,34 @@ def initial_step(
 
 @numba.njit(cache=True, inline="always")
 def first_step_probe(d0, d1):
-    """h0 of :func:`initial_step`: 0.01 d0/d1, or 1e-6 when d0 or d1 is below 1e-5 or not finite."""
+    r"""h0 of :func:`initial_step`: 0.01 d0/d1, or 1e-6 when d0 or d1 is below 1e-5 or not finite.
+
+    Compiled with numba (``inline="always"``); ``.py_func`` is the same rule in Python.
+
+    Parameters
+    ----------
+    d0 : float
+        ‖y_0‖ in the weighted norm.
+    d1 : float
+        ‖f(y_0)‖ in the weighted norm.
+
+    Returns
+    -------
+    float
+        h0.
+
+    Notes
+    -----
+    .. math::
+
+        h_0 = 0.01\, d_0 / d_1 .
+
+    Examples
+    --------
+    >>> import solvers
+    >>> solvers.first_step_probe(1.0, 10.0), solvers.first_step_probe(1e-6, 1.0)
+    (0.001, 1e-06)
+    """
     if not (np.isfinite(d0) and np.isfinite(d1)) or d0 < 1e-5 or d1 < 1e-5 or not 0.01 * d0 / d1 > 0:
         return 1e-6
     return 0.01 * d0 / d1
@@ -645,8 +952,43 @@ def first_step_probe(d0, d1):
 
 @numba.njit(cache=True, inline="always")
 def first_step_size(h0, d1, d2, error_order):
-    """min(100 h0, h1) of :func:`initial_step`, h1 = (0.01/max(d1, d2))^{1/(q+1)} (max(1e-6, 1e-3 h0) when
-    max(d1, d2) ≤ 1e-15); h0 itself when d1 or d2 is not finite."""
+    r"""min(100 h0, h1) of :func:`initial_step`, h1 = (0.01/max(d1, d2))^{1/(q+1)} (max(1e-6, 1e-3 h0) when
+    max(d1, d2) ≤ 1e-15); h0 itself when d1 or d2 is not finite.
+
+    Compiled with numba (``inline="always"``); ``.py_func`` is the same rule in Python.
+
+    Parameters
+    ----------
+    h0 : float
+        The probe step of :func:`first_step_probe`.
+    d1 : float
+        ‖f(y_0)‖.
+    d2 : float
+        ‖f(y_0 + h0 f(y_0)) - f(y_0)‖ / h0, an estimate of ‖y''‖.
+    error_order : int
+        q: the error estimate is O(h^{q+1}).
+
+    Returns
+    -------
+    float
+        The first step (before the cap ``max_step``).
+
+    Notes
+    -----
+    .. math::
+
+        h = \min\Bigl(100\, h_0,\; \bigl(0.01 / \max(d_1, d_2)\bigr)^{1/(q+1)}\Bigr).
+
+    Examples
+    --------
+    100 h0 = 0.1 is below h1 = (0.01/100)^{1/5} ≈ 0.158:
+
+    >>> import solvers
+    >>> solvers.first_step_size(0.001, 10.0, 100.0, 4)
+    0.1
+    >>> solvers.first_step_size(0.001, 0.0, 0.0, 4)  # no derivative: max(1e-6, 1e-3 h0)
+    1e-06
+    """
     if not (np.isfinite(d1) and np.isfinite(d2)):
         return h0
     big = max(d1, d2)

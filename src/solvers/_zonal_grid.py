@@ -83,8 +83,41 @@ def log_sphere_area(d: int) -> float:
 
 
 def sphere_area(d: int) -> float:
-    """|S^{d-1}| = 2π^{d/2}/Γ(d/2) for an integer ambient dimension d ≥ 1 (|S⁰| = 2 counts two points;
-    underflows to a subnormal from d = 439, to 0 from d = 456)."""
+    r"""|S^{d-1}| = 2π^{d/2}/Γ(d/2) for an integer ambient dimension d ≥ 1 (|S⁰| = 2 counts two points;
+    underflows to a subnormal from d = 439, to 0 from d = 456).
+
+    Parameters
+    ----------
+    d : int
+        Ambient dimension (≥ 1): the area of the unit sphere S^{d-1} ⊂ R^d.
+
+    Returns
+    -------
+    float
+        |S^{d-1}|.
+
+    Raises
+    ------
+    TypeError, ValueError
+        ``d`` not a positive integer.
+
+    Notes
+    -----
+    .. math::
+
+        |S^{d-1}| = \frac{2\pi^{d/2}}{\Gamma(d/2)},
+
+    computed as the exponential of its logarithm (``gammaln``), so that Γ(d/2) never overflows.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import solvers
+    >>> print(solvers.sphere_area(1), f"{solvers.sphere_area(2) / np.pi:.12f} {solvers.sphere_area(3) / np.pi:.12f}")
+    2.0 2.000000000000 4.000000000000
+    >>> print(f"{solvers.sphere_area(4) / np.pi ** 2:.12f}")  # |S³| = 2π²
+    2.000000000000
+    """
     return float(np.exp(log_sphere_area(positive_int("d", d))))
 
 
@@ -140,7 +173,11 @@ def _recurrence_coefficients(n_degrees: int, d: int) -> np.ndarray:
 
 
 def gegenbauer_table(n_degrees: int, d: int, t: np.ndarray, derivative: bool = False):
-    """Normalised Gegenbauer polynomials q_l(t), l = 0, …, n_degrees - 1.
+    r"""Normalised Gegenbauer polynomials q_l(t), l = 0, …, n_degrees - 1.
+
+    q_l is the degree-l Gegenbauer polynomial C_l^{(d-2)/2} normalised in the probability
+    measure σ̄ = σ/|S^{d-1}| of S^{d-1}, computed by its three-term recurrence (stable for
+    |t| ≤ 1, and finite where C_l^λ itself overflows).
 
     Parameters
     ----------
@@ -159,6 +196,41 @@ def gegenbauer_table(n_degrees: int, d: int, t: np.ndarray, derivative: bool = F
         q[j, l] = q_l(t_j), normalised so that ∫ q_l q_m dσ = |S^{d-1}| δ_lm.
     dq : ndarray, shape (m, L)
         q_l'(t_j) (only when ``derivative``).
+
+    Raises
+    ------
+    ValueError
+        d < 3, n_degrees < 1, or values that overflow.
+
+    Notes
+    -----
+    .. math::
+
+        \int_{S^{d-1}} q_l(\langle x, e_d\rangle)\, q_m(\langle x, e_d\rangle)\, d\sigma(x) = |S^{d-1}|\, \delta_{lm},
+        \qquad q_0 \equiv 1,
+
+    .. math::
+
+        t\, q_l = b_{l+1} q_{l+1} + b_l q_{l-1}, \qquad
+        b_l^2 = \frac{l (l + d - 3)}{(2l + d - 2)(2l + d - 4)},
+
+    so that q_l(1) = (dim H_l)^{1/2}, H_l the spherical harmonics of degree l.
+
+    Examples
+    --------
+    On S² (d = 3), q_l(1) = √(2l + 1):
+
+    >>> import numpy as np
+    >>> import solvers
+    >>> print(solvers.gegenbauer_table(4, 3, np.array([1.0])), np.sqrt(2 * np.arange(4) + 1))
+    [[1.         1.73205081 2.23606798 2.64575131]] [1.         1.73205081 2.23606798 2.64575131]
+
+    Orthonormal in σ̄ on S⁴, by the Gauss quadrature of :class:`solvers.ZonalGaussGrid`:
+
+    >>> grid = solvers.ZonalGaussGrid(5, 8)
+    >>> q = solvers.gegenbauer_table(4, 5, grid.t)
+    >>> bool(np.allclose(q.T @ (grid.relative_weights[:, None] * q), np.eye(4)))
+    True
     """
     d = _check_dimension(d)
     n_degrees = _check_count("n_degrees", n_degrees, 1)
@@ -183,17 +255,17 @@ def gegenbauer_table(n_degrees: int, d: int, t: np.ndarray, derivative: bool = F
 
 @dataclass(frozen=True)
 class ZonalGaussGrid:
-    """Gauss–Gegenbauer (Gauss–Jacobi with α = β = (d-3)/2) nodes in t = cos ϑ on S^{d-1}.
+    r"""Gauss–Gegenbauer (Gauss–Jacobi with α = β = (d-3)/2) nodes in t = cos ϑ on S^{d-1}.
 
     The nodes are the n roots of q_n, sorted by increasing polar angle
     ϑ_j = arccos t_j ∈ (0, π). The weights are the Christoffel numbers of the
-    area measure,
+    area measure::
 
         w_j = |S^{d-1}| / Σ_{l<n} q_l(t_j)²,      Σ_j w_j f(t_j) = ∫_{S^{d-1}} f dσ
 
     exactly for zonal polynomials f of degree < 2n; Σ_j w_j = |S^{d-1}|.
 
-    Transforms (matrix products, exact round trip for degree < n):
+    Transforms (matrix products, exact round trip for degree < n)::
 
         analysis   ρ_l = (1/|S^{d-1}|) Σ_j w_j q_l(t_j) ρ(t_j),    l = 0, …, n-1,
         synthesis  ρ(t_j) = Σ_l ρ_l q_l(t_j).
@@ -204,6 +276,42 @@ class ZonalGaussGrid:
         Ambient dimension, 3 ≤ d ≤ :data:`MAX_DIMENSION`.
     n : int
         Number of nodes (= number of degrees), ≥ 2.
+
+    Raises
+    ------
+    TypeError, ValueError
+        ``d`` or ``n`` not an integer or out of range.
+
+    Notes
+    -----
+    q_l the normalised Gegenbauer polynomials (:func:`solvers.gegenbauer_table`):
+
+    .. math::
+
+        w_j = \frac{|S^{d-1}|}{\sum_{l<n} q_l(t_j)^2}, \qquad
+        \sum_j w_j f(t_j) = \int_{S^{d-1}} f\, d\sigma \quad (\deg f < 2n),
+
+    .. math::
+
+        \rho_l = \frac{1}{|S^{d-1}|} \sum_j w_j\, q_l(t_j)\, \rho(t_j), \qquad
+        \rho(t_j) = \sum_{l<n} \rho_l\, q_l(t_j).
+
+    Examples
+    --------
+    On S⁴ (d = 5): the weights sum to |S⁴| = 8π²/3, and ∫ t² dσ̄ = 1/d:
+
+    >>> import numpy as np
+    >>> import solvers
+    >>> grid = solvers.ZonalGaussGrid(5, 8)
+    >>> print(f"{grid.weights.sum():.12f} {8 * np.pi ** 2 / 3:.12f}")
+    26.318945069572 26.318945069572
+    >>> print(f"{grid.relative_weights @ grid.t ** 2:.12f}")
+    0.200000000000
+
+    The function t is b_1 q_1 with b_1 = 1/√d:
+
+    >>> print(grid.analysis(grid.t).round(12)[:3], f"{1 / np.sqrt(5):.12f}")
+    [0.         0.4472136  0.        ] 0.447213595500
     """
 
     d: int
@@ -286,12 +394,12 @@ class ZonalGaussGrid:
 
 @dataclass(frozen=True)
 class ZonalCellGrid:
-    """Uniform cells in the polar angle on S^{d-1} for finite volumes.
+    r"""Uniform cells in the polar angle on S^{d-1} for finite volumes.
 
     Faces ϑ_{i+1/2} = (i+1)π/n, i = -1, …, n-1; centres ϑ_i = (i + 1/2)π/n.
     Cell areas (the cell's mass under σ) are computed exactly from the
     regularised incomplete beta function: with G(ϑ) = σ({polar ≤ ϑ})/|S^{d-1}|
-    = I_{sin²(ϑ/2)}(α+1, α+1), α = (d-3)/2,
+    = I_{sin²(ϑ/2)}(α+1, α+1), α = (d-3)/2::
 
         V_i = |S^{d-1}| (G(ϑ_{i+1/2}) - G(ϑ_{i-1/2})),   Σ_i V_i = |S^{d-1}|,
 
@@ -313,6 +421,29 @@ class ZonalCellGrid:
         whose area V_0 = |S^{d-1}| G(π/n) is below the smallest normal double
         (in high d only a few cells are representable: n ≤ 31 at d = 200,
         n ≤ 7 at d = 300, none from d = 375; the message names the largest n).
+
+    Notes
+    -----
+    .. math::
+
+        V_i = |S^{d-1}| \bigl(G(\vartheta_{i+1/2}) - G(\vartheta_{i-1/2})\bigr), \qquad
+        G(\vartheta) = I_{\sin^2(\vartheta/2)}(\alpha + 1, \alpha + 1), \qquad
+        S_{i+1/2} = |S^{d-2}| \sin^{d-2}\vartheta_{i+1/2} .
+
+    Examples
+    --------
+    On S² (d = 3) the polar cap of the first cell has area 2π(1 - cos(π/n)), and the face
+    at ϑ has length 2π sin ϑ:
+
+    >>> import numpy as np
+    >>> import solvers
+    >>> grid = solvers.ZonalCellGrid(3, 8)
+    >>> print(f"{grid.volumes.sum() / np.pi:.12f}")
+    4.000000000000
+    >>> print(f"{grid.volumes[0]:.12f} {2 * np.pi * (1 - np.cos(np.pi / 8)):.12f}")
+    0.478279002901 0.478279002901
+    >>> print(grid.face_areas[:3].round(8), (2 * np.pi * np.sin(grid.faces[:3])).round(8))
+    [0.         2.40447092 4.44288294] [0.         2.40447092 4.44288294]
     """
 
     d: int

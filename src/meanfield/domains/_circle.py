@@ -27,7 +27,7 @@ CELL_SUBATOMS = 16
 
 @dataclass(frozen=True)
 class Circle:
-    """The circle S¹ with a uniform grid of ``n`` nodes θ_j = 2πj/n.
+    r"""The circle S¹ with a uniform grid of ``n`` nodes θ_j = 2πj/n.
 
     Parameters
     ----------
@@ -36,11 +36,38 @@ class Circle:
         the trapezoidal rule with weights 2π/n (spectrally accurate for smooth
         periodic functions).
 
+    Raises
+    ------
+    TypeError
+        ``n`` not an integer.
+    ValueError
+        n < 4, or a grid too large to allocate.
+
+    Notes
+    -----
+    Densities are taken with respect to dθ (|S¹| = 2π). The nodes, the points
+    and the quadrature are
+
+        θ_j = 2πj/n,   x_j = (cos θ_j, sin θ_j),   ∫ f dθ ≈ (2π/n) Σ_j f(θ_j),
+
+    .. math::
+
+        \theta_j = \frac{2\pi j}{n}, \qquad
+        \int_0^{2\pi} f(\theta)\,\mathrm{d}\theta \approx \frac{2\pi}{n}\sum_{j=0}^{n-1} f(\theta_j),
+
+    exact for trigonometric polynomials of degree < n.
+
     Examples
     --------
+    >>> import numpy as np
     >>> import meanfield as mf
-    >>> mf.Circle(256).theta.shape
-    (256,)
+    >>> circle = mf.Circle(16)
+    >>> circle.theta.shape, circle.points.shape
+    ((16,), (16, 2))
+    >>> print(f"{circle.weights.sum():.6f}")            # |S¹| = 2π
+    6.283185
+    >>> print(f"{np.sum(np.cos(circle.theta) ** 2 * circle.weights):.6f}")   # ∫ cos²θ dθ = π
+    3.141593
     """
 
     n: int

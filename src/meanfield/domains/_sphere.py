@@ -40,7 +40,7 @@ def exponential_wave(domain: Any, modes: int, rng: np.random.Generator) -> np.nd
 
 @dataclass(frozen=True)
 class Sphere:
-    """The sphere S² with the Gauss–Legendre grid of band limit ``lmax``.
+    r"""The sphere S² with the Gauss–Legendre grid of band limit ``lmax``.
 
     Parameters
     ----------
@@ -48,12 +48,39 @@ class Sphere:
         Band limit (≥ 2): (lmax + 1) latitude rings × (2 lmax + 2) longitudes.
         Quadrature Σ W_ij f(x_ij) is exact for polynomials of degree ≤ 2 lmax + 1.
 
+    Raises
+    ------
+    TypeError
+        ``lmax`` not an integer.
+    ValueError
+        lmax < 2, or a grid too large to allocate.
+
+    Notes
+    -----
+    Densities are taken with respect to the area measure (|S²| = 4π). The node
+    of latitude λ_i (Gauss–Legendre in sin λ, rings from north to south) and
+    longitude φ_j = 2πj/(2 lmax + 2) is
+
+        x_ij = (cos λ_i cos φ_j, cos λ_i sin φ_j, sin λ_i),   ∫ f dσ ≈ Σ_ij W_ij f(x_ij),
+
+    .. math::
+
+        x_{ij} = (\cos\lambda_i\cos\phi_j,\ \cos\lambda_i\sin\phi_j,\ \sin\lambda_i),
+        \qquad \int_{\mathbb{S}^2} f\,\mathrm{d}\sigma \approx \sum_{i,j} W_{ij}\, f(x_{ij}),
+
+    with ``weights`` W_ij summing to 4π.
+
     Examples
     --------
+    >>> import numpy as np
     >>> import meanfield as mf
     >>> s = mf.Sphere(15)
-    >>> s.shape, round(float(s.weights.sum()), 12) == round(4 * 3.141592653589793, 12)
-    ((16, 32), True)
+    >>> s.shape, s.points.shape
+    ((16, 32), (16, 32, 3))
+    >>> print(f"{s.weights.sum():.6f}")                              # |S²| = 4π
+    12.566371
+    >>> print(f"{np.sum(s.points[..., 2] ** 2 * s.weights):.6f}")    # ∫ z² dσ = 4π/3
+    4.188790
     """
 
     lmax: int

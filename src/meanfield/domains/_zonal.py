@@ -48,7 +48,7 @@ _NODES = ("gauss", "cells")
 
 @dataclass(frozen=True)
 class ZonalSphere:
-    """Zonal (axisymmetric about e_d) densities on S^{d-1} on a grid in the polar angle.
+    r"""Zonal (axisymmetric about e_d) densities on S^{d-1} on a grid in the polar angle.
 
     Parameters
     ----------
@@ -76,6 +76,20 @@ class ZonalSphere:
 
     Notes
     -----
+    A zonal density depends on x only through ϑ = arccos <x, e_d>; node values
+    are densities with respect to the area measure of S^{d-1}, integrated by
+
+        ∫_{S^{d-1}} f dσ = |S^{d-2}| ∫_0^π f(ϑ) sin^{d-2}ϑ dϑ ≈ Σ_j w_j f(ϑ_j),
+
+    .. math::
+
+        \int_{\mathbb{S}^{d-1}} f\,\mathrm{d}\sigma
+        = \lvert\mathbb{S}^{d-2}\rvert \int_0^\pi f(\vartheta) \sin^{d-2}\vartheta\,\mathrm{d}\vartheta
+        \approx \sum_j w_j f(\vartheta_j),
+        \qquad \lvert\mathbb{S}^{d-1}\rvert = \frac{2\pi^{d/2}}{\Gamma(d/2)},
+
+    with ``weights`` w_j summing to |S^{d-1}|.
+
     ``points`` has shape (n, d): the node x = sin ϑ e_1 + cos ϑ e_d, all other
     components zero (the plane of e_1 and e_d). Memory is n·d floats. A node
     stands for the whole (d-2)-sphere of points at polar angle ϑ, so moments
@@ -83,10 +97,14 @@ class ZonalSphere:
 
     Examples
     --------
+    >>> import numpy as np
     >>> import meanfield as mf
     >>> z = mf.ZonalSphere(10, 32)
     >>> z.shape, z.points.shape, round(float(z.weights.sum() / mf.sphere_area(10)), 12)
     ((32,), (32, 10), 1.0)
+    >>> # the mean of <x, e_d>² over S^{d-1} is 1/d
+    >>> print(f"{np.sum(np.cos(z.polar) ** 2 * z.weights) / mf.sphere_area(10):.6f}")
+    0.100000
     """
 
     d: int

@@ -55,11 +55,54 @@ SNAPSHOT_PREFIX = "scheme_"
 
 
 class CheckpointError(FileCheckError):
-    """A checkpoint cannot be resumed from: unreadable, altered, or made by a different run."""
+    """A checkpoint cannot be resumed from: unreadable, altered, or made by a different run.
+
+    A :class:`ValueError` (through :class:`~meanfield.io.FileCheckError`),
+    raised by :func:`load_checkpoint` and by ``solve`` / ``simulate`` with
+    ``resume=True``; the message names the file and what is wrong with it
+    (empty, truncated, foreign, failing its SHA-256 checksum, or the differing
+    parameter of another run) and suggests ``resume=False``.
+
+    Examples
+    --------
+    An empty file where a checkpoint should be:
+
+    >>> import numpy as np
+    >>> import meanfield as mf
+    >>> open("run.nc", "wb").close()
+    >>> rho0 = mf.uniform(mf.Circle(16))
+    >>> try:
+    ...     mf.solve(mf.SelfAttention(beta=1.0), rho0, [0.0, 0.1], checkpoint="run.nc", resume=True)
+    ... except mf.CheckpointError as err:
+    ...     print(err)
+    ...     print(isinstance(err, ValueError))
+    cannot resume from checkpoint: 'run.nc' is empty; remove it or pass resume=False
+    True
+    """
 
 
 class CheckpointInUseError(PathInUseError):
-    """Another process holds the lock of a checkpoint path."""
+    """Another process holds the lock of a checkpoint path.
+
+    A :class:`ValueError` (through :class:`~meanfield.io.PathInUseError`),
+    raised by :func:`open_checkpoint` (so by ``solve`` / ``simulate`` with
+    ``checkpoint=``) before any work; the message names the process holding
+    the lock. The lock is an ``fcntl.flock`` on ``.<name>.lock`` beside the
+    checkpoint, released by the kernel when its holder ends.
+
+    Examples
+    --------
+    A second writer of the same path is refused (even in the same process):
+
+    >>> import meanfield as mf
+    >>> lock = mf.io.open_checkpoint("run.nc")
+    >>> try:
+    ...     mf.io.open_checkpoint("run.nc")
+    ... except mf.CheckpointInUseError as err:
+    ...     print(err)
+    checkpoint 'run.nc' is in use by process ... (lock '.run.nc.lock'); wait for it to finish or use another path
+    >>> lock.release()
+    """
 
 
 def open_checkpoint(path: str | os.PathLike, name: str = "checkpoint") -> PathLock:

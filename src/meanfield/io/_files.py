@@ -57,6 +57,37 @@ class WriteError(OSError):
     """A file could not be written (disk full, I/O error, …); the previous file, if any, is untouched.
 
     ``errno`` and ``filename`` are those of the failed write; ``str()`` is the message alone.
+    Raised by :func:`write_atomically` (so by every result and checkpoint
+    write) for an ``OSError`` of the file system; picklable, so that it
+    reaches the caller from a dask worker.
+
+    Parameters
+    ----------
+    errno : int or None
+        The ``errno`` of the failed write (e.g. ``errno.ENOSPC``).
+    message : str
+        What failed, naming the path; this is ``str(error)``.
+    filename : str
+        The path that could not be written.
+
+    Examples
+    --------
+    A write that fails with a full disk keeps the previous file:
+
+    >>> import errno
+    >>> import meanfield as mf
+    >>> _ = mf.io.write_bytes_atomically("results.txt", b"previous")
+    >>> def full_disk(tmp):
+    ...     raise OSError(errno.ENOSPC, "No space left on device")
+    >>> try:
+    ...     mf.io.write_atomically("results.txt", full_disk)
+    ... except mf.WriteError as err:
+    ...     print(err)
+    ...     print(err.errno == errno.ENOSPC, err.filename)
+    could not write 'results.txt': No space left on device; the previous file is kept
+    True results.txt
+    >>> open("results.txt").read()
+    'previous'
     """
 
     def __init__(self, errno: int | None, message: str, filename: str) -> None:

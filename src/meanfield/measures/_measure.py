@@ -44,16 +44,57 @@ __all__ = [
 
 @dataclass(frozen=True, eq=False)
 class Density:
-    """Node values of a density on a domain's grid.
+    r"""Node values of a density on a domain's grid.
 
-    Attributes
+    Usually made by :func:`density`, :func:`uniform`, :func:`von_mises`,
+    :func:`wrapped_cauchy` or :func:`perturbed_uniform`, which normalise; the
+    constructor keeps the values as given (``normalized()`` divides by the mass).
+
+    Parameters
     ----------
     domain : Circle, Sphere or ZonalSphere
+        The grid the values live on.
     values : ndarray, shape ``domain.shape``
         ρ at the nodes, with respect to the area measure (∫ ρ dσ = mass).
+        Copied and made read-only.
     law : dict
         How the density was made (e.g. ``{"name": "von_mises", "loc": 0.0,
         "kappa": 2.0}``); exact samplers use it when present.
+
+    Raises
+    ------
+    ValueError
+        Values of another shape than the grid's, non-finite or negative
+        values, or zero mass.
+
+    Notes
+    -----
+    The mass and the mean are quadratures with the domain's weights w_j:
+
+        mass = ∫ ρ dσ = Σ_j ρ_j w_j,     mean() = ∫ x ρ(x) dσ(x) = Σ_j ρ_j w_j x_j,
+
+    .. math::
+
+        \int \rho\,\mathrm{d}\sigma = \sum_j \rho_j w_j, \qquad
+        \int x\,\rho(x)\,\mathrm{d}\sigma(x) = \sum_j \rho_j w_j\, x_j,
+
+    x_j the ``moment_points`` of the domain (its nodes, or on a ZonalSphere
+    cos ϑ_j e_d). The mass is formed with power-of-two scalings (module
+    docstring), so subnormal or huge node values keep their mass.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import meanfield as mf
+    >>> circle = mf.Circle(64)
+    >>> rho = mf.Density(circle, np.ones(64))      # ρ ≡ 1: mass 2π
+    >>> print(f"{rho.mass:.6f}")
+    6.283185
+    >>> p = rho.normalized()                         # the uniform density 1/(2π)
+    >>> print(f"{p.mass:.6f} {p.values[0]:.6f} {1 / (2 * np.pi):.6f}")
+    1.000000 0.159155 0.159155
+    >>> print(np.round(p.mean(), 12) + 0.0)        # its mean ∫ x ρ dσ is 0
+    [0. 0.]
     """
 
     domain: Any
@@ -103,7 +144,7 @@ class Density:
 class EmpiricalMeasure:
     """Weighted atoms μ = Σ_i w_i δ_{x_i}.
 
-    Attributes
+    Parameters
     ----------
     points : ndarray
         Angles of shape (n,) on S¹, unit vectors (n, d) on S^{d-1}, points
@@ -114,6 +155,27 @@ class EmpiricalMeasure:
         summing to 1 per system; None for equal weights 1/n.
     domain : str or domain object
         "circle", "sphere" or "euclidean", or a domain object (its particles' space).
+
+    Raises
+    ------
+    ValueError
+        Non-finite points, points of the wrong shape for ``domain`` or
+        without an atom, weights of the wrong shape, negative, non-finite or
+        not summing to 1 (per system) within 1e-10, an unknown ``domain``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import meanfield as mf
+    >>> mu = mf.EmpiricalMeasure(np.array([0.0, np.pi]), weights=[0.25, 0.75])
+    >>> mu.n_atoms, mu.kind
+    (2, 'circle')
+    >>> nu = mf.EmpiricalMeasure(np.eye(3), domain="sphere")   # 3 unit vectors of R³
+    >>> nu.n_atoms, nu.kind, nu.weights.round(6).tolist()
+    (3, 'sphere', [0.333333, 0.333333, 0.333333])
+    >>> # W₁ on S¹: moving mass 1/4 by π (the two atoms at distance π)
+    >>> print(f"{mf.wasserstein(mu, np.array([np.pi])):.6f}")
+    0.785398
     """
 
     points: np.ndarray
@@ -192,11 +254,30 @@ def density(domain: Any, f: np.ndarray | Callable[..., np.ndarray], normalize: b
         two (module docstring): any non-negative finite values with positive
         mass, subnormal (1e-320) or huge (1e308), give mass 1 to round-off.
 
+    Returns
+    -------
+    Density
+        The density on ``domain`` (no ``law``: exact samplers do not apply).
+
     Raises
     ------
     ValueError
         Values of the wrong shape, negative, non-finite, or of zero mass (all
         zero, or positive only where the quadrature weight is 0).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import meanfield as mf
+    >>> circle = mf.Circle(64)
+    >>> rho = mf.density(circle, lambda theta: 1 + np.cos(theta))   # ρ = (1 + cos θ)/(2π)
+    >>> print(f"{rho.mass:.6f} {rho.values.max():.6f} {1 / np.pi:.6f}")
+    1.000000 0.318310 0.318310
+    >>> print(np.round(rho.mean(), 12) + 0.0)                        # ∫ x ρ dσ = (1/2, 0)
+    [0.5 0. ]
+    >>> raw = mf.density(circle, np.ones(64), normalize=False)
+    >>> print(f"{raw.mass:.6f}")                                     # kept as given: 2π
+    6.283185
     """
     if callable(f):
         values = np.broadcast_to(np.asarray(domain.node_values(f), dtype=float), domain.shape)
@@ -207,7 +288,35 @@ def density(domain: Any, f: np.ndarray | Callable[..., np.ndarray], normalize: b
 
 
 def uniform(domain: Any) -> Density:
-    """The uniform probability density 1/|S^{d-1}|."""
+    """The uniform probability density 1/|S^{d-1}|.
+
+    Parameters
+    ----------
+    domain : Circle, Sphere or ZonalSphere
+        The grid (|S¹| = 2π, |S²| = 4π, |S^{d-1}| = 2π^{d/2}/Γ(d/2)).
+
+    Returns
+    -------
+    Density
+        Node values 1/|S^{d-1}| everywhere, with law ``{"name": "uniform"}``
+        (sampled exactly by :func:`sample`).
+
+    Raises
+    ------
+    TypeError
+        ``domain`` is not a grid domain (e.g. the string "circle").
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import meanfield as mf
+    >>> rho = mf.uniform(mf.Sphere(8))
+    >>> print(f"{rho.mass:.6f} {rho.values[0, 0]:.6f} {1 / (4 * np.pi):.6f}")
+    1.000000 0.079577 0.079577
+    >>> # E_β of the uniform measure on S²: sinh(β)/(2β²), here β = 1
+    >>> print(f"{mf.energy(mf.SelfAttention(1.0), rho):.6f} {np.sinh(1.0) / 2:.6f}")
+    0.587601 0.587601
+    """
     check_domain(domain)
     return Density(domain, np.full(domain.shape, 1.0 / domain.area), {"name": "uniform"})
 
@@ -222,13 +331,29 @@ def check_domain(domain: Any, name: str = "domain") -> Any:
 
 
 def von_mises(domain: Any, loc: float | np.ndarray | None = None, kappa: float = 1.0) -> Density:
-    """Von Mises(–Fisher) density with mean direction ``loc`` and concentration κ.
+    r"""Von Mises(–Fisher) density with mean direction ``loc`` and concentration κ.
 
     On S¹: ρ(θ) = e^{κ cos(θ - loc)} / (2π I_0(κ)), ``loc`` an angle. On S^{d-1}:
     ρ(x) = C_d(κ) e^{κ <loc, x>}, ``loc`` a unit vector (on a ZonalSphere the
     axis e_d is the only admissible mean direction). Exponentially scaled
     Bessel functions keep κ up to several hundred exact. ``loc=None`` means
     the angle 0 on S¹ and the axis e_d on spheres.
+
+    Parameters
+    ----------
+    domain : Circle, Sphere or ZonalSphere
+        The grid.
+    loc : float, array_like or None
+        Mean direction: an angle (radians) on S¹, a unit vector of R^d on a
+        sphere; None: 0 on S¹, e_d on spheres.
+    kappa : float
+        Concentration κ ≥ 0 (κ = 0: the uniform density).
+
+    Returns
+    -------
+    Density
+        Its node values, with law ``{"name": "von_mises", "loc": …, "kappa": …}``
+        (sampled exactly by :func:`sample`).
 
     Raises
     ------
@@ -237,6 +362,38 @@ def von_mises(domain: Any, loc: float | np.ndarray | None = None, kappa: float =
         quadrature) to a mass further than :data:`VON_MISES_MASS_TOLERANCE` from 1
         (the width ~1/√κ is not resolved; on S¹ the error is
         2 Σ_{m≥1} I_{mn}(κ)/I_0(κ) and the message names the n that resolves κ).
+        Also a negative κ, a ``loc`` that is not a finite angle or unit
+        vector (on a ZonalSphere: not e_d), or node values that overflow.
+    TypeError
+        ``domain`` is not a grid domain.
+
+    Notes
+    -----
+    With respect to the area measure of S^{d-1},
+
+    .. math::
+
+        \rho(x) = C_d(\kappa)\, e^{\kappa\langle \mathrm{loc}, x\rangle}, \qquad
+        C_d(\kappa) = \frac{\kappa^{d/2-1}}{(2\pi)^{d/2} I_{d/2-1}(\kappa)},
+
+    so that C_2(κ) = 1/(2π I_0(κ)) on S¹ and C_3(κ) = κ/(4π sinh κ) on S². The
+    mean ∫ x ρ dσ is A_d(κ) loc with A_d(κ) = I_{d/2}(κ)/I_{d/2-1}(κ)
+    (I_1(κ)/I_0(κ) on S¹, coth κ - 1/κ on S²).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import meanfield as mf
+    >>> from scipy.special import iv
+    >>> rho = mf.von_mises(mf.Circle(64), loc=0.0, kappa=2.0)
+    >>> print(f"{rho.mass:.6f}")
+    1.000000
+    >>> # mean resultant ∫ cos θ ρ dθ = I_1(κ)/I_0(κ)
+    >>> print(f"{rho.mean()[0]:.6f} {iv(1, 2.0) / iv(0, 2.0):.6f}")
+    0.697775 0.697775
+    >>> zonal = mf.von_mises(mf.ZonalSphere(3, 32), kappa=2.0)    # about e_3 on S²
+    >>> print(f"{zonal.mean()[2]:.6f} {1 / np.tanh(2.0) - 1 / 2.0:.6f}")
+    0.537315 0.537315
     """
     kappa_f = check_nonnegative("kappa", kappa)
     check_domain(domain)
@@ -283,9 +440,49 @@ def _check_resolved(density: Density, kappa: float) -> None:
 
 
 def wrapped_cauchy(domain: Circle, loc: float = 0.0, r: float = 0.5) -> Density:
-    """Wrapped Cauchy density on S¹ with mean resultant length ``r`` ∈ [0, 1):
+    r"""Wrapped Cauchy density on S¹ with mean resultant length ``r`` ∈ [0, 1).
 
     ρ(θ) = (1 - r²) / (2π (1 + r² - 2r cos(θ - loc))).
+
+    Parameters
+    ----------
+    domain : Circle
+        The grid (the circle only).
+    loc : float
+        Mean direction (an angle in radians).
+    r : float
+        Mean resultant length, 0 ≤ r < 1 (0: the uniform density).
+
+    Returns
+    -------
+    Density
+        Its node values, with law ``{"name": "wrapped_cauchy", "loc": …, "r": …}``
+        (sampled exactly by :func:`sample`).
+
+    Raises
+    ------
+    ValueError
+        A domain other than a :class:`~meanfield.Circle`, r outside [0, 1), a
+        non-finite ``loc``.
+
+    Notes
+    -----
+    .. math::
+
+        \rho(\theta) = \frac{1 - r^2}{2\pi\,(1 + r^2 - 2r\cos(\theta - \mathrm{loc}))}
+        = \frac{1}{2\pi}\Big(1 + 2\sum_{k \ge 1} r^k \cos k(\theta - \mathrm{loc})\Big),
+
+    so ∫ e^{ikθ} ρ dθ = r^{|k|} e^{ik loc}.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import meanfield as mf
+    >>> rho = mf.wrapped_cauchy(mf.Circle(64), loc=np.pi / 2, r=0.5)
+    >>> print(f"{rho.mass:.6f}")
+    1.000000
+    >>> print(np.round(rho.mean(), 12) + 0.0)      # ∫ x ρ dσ = r (cos loc, sin loc)
+    [0.  0.5]
     """
     if not isinstance(domain, Circle):
         raise ValueError(f"wrapped_cauchy is defined on the circle only, got domain {domain!r}")

@@ -14,7 +14,7 @@ def perturbed_uniform(
     domain, amplitude: float = 0.01, modes: int = 8, seed: int | np.random.Generator | None = 0,
     spectrum: str = "smooth",
 ) -> Density:
-    """The uniform density with a small, smooth random perturbation.
+    r"""The uniform density with a small, smooth random perturbation.
 
     On S¹:  ρ_0(θ) = (1/2π) (1 + ε Σ_{k=1}^{K} (a_k cos kθ + b_k sin kθ) / k)
     with a_k, b_k standard normal (seeded). On S^{d-1}:
@@ -29,6 +29,58 @@ def perturbed_uniform(
     Σ_{|m| ≤ l} |a_lm|² = 1 for every degree l (then f scaled to max |f| = 1
     as above). Linear growth then starts every mode from the same size, so the
     largest mode at a later time is the fastest-growing one.
+
+    Parameters
+    ----------
+    domain : Circle, Sphere or ZonalSphere
+        The grid.
+    amplitude : float
+        ε, 0 ≤ ε < 1: the largest relative deviation from uniform.
+    modes : int
+        K ≥ 1: the number of Fourier modes (S¹), spherical-harmonic degrees
+        (S², ``spectrum="flat"``) or exponential waves (S^{d-1}).
+    seed : int, Generator or None
+        Seed of the random coefficients (default 0: the same perturbation on
+        every call; None: fresh entropy).
+    spectrum : {"smooth", "flat"}
+        "smooth": mode k weighted by 1/k (S¹) or exponential waves (spheres);
+        "flat": every mode with the same amplitude (S¹ and S² only).
+
+    Returns
+    -------
+    Density
+        Of mass 1, with law ``{"name": "perturbed_uniform", "amplitude": ε,
+        "modes": K, "spectrum": …}``.
+
+    Raises
+    ------
+    ValueError
+        ε outside [0, 1), K < 1, an unknown ``spectrum``, or "flat" on a
+        ZonalSphere.
+
+    Notes
+    -----
+    In both cases
+
+    .. math::
+
+        \rho_0 = \frac{1 + \varepsilon f}{\lvert\mathbb{S}^{d-1}\rvert}, \qquad
+        \max_x \lvert f(x)\rvert = 1, \qquad
+        \rho_0 \ge \frac{1 - \varepsilon}{\lvert\mathbb{S}^{d-1}\rvert} > 0,
+
+    normalised to mass 1 by the domain's quadrature (the maximum is taken
+    over the grid's nodes).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import meanfield as mf
+    >>> rho = mf.perturbed_uniform(mf.Circle(64), amplitude=0.1, modes=4, seed=0)
+    >>> print(f"{rho.mass:.6f}")
+    1.000000
+    >>> # the largest relative deviation from 1/(2π) is ε
+    >>> print(f"{np.max(np.abs(2 * np.pi * rho.values - 1)):.6f}")
+    0.100000
     """
     amplitude = as_real("amplitude", amplitude)
     if not (0 <= amplitude < 1):

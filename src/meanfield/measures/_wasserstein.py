@@ -56,11 +56,14 @@ _MASS_TOL = 1e-8
 class WassersteinResult:
     """A distance with the method that computed it and its accuracy.
 
-    Attributes
+    What :func:`wasserstein` returns with ``return_info=True``.
+
+    Parameters
     ----------
     value : float or ndarray of shape (systems,)
         W_p in radians (or the sliced distance for ``method="sliced"``).
     p : float
+        The order p ≥ 1.
     method : str
         The method asked for: "exact", "sliced" or "polar" (module docstring).
     algorithm : str
@@ -79,6 +82,16 @@ class WassersteinResult:
         the Monte Carlo standard error over projections.
     n_atoms : tuple of int
         Atoms per system of the two measures.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import meanfield as mf
+    >>> r = mf.wasserstein(np.array([0.1]), np.array([2 * np.pi - 0.2]), return_info=True)
+    >>> print(f"{r.value:.6f}")                 # the geodesic distance 0.3 across θ = 0
+    0.300000
+    >>> r.method, r.algorithm, r.exact, r.accuracy, r.n_atoms
+    ('exact', 'circle-cdf', True, 0.0, (1, 1))
     """
 
     value: float | np.ndarray
@@ -112,10 +125,18 @@ def wasserstein(
     n_projections: int = 400,
     seed: int | None = 0,
 ) -> float | np.ndarray | WassersteinResult:
-    """Wasserstein distance W_p(a, b) for the geodesic distance, in radians.
+    r"""Wasserstein distance W_p(a, b) for the geodesic distance, in radians.
 
     W_p(μ, ν) = (min_π ∫ d(x, y)^p dπ(x, y))^{1/p},  d = geodesic distance
     (|θ - φ| mod 2π folded to [0, π] on S¹, arccos⟨x, y⟩ on S^{d-1}).
+
+    .. math::
+
+        W_p(\mu, \nu) = \Big(\min_{\pi \in \Pi(\mu, \nu)} \int d(x, y)^p \,\mathrm{d}\pi(x, y)\Big)^{1/p},
+        \qquad d(x, y) = \arccos\langle x, y\rangle,
+
+    the minimum over couplings π of μ and ν (on S¹, d(θ, φ) is the distance
+    of the angles along the circle, at most π).
 
     Parameters
     ----------
@@ -166,7 +187,9 @@ def wasserstein(
 
     Returns
     -------
-    float, or ndarray of shape (systems,) for batches, or WassersteinResult.
+    float, ndarray of shape (systems,) or WassersteinResult
+        W_p in radians: a float, an array over systems for batches, or a
+        :class:`WassersteinResult` with ``return_info=True``.
 
     Raises
     ------
@@ -179,9 +202,18 @@ def wasserstein(
 
     Examples
     --------
-    >>> import numpy as np, meanfield as mf
-    >>> round(mf.wasserstein(np.array([0.1]), np.array([2 * np.pi - 0.2])), 12)
+    >>> import numpy as np
+    >>> import meanfield as mf
+    >>> round(mf.wasserstein(np.array([0.1]), np.array([2 * np.pi - 0.2])), 12)   # across θ = 0
     0.3
+    >>> # the uniform density against a Dirac at 0: W₁ = mean distance to 0 = π/2
+    >>> rho = mf.uniform(mf.Circle(64))
+    >>> print(f"{mf.wasserstein(rho, np.array([0.0])):.6f} {np.pi / 2:.6f}")
+    1.570796 1.570796
+    >>> # unit vectors of R² are read as angles: two at a right angle are π/2 apart for every p
+    >>> a, b = np.array([[1.0, 0.0]]), np.array([[0.0, 1.0]])
+    >>> print(f"{mf.wasserstein(a, b, p=2):.6f}")
+    1.570796
     """
     p = check_order(p)
     if domain is not None and domain not in ("circle", "sphere"):

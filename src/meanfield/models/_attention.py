@@ -81,7 +81,7 @@ def _as_heads(name: str, value: Any) -> np.ndarray | None:
 
 @dataclass(frozen=True, eq=False)
 class Attention(Model):
-    """Self-attention dynamics with weights (Q_h, K_h, V_h), h = 1..H (see module docstring).
+    r"""Self-attention dynamics with weights (Q_h, K_h, V_h), h = 1..H (see module docstring).
 
     Parameters
     ----------
@@ -106,6 +106,51 @@ class Attention(Model):
         (a softmax over i's edges, whatever the graph's normalisation), summed over the edges in
         O(entries · d) (:mod:`meanfield.models._edge_attention`). ``mf.Graph.causal(n)`` is the causal mask of a
         decoder (token i attends to j ≤ i). Weights must be non-negative and every node needs an edge.
+
+    Raises
+    ------
+    ValueError
+        β < 0 or not finite; Q, K, V not square, not finite, or disagreeing in d or in the number of
+        heads; an ``ffn`` whose shapes do not fit; ``rescaled=True`` with a projection, several heads or
+        an ffn; ``scores_at_z=True`` without ``rescaled=True``; a graph with negative weights or
+        isolated nodes.
+
+    Notes
+    -----
+    Paper 2, (2.7)–(2.8), with Π_x = P⊥_x = I - x xᵀ (``projection=True``) or Π_x = I:
+
+    .. math::
+
+        \dot x_i = \Pi_{x_i}\Big(\sum_{h=1}^{H} \sum_{j=1}^{n} P^h_{ij}\, V_h x_j + W\varphi(A x_i + b)\Big),
+        \qquad
+        P^h_{ij} = \frac{e^{\beta\langle Q_h x_i, K_h x_j\rangle}}{\sum_{l=1}^{n} e^{\beta\langle Q_h x_i, K_h x_l\rangle}}.
+
+    Paper 1's rescaled tokens z_i = e^{-tV} x_i (``rescaled=True``) solve (9.3); with
+    ``scores_at_z=True`` the scores are those of z itself, (9.4):
+
+    .. math::
+
+        \dot z_i = \sum_{j=1}^{n} \operatorname{softmax}_j\big(\beta\langle Q e^{tV} z_i, K e^{tV} z_j\rangle\big)\,
+        V (z_j - z_i).
+
+    With identity weights, one head and no ffn this is :class:`~meanfield.SelfAttention` (SA). The
+    dynamics has the energy E_β = (1/2β) Σ_ij w_i w_j e^{β<Q x_i, K x_j>} when V = c QᵀK with QᵀK
+    symmetric (one head, no ffn, not rescaled, paper 2, §3.4.1).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import meanfield as mf
+    >>> x = mf.sample(mf.uniform(mf.ZonalSphere(3, 8)), 5, seed=0).points   # 5 tokens on S²
+    >>> sa = mf.SelfAttention(2.0)
+    >>> print(np.allclose(mf.Attention(2.0).velocity(x), sa.velocity(x)))  # identity weights: SA
+    True
+    >>> two = mf.Attention(2.0, heads=2)              # two identity heads add up
+    >>> print(np.allclose(two.velocity(x), 2 * sa.velocity(x)))
+    True
+    >>> P = mf.attention_matrix(mf.Attention(2.0), x)
+    >>> P.shape, np.round(P.sum(axis=1), 12).tolist()    # rows of a softmax sum to 1
+    ((5, 5), [1.0, 1.0, 1.0, 1.0, 1.0])
     """
 
     beta: float

@@ -80,7 +80,7 @@ def particle_energy(model: Any, measure: EmpiricalMeasure | np.ndarray, *, domai
 
 
 def energy(model: Any, measure: Density | EmpiricalMeasure | np.ndarray, **particle_options: Any) -> float | np.ndarray:
-    """Interaction energy E_β of a density or of particles.
+    r"""Interaction energy E_β of a density or of particles.
 
     Parameters
     ----------
@@ -104,11 +104,36 @@ def energy(model: Any, measure: Density | EmpiricalMeasure | np.ndarray, **parti
         A model without an energy (a Kuramoto interaction that is not odd, attention weights
         without the gradient structure), or a measure the model does not live on.
 
+    Notes
+    -----
+    For self-attention (paper 2, (3.5)), with m = ∫ y dμ(y),
+
+        E_β[μ] = (1/2β) ∬ e^{β<x,y>} dμ(x) dμ(y)  (β > 0),     E_0[μ] = |m|²/2,
+
+    .. math::
+
+        \mathsf{E}_\beta[\mu] = \frac{1}{2\beta} \iint e^{\beta\langle x, y\rangle}\,\mathrm{d}\mu(x)\,\mathrm{d}\mu(y)
+        \quad (\beta > 0), \qquad
+        \mathsf{E}_0[\mu] = \tfrac{1}{2} \Big\lVert \int y\,\mathrm{d}\mu(y) \Big\rVert^2;
+
+    for a Kuramoto model with an odd coupling function, E = (1/2) ∬ G(θ - φ) dμ dμ with G' = h(-·)
+    (K|m|²/2 for h = sin, paper 2, (7.3)). A density enters as its quadrature measure; particles
+    with their weights w_i, E_β = (1/2β) Σ_ij w_i w_j e^{β<x_i,x_j>}.
+
     Examples
     --------
+    >>> import numpy as np
     >>> import meanfield as mf
-    >>> round(mf.energy(mf.SelfAttention(0.0), mf.uniform(mf.Circle(64))), 12)
+    >>> from scipy.special import iv
+    >>> round(mf.energy(mf.SelfAttention(0.0), mf.uniform(mf.Circle(64))), 12)   # m = 0
     0.0
+    >>> # the uniform measure on S¹: E_β = I_0(β)/(2β)
+    >>> print(f"{mf.energy(mf.SelfAttention(2.0), mf.uniform(mf.Circle(64))):.6f} {iv(0, 2.0) / 4:.6f}")
+    0.569896 0.569896
+    >>> # particles: n = 2 orthogonal unit vectors, E_β = (2e^β + 2)/(2β · 4)
+    >>> x = np.array([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]])
+    >>> print(f"{mf.energy(mf.SelfAttention(2.0), x):.6f} {(2 * np.exp(2.0) + 2) / 16:.6f}")
+    1.048632 1.048632
     """
     check_model(model)
     if isinstance(measure, Density):

@@ -101,6 +101,36 @@ class LorentzianMixture(FrequencyLaw):
         c_m and γ_m (one width is used for every centre).
     weights : sequence of float, optional
         Relative weights p_m > 0 (normalised to sum 1); default equal.
+
+    Raises
+    ------
+    ValueError
+        Centres or widths that are not finite, widths ≤ 0 (a width 0 is an atom: :class:`DiscreteLaw`) or
+        of another number than the centres, weights that are not positive and finite, one per centre.
+
+    Notes
+    -----
+    .. math::
+
+        g(\omega) = \sum_m p_m\, \frac{\gamma_m/\pi}{(\omega - c_m)^2 + \gamma_m^2}, \qquad
+        \int g(\omega) f(\omega)\,\mathrm{d}\omega = \sum_m p_m\, f(c_m + i\gamma_m)
+
+    for every f analytic and bounded in the upper half-plane (the residue theorem): the poles
+    ζ_m = c_m + iγ_m (:attr:`poles`) at which :class:`~meanfield.Kuramoto` with one harmonic, and the
+    Ott–Antonsen reduction, are exact in ω. Like a frozen scipy law it answers ``pdf``, ``cdf``, ``ppf``,
+    ``rvs`` and ``median``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import meanfield as mf
+    >>> g = mf.LorentzianMixture([0.0], 0.5)          # one Lorentzian, half-width γ = 1/2
+    >>> print(f"{float(g.pdf(0.0)):.6f} {1 / (0.5 * np.pi):.6f}")            # g(c) = 1/(πγ)
+    0.636620 0.636620
+    >>> print(f"{float(g.cdf(0.5)):.6f} {float(g.ppf(0.75)):.6f}")          # quartile at c + γ
+    0.750000 0.500000
+    >>> g.poles
+    (array([0.+0.5j]), array([1.]))
     """
 
     def __init__(self, centres: Sequence[float], widths: Sequence[float] | float,
@@ -142,7 +172,49 @@ class LorentzianMixture(FrequencyLaw):
 
 def bimodal_lorentzian(separation: float, width: float) -> LorentzianMixture:
     r"""The symmetric bimodal Lorentzian g = ½ [L_Δ(ω - ω₀) + L_Δ(ω + ω₀)] of Martens et al. (PRE 79, 026204
-    (2009)): ``separation`` ω₀ ≥ 0, ``width`` Δ > 0; bimodal (a dip at 0) for ω₀ > Δ/√3."""
+    (2009)): ``separation`` ω₀ ≥ 0, ``width`` Δ > 0; bimodal (a dip at 0) for ω₀ > Δ/√3.
+
+    Parameters
+    ----------
+    separation : float
+        ω₀ ≥ 0: the centres are ±ω₀.
+    width : float
+        Δ > 0: the half-width of both Lorentzians.
+
+    Returns
+    -------
+    LorentzianMixture
+        Centres (-ω₀, ω₀), half-widths Δ, weights (1/2, 1/2); poles ±ω₀ + iΔ.
+
+    Raises
+    ------
+    ValueError
+        ω₀ negative or not finite, Δ ≤ 0.
+
+    Notes
+    -----
+    With L_Δ(ω) = (Δ/π)/(ω² + Δ²),
+
+    .. math::
+
+        g(\omega) = \frac{1}{2}\big[L_\Delta(\omega - \omega_0) + L_\Delta(\omega + \omega_0)\big].
+
+    For Kuramoto oscillators (h = sin) incoherence loses stability at K = 2(Δ² + ω₀²)/Δ for ω₀ ≤ Δ
+    and by a Hopf bifurcation at K = 4Δ for ω₀ > Δ (Martens et al. 2009).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import meanfield as mf
+    >>> g = mf.bimodal_lorentzian(1.0, 0.5)           # ω₀ = 1 > Δ/√3: bimodal
+    >>> g.poles
+    (array([-1.+0.5j,  1.+0.5j]), array([0.5, 0.5]))
+    >>> # the dip: g(0) = (Δ/π)/(ω₀² + Δ²) below g(ω₀)
+    >>> print(f"{float(g.pdf(0.0)):.6f} {0.5 / np.pi / 1.25:.6f} {bool(g.pdf(0.0) < g.pdf(1.0))}")
+    0.127324 0.127324 True
+    >>> print(f"{float(g.cdf(0.0)):.6f}")             # symmetric about 0
+    0.500000
+    """
     separation = float(separation)
     if not (np.isfinite(separation) and separation >= 0):
         raise ValueError(f"separation must be finite and >= 0, got {separation!r}")
@@ -158,6 +230,30 @@ class DiscreteLaw(FrequencyLaw):
         The frequencies ω_m (distinct).
     weights : sequence of float, optional
         Relative weights p_m > 0 (normalised to sum 1); default equal.
+
+    Raises
+    ------
+    ValueError
+        Values that are not finite or not distinct, weights that are not positive and finite, one per
+        value.
+
+    Notes
+    -----
+    The atoms are stored sorted. The law has a ``cdf``, a ``ppf`` (the smallest ω_m with F(ω_m) ≥ u)
+    and ``rvs``, but no ``pdf``. In :class:`~meanfield.Kuramoto` the PDE takes one density per atom
+    (exact in ω), and its atoms are the "poles" of :func:`law_poles` (real).
+
+    Examples
+    --------
+    >>> import meanfield as mf
+    >>> g = mf.DiscreteLaw([1.0, -1.0], weights=[3, 1])
+    >>> g
+    discrete(values=[-1.0, 1.0], weights=[0.25, 0.75])
+    >>> print(float(g.cdf(0.0)), float(g.ppf(0.5)))
+    0.25 1.0
+    >>> nodes, weights = mf.Kuramoto(frequencies=g).frequency_quadrature()
+    >>> print(nodes, weights)
+    [-1.  1.] [0.25 0.75]
     """
 
     def __init__(self, values: Sequence[float], weights: Sequence[float] | None = None) -> None:
@@ -202,6 +298,33 @@ class Mixture(FrequencyLaw):
         The laws g_m.
     weights : sequence of float, optional
         Relative weights p_m > 0 (normalised to sum 1); default equal.
+
+    Raises
+    ------
+    ValueError
+        No component, or weights that are not positive and finite, one per component.
+    TypeError
+        A component that is not a continuous law (a number, a :class:`DiscreteLaw`, an unfrozen scipy
+        family).
+
+    Notes
+    -----
+    ``pdf`` and ``cdf`` are the weighted sums of the components', ``ppf`` is found by bisection on the
+    cdf. The mixture has poles (:func:`law_poles`) when every component has: a mixture of Cauchy laws
+    and :class:`LorentzianMixture` laws is exact in ω for :class:`~meanfield.Kuramoto` with one harmonic.
+
+    Examples
+    --------
+    >>> import scipy.stats
+    >>> import meanfield as mf
+    >>> g = mf.Mixture([scipy.stats.norm(-1, 0.5), scipy.stats.norm(1, 0.5)])
+    >>> print(f"{float(g.cdf(0.0)):.6f} {abs(g.median()):.6f}")      # symmetric about 0
+    0.500000 0.000000
+    >>> print(g.poles)                                 # normal laws have none
+    None
+    >>> h = mf.Mixture([scipy.stats.cauchy(-1, 0.5), mf.LorentzianMixture([1.0], 0.5)], weights=[1, 3])
+    >>> h.poles
+    (array([-1.+0.5j,  1.+0.5j]), array([0.25, 0.75]))
     """
 
     def __init__(self, components: Sequence[Any], weights: Sequence[float] | None = None) -> None:

@@ -137,12 +137,26 @@ class Graph:
         A matrix that is not square, non-finite weights, negative weights without ``signed=True``, isolated
         nodes (no edge: Σ_j |A_ij| = 0) under ``normalization="degree"`` (named), an unknown normalisation.
 
+    Notes
+    -----
+    A model on the graph sums over the edges of each node with the particle weights w_j (1/n by
+    default) and the normalisation c_i; for Kuramoto
+
+    .. math::
+
+        \dot\theta_i = \omega_i + \frac{K}{c_i} \sum_{j} A_{ij}\, w_j\, h(\theta_j - \theta_i - \alpha),
+        \qquad c_i = 1 \ (\texttt{"n"}) \quad\text{or}\quad c_i = \sum_j \lvert A_{ij}\rvert\, w_j \ (\texttt{"degree"}).
+
+    The complete graph with loops under ``"n"`` is the all-to-all model (paper 2, (7.2)).
+
     Examples
     --------
     >>> import meanfield as mf
     >>> ring = mf.Graph.ring(100, k=2, normalization="degree")
     >>> ring.n_nodes, ring.n_edges, ring.symmetric
     (100, 200, True)
+    >>> print(ring.degrees[:3])                        # 2k neighbours each
+    [4. 4. 4.]
     """
 
     adjacency: Any

@@ -110,6 +110,40 @@ class GraphonKuramoto(Model):
     TypeError, ValueError
         A graphon that is not a callable or a number, values outside [0, 1], a W that is not symmetric (the
         limit assumes an undirected graph), positions with degree 0 under ``normalization="degree"``.
+
+    Notes
+    -----
+    The density ρ(t, x, θ) of the oscillators at position x ∈ [0, 1] (Medvedev 2014; Chiba & Medvedev
+    2019), with c(x) = 1 (``"n"``) or c(x) = ∫ W(x, y) dy (``"degree"``):
+
+    .. math::
+
+        \partial_t \rho(x, \cdot) + \partial_\theta\big(\rho(x, \cdot)\, X_x\big) = \sigma\,\partial_\theta^2 \rho(x, \cdot),
+        \qquad
+        X_x(\theta) = \omega + \frac{K}{c(x)} \int_0^1 W(x, y) \int h(\varphi - \theta - \alpha)\,
+        \rho(y, \varphi)\,\mathrm{d}\varphi\,\mathrm{d}y.
+
+    The constant graphon W ≡ p gives the all-to-all :class:`~meanfield.Kuramoto` model with coupling
+    Kp (``"n"``) or K (``"degree"``). The PDE discretises x by ``nodes`` quadrature nodes, one circle
+    density each; :meth:`sampled` draws the finite graphs whose limit this is.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import meanfield as mf
+    >>> model = mf.GraphonKuramoto(coupling=2.0, graphon=0.5, nodes=4)   # W ≡ 1/2
+    >>> x, v = model.positions()                       # Gauss–Legendre nodes of [0, 1]
+    >>> print(np.round(x, 4), f"{v.sum():.6f}")
+    [0.0694 0.33   0.67   0.9306] 1.000000
+    >>> # every species at the same density moves as all-to-all Kuramoto with K p = 1
+    >>> circle = mf.Circle(32)
+    >>> rho = mf.von_mises(circle, kappa=1.0)
+    >>> X = model.density_velocity(circle, np.tile(rho.values, (4, 1)), None)
+    >>> print(X.shape, np.allclose(X, mf.Kuramoto(coupling=1.0).velocity(rho)))
+    (4, 32) True
+    >>> graph = model.sampled(200, seed=0).graph       # a G(200, 1/2) random graph
+    >>> print(graph.n_nodes, f"{graph.n_edges / (200 * 199 / 2):.2f}")
+    200 0.50
     """
 
     coupling: float = 1.0

@@ -30,7 +30,7 @@ __all__ = ["HardmaxAttention"]
 
 @dataclass(frozen=True, eq=False)
 class HardmaxAttention(Model):
-    """The hard-max dynamics (9.5)–(9.6) of tokens z_i ∈ R^d with weights (Q, K, V).
+    r"""The hard-max dynamics (9.5)–(9.6) of tokens z_i ∈ R^d with weights (Q, K, V).
 
     Parameters
     ----------
@@ -38,11 +38,52 @@ class HardmaxAttention(Model):
         None means the identity (Example 9.3 takes Q = K = V = I).
     tie_tolerance : float
         Scores within ``tie_tolerance`` · max(1, max_k |S_ik|) of the maximum tie
-        (:func:`meanfield.models._hardmax_selection.select`).
+        (:func:`meanfield.models._hardmax_selection.select`); 0 < tie_tolerance < 1e-3.
 
+    Raises
+    ------
+    ValueError
+        Q, K, V not square (d, d) matrices of one dimension d, or a tie tolerance outside (0, 1e-3).
+
+    Notes
+    -----
     The particles live in R^d (plain arrays (n, d) or (systems, n, d)); the only integrator is
     ``method="filippov"`` (:mod:`meanfield.models._filippov`), and :func:`meanfield.attention_matrix`
     gives the selected weights λ_ij.
+
+    The expected β → ∞ limit of the rescaled dynamics (9.4) (paper 2, §9.3), with the scores
+    S_ij = <Q z_i, K z_j>:
+
+        ż_i = (1/|C_i|) Σ_{j ∈ C_i} V(z_j - z_i),   C_i = argmax_j S_ij,
+
+    .. math::
+
+        \dot z_i = \frac{1}{\lvert C_i(t)\rvert} \sum_{j \in C_i(t)} V\big(z_j - z_i\big), \qquad
+        C_i(t) = \big\{ j : \langle Q z_i, K z_j\rangle \ge \langle Q z_i, K z_k\rangle \ \forall k \big\}.
+
+    The right-hand side jumps where a maximiser changes, so solutions are taken in Filippov's sense and
+    selected by the rule of :mod:`meanfield.models._hardmax_selection` (uniform on ties, right-continuous
+    maximisers, Filippov sliding closest to uniform).
+
+    Examples
+    --------
+    Paper 2's Example 9.3: z_1 = (1, 1) and z_2 = (-1, 1) are their own maximisers and stay. z_3 = (0, 0)
+    scores 0 with every token; the rule takes the maximisers along its motion (right-continuous: at
+    z_3 = (0, s), 0 < s < 1, the scores are s, s, s², so C_3 = {1, 2}) with equal weights, and z_3 moves
+    towards the midpoint (0, 1) of z_1 and z_2: z_3(t) = (0, 1 - e^{-t}).
+
+    >>> import numpy as np
+    >>> import meanfield as mf
+    >>> z0 = np.array([[1.0, 1.0], [-1.0, 1.0], [0.0, 0.0]])
+    >>> model = mf.HardmaxAttention()                  # Q = K = V = I
+    >>> print(mf.attention_matrix(model, z0))          # the selected weights λ_ij
+    [[1.  0.  0. ]
+     [0.  1.  0. ]
+     [0.5 0.5 0. ]]
+    >>> run = mf.simulate(model, z0, [0.0, 1.0])
+    >>> z3 = run["positions"].values[-1, 2]
+    >>> print(f"{z3[0] + 0.0:.6f} {z3[1]:.6f} {1 - np.exp(-1.0):.6f}")
+    0.000000 0.632121 0.632121
     """
 
     Q: Any = None

@@ -95,8 +95,33 @@ class Interaction(Model):
     normalized : bool
         Divide the interaction by ∫|W'(<x, y>)| dρ(y) (SA-type); needs W' finite and of one sign on [-1, 1].
 
+    Raises
+    ------
+    ValueError
+        A kernel that is not finite on [-1, 1] or cannot be read, σ < 0, ``normalized=True`` with a W'
+        that is unbounded or changes sign, or (``normalized=False``) a kernel whose scale e^{s}
+        overflows a double.
+    TypeError
+        A kernel or potential of an unknown kind, ``normalized`` not a bool.
+
     Notes
     -----
+    The model, in the notation above (``normalized=False``; with ``normalized=True`` the interaction
+    term is divided by ∫ |W'(<x, y>)| dρ(y)):
+
+    .. math::
+
+        \partial_t \rho + \operatorname{div}(\rho\, \mathcal{X}[\rho]) = \sigma \Delta\rho, \qquad
+        \mathcal{X}[\rho](x) = -\mathsf{P}^\perp_x \int W'(\langle x, y\rangle)\, y\,\mathrm{d}\rho(y)
+        - \nabla_{\mathbb{S}} U(x),
+
+    .. math::
+
+        F[\rho] = \frac{1}{2} \iint W(\langle x, y\rangle)\,\mathrm{d}\rho(x)\,\mathrm{d}\rho(y)
+        + \int U\,\mathrm{d}\rho + \sigma \int \rho \log\rho\,\mathrm{d}\sigma,
+        \qquad
+        \lambda_l = -l(l+d-2)\Big(\frac{\lambda_l^W}{\lvert\mathbb{S}^{d-1}\rvert} + \sigma\Big).
+
     A grid of band limit L represents W by its multipliers λ_l, l ≤ L. The spectral schemes check that the
     velocity multipliers v_l = √(l(l+d-2)) |λ_l| above 2/3 of L are at most ``tail_tol`` of their largest
     (:func:`solvers.kernel_tail`) and refuse the grid otherwise (UnderResolvedError naming the degree and the
@@ -108,9 +133,19 @@ class Interaction(Model):
     Examples
     --------
     >>> import meanfield as mf
+    >>> from scipy.special import iv
     >>> model = mf.Interaction(kernel=-mf.Kernel.exponential(4.0) / 4.0)   # USA, β = 4
     >>> round(float(model.growth_rate(3)), 10) == round(float(mf.SelfAttention(4.0, normalized=False).growth_rate(3)), 10)
     True
+    >>> print(f"{float(model.growth_rate(3)):.6f} {9 * iv(3, 4.0) / 4.0:.6f}")   # k² I_k(β)/β on S¹
+    7.508871 7.508871
+    >>> # its energy is -E_β of USA: -I_0(β)/(2β) at the uniform measure of S¹
+    >>> print(f"{mf.energy(model, mf.uniform(mf.Circle(64))):.6f} {-iv(0, 4.0) / 8.0:.6f}")
+    -1.412740 -1.412740
+    >>> # W(t) = -2t (Kuramoto, K = 2) with noise σ = 1/2: λ_1 = -(-2π/2π + σ) = 1/2
+    >>> kuramoto_like = mf.Interaction("-2*t", noise=0.5)
+    >>> print(f"{float(kuramoto_like.growth_rate(1)):.6f} {float(kuramoto_like.growth_rate(2)):.6f}")
+    0.500000 -2.000000
     """
 
     kernel: Any

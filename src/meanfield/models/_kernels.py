@@ -62,11 +62,55 @@ class KernelMultipliers(NamedTuple):
 
 
 class Kernel(ABC):
-    """An interaction kernel W(t) = e^{s} W̃(t), t = <x, y> (module docstring).
+    r"""An interaction kernel W(t) = e^{s} W̃(t), t = <x, y> (module docstring).
 
     Subclasses provide :meth:`scaled_value` W̃, :attr:`log_scale` s, :meth:`derivative_kernel` W', the
     scaled multipliers (:meth:`_scaled_multipliers`) and :attr:`description`; the arithmetic, the cache of
     multipliers and the checks are shared here.
+
+    A kernel is made by a constructor, not by ``Kernel()``: the named families :meth:`exponential`,
+    :meth:`gaussian`, :meth:`riesz`, :meth:`power`, :meth:`morse`; coefficients :meth:`fourier`,
+    :meth:`legendre`; a function of t :meth:`function` or :meth:`formula`. Kernels add, subtract and
+    scale by numbers (``-Kernel.exponential(4.0) / 4.0``), and the multipliers of a sum are the sum of
+    its terms' multipliers.
+
+    Notes
+    -----
+    The Funk–Hecke multipliers on S^{d-1} (:meth:`multipliers`, returned as e^{s} times ``values``),
+    with P_l the Legendre polynomial of dimension d, P_l(1) = 1:
+
+        ∫_{S^{d-1}} W(<x, y>) Y_l(y) dσ(y) = λ_l Y_l(x),   λ_l = |S^{d-2}| ∫_{-1}^{1} W(t) P_l(t) (1 - t²)^{(d-3)/2} dt,
+
+    .. math::
+
+        \int_{\mathbb{S}^{d-1}} W(\langle x, y\rangle)\, Y_l(y)\,\mathrm{d}\sigma(y) = \lambda_l\, Y_l(x),
+        \qquad
+        \lambda_l = \lvert\mathbb{S}^{d-2}\rvert \int_{-1}^{1} W(t)\, P_l(t)\, (1 - t^2)^{(d-3)/2}\,\mathrm{d}t,
+
+    on S¹ λ_k = 2π Ŵ_k for W(cos θ) = Σ_k Ŵ_k e^{ikθ}. For W = e^{βt} they are
+    c_l(β) = (2π)^{d/2} β^{1-d/2} I_{l+d/2-1}(β): 2π I_l(β) on S¹, 4π i_l(β) on S².
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import meanfield as mf
+    >>> from scipy.special import iv
+    >>> W = mf.Kernel.exponential(2.0)                  # e^{2t}, multipliers in closed form
+    >>> m = W.multipliers(4, 2)                         # degrees 0..3 on S¹
+    >>> print(np.round(m.values * np.exp(m.log_scale), 6))
+    [14.323057  9.994266  4.328791  1.336685]
+    >>> print(np.round(2 * np.pi * iv(np.arange(4), 2.0), 6))        # 2π I_k(β)
+    [14.323057  9.994266  4.328791  1.336685]
+    >>> # the same kernel as a formula, by Gauss–Jacobi quadrature
+    >>> q = mf.Kernel.formula("exp(2*t)").multipliers(4, 2)
+    >>> print(np.allclose(q.values * np.exp(q.log_scale), m.values * np.exp(m.log_scale)))
+    True
+    >>> m3 = W.multipliers(1, 3)                        # on S²: λ_0 = 4π sinh(β)/β
+    >>> print(f"{m3.values[0] * np.exp(m3.log_scale):.6f} {4 * np.pi * np.sinh(2.0) / 2.0:.6f}")
+    22.788236 22.788236
+    >>> usa = -mf.Kernel.exponential(4.0) / 4.0         # W = -e^{βt}/β of USA
+    >>> print(f"{float(usa.value(0.5)):.6f} {float(usa.derivative(0.5)):.6f} {-np.exp(2.0):.6f}")
+    -1.847264 -7.389056 -7.389056
     """
 
     log_scale: float = 0.0

@@ -71,6 +71,57 @@ class Kuramoto(Model):
         The coupling structure (None: all-to-all). A matrix or a networkx graph is read once as
         ``mf.Graph(graph)`` (normalisation "n"); pass a :class:`meanfield.Graph` to choose
         ``normalization="degree"`` or signed weights. Particles must be one per node.
+
+    Raises
+    ------
+    ValueError
+        K < 0 or σ < 0, interaction coefficients that are not a 1-D finite array of at least two
+        entries or whose ĥ_0 is not real, a non-finite phase lag, a non-finite frequency or a law
+        without a spread.
+    TypeError
+        An interaction given as a string, or frequencies that are not a law this model reads.
+
+    Notes
+    -----
+    The particles and the density ρ_ω(θ) of the oscillators of frequency ω (paper 2, (7.2), (7.5)):
+
+    .. math::
+
+        \dot\theta_i = \omega_i + \frac{K}{n}\sum_{j=1}^n h(\theta_j - \theta_i - \alpha), \qquad
+        h(u) = \sum_{\lvert k\rvert \le K_h} \hat h_k e^{iku},
+
+    .. math::
+
+        \partial_t \rho_\omega + \partial_\theta(\rho_\omega X_\omega) = \sigma\,\partial_\theta^2 \rho_\omega,
+        \qquad
+        X_\omega(\theta) = \omega + K \iint h(\varphi - \theta - \alpha)\, \rho_{\omega'}(\varphi)\, g(\omega')\,
+        \mathrm{d}\varphi\, \mathrm{d}\omega'.
+
+    For an odd coupling function h(· - α) the dynamics has the energy E = (1/2) ∬ G(θ - φ) dμ dμ with
+    G' = h(-·), which is E = K |m|²/2, m = ∫ e^{iθ} dμ, for h = sin (paper 2, (7.3)).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import meanfield as mf
+    >>> from scipy.special import iv
+    >>> model = mf.Kuramoto(coupling=2.0)                     # h = sin
+    >>> theta = np.array([0.0, np.pi / 2])
+    >>> print(model.velocity(theta))                          # (K/2) sin(±π/2)
+    [ 1. -1.]
+    >>> print(f"{mf.energy(model, theta):.6f}")              # K |m|²/2 with |m|² = 1/2
+    0.500000
+    >>> # at a von Mises density: X(θ) = -K r sin θ with r = I_1(κ)/I_0(κ)
+    >>> rho = mf.von_mises(mf.Circle(64), kappa=1.0)
+    >>> r = iv(1, 1.0) / iv(0, 1.0)
+    >>> print(np.allclose(model.velocity(rho), -2.0 * r * np.sin(rho.domain.theta)))
+    True
+    >>> # h(u) = e^{β cos u} sin u, i.e. ĥ_k = -ik I_k(β)/β, is USA on S¹ (7.1)
+    >>> k = np.arange(30)
+    >>> usa_like = mf.Kuramoto(interaction=-1j * k * iv(k, 2.0) / 2.0)
+    >>> x = np.array([0.0, 0.5, 2.0, 4.0])
+    >>> print(np.allclose(usa_like.velocity(x), mf.SelfAttention(2.0, normalized=False).velocity(x)))
+    True
     """
 
     coupling: float = 1.0

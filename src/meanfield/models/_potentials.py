@@ -34,7 +34,44 @@ __all__ = ["Potential", "as_potential", "code_digest"]
 
 
 class Potential(ABC):
-    """An external potential U on S^{d-1} (module docstring)."""
+    r"""An external potential U on S^{d-1} (module docstring).
+
+    A potential is made by a constructor, not by ``Potential()``: :meth:`zonal` (U(x) = f(<x, e>)),
+    :meth:`fourier` (a Fourier series on S¹), :meth:`harmonics` (spherical harmonics on S²) or
+    :meth:`function` (a Python function of the points). It answers for its values U(x) at unit vectors
+    x (last axis the component, :meth:`values`) and its surface gradient ∇_S U(x) = P⊥_x ∇U(x)
+    (:meth:`surface_gradient`), which moves particles in :class:`~meanfield.Interaction`.
+
+    Notes
+    -----
+    In :class:`~meanfield.Interaction` the potential adds -∇_S U to the velocity and ∫ U dρ to the
+    energy:
+
+    .. math::
+
+        \mathcal{X}[\rho](x) = \dots - \nabla_{\mathbb{S}} U(x), \qquad
+        \nabla_{\mathbb{S}} U(x) = (I - x x^\top)\,\nabla U(x), \qquad
+        E[\rho] = \dots + \int U\,\mathrm{d}\rho.
+
+    For a zonal potential U(x) = f(<x, e>) this is ∇_S U(x) = f'(<x, e>) (e - <x, e> x); f(t) = -κ t is
+    the von Mises–Fisher field, whose Gibbs state with noise σ is ρ ∝ e^{κ<x, e>/σ}.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import meanfield as mf
+    >>> U = mf.Potential.zonal("-2*t")                 # U(x) = -2 <x, e_d>
+    >>> U.description
+    'zonal about e_d: -2*t'
+    >>> print(f"{float(U.values(np.array([0.0, 0.0, 1.0]))):.6f}")        # at the pole e_3 of S²
+    -2.000000
+    >>> # on the equator ∇_S U = f'(0) e_3 = -2 e_3
+    >>> print(np.round(U.surface_gradient(np.array([1.0, 0.0, 0.0])), 12) + 0.0)
+    [ 0.  0. -2.]
+    >>> V = mf.Potential.fourier([0.0, 0.5])           # U(θ) = cos θ on S¹
+    >>> print(np.round(V.grid_values(mf.Circle(4)), 12) + 0.0)
+    [ 1.  0. -1.  0.]
+    """
 
     #: the d of S^{d-1} it is defined on (None: any)
     dimension: int | None = None

@@ -50,6 +50,68 @@ class RepulsiveSelfAttention(SelfAttention):
     at σ = 0 (paper 2, (3.12) with V = -I). Every mode of the uniform measure decays (see
     :meth:`growth_rate`). Parameters as :class:`~meanfield.SelfAttention`; the compiled ensemble
     kernels are attractive only, so particles take the direct or NUFFT sums.
+
+    Parameters
+    ----------
+    beta : float
+        Inverse temperature β ≥ 0.
+    normalized : bool
+        True for SA (softmax normalisation by Z_μ), False for USA.
+    noise : float
+        Diffusion coefficient σ ≥ 0 of the term σΔμ (particles: dX = … + √(2σ) dB).
+    graph : Graph, scipy.sparse matrix, array_like (n, n) or networkx graph, optional
+        Attention restricted to edges, as for :class:`~meanfield.SelfAttention` (particles only), with
+        the velocity's sign turned.
+
+    Raises
+    ------
+    ValueError
+        β < 0 or not finite, σ < 0, or a graph SA cannot restrict to (negative weights, isolated nodes).
+    TypeError
+        ``normalized`` not a bool.
+
+    Notes
+    -----
+    The velocity is minus that of :class:`~meanfield.SelfAttention`, with the same weights and Z_μ:
+
+    .. math::
+
+        \mathcal{X}_{\mathrm{USA}}[\mu](x) = -\mathsf{P}^\perp_x \int e^{\beta\langle x, y\rangle}\, y\,\mathrm{d}\mu(y)
+        = -\nabla(\mathsf{G}_\beta * \mu)(x), \qquad
+        \mathcal{X}_{\mathrm{SA}}[\mu](x) = -\frac{1}{Z_\mu(x)}\, \mathsf{P}^\perp_x
+        \int e^{\beta\langle x, y\rangle}\, y\,\mathrm{d}\mu(y).
+
+    The uniform measure is the unique minimiser of E_β over P(S^{d-1}) (paper 2, Proposition 3.4),
+    and about it every degree l ≥ 1 decays (:meth:`growth_rate`):
+
+    .. math::
+
+        \lambda_l^{\mathrm{USA}} = -l(l+d-2)\Big(\frac{c_l(\beta)}{\beta\,\lvert\mathbb{S}^{d-1}\rvert} + \sigma\Big),
+        \qquad
+        \lambda_l^{\mathrm{SA}} = -l(l+d-2)\Big(\frac{c_l(\beta)}{\beta\, c_0(\beta)} + \sigma\Big),
+
+    on S¹: λ_k = -k² I_k(β)/β - σk² (USA).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import meanfield as mf
+    >>> from scipy.special import iv
+    >>> model = mf.RepulsiveSelfAttention(4.0, normalized=False)
+    >>> model.name
+    'USA-repulsive'
+    >>> # mode k = 3 about the uniform measure on S¹ decays at -k² I_k(β)/β
+    >>> print(f"{float(model.growth_rate(3)):.6f} {-9 * iv(3, 4.0) / 4.0:.6f}")
+    -7.508871 -7.508871
+    >>> # the uniform measure has the least energy: I_0(β)/(2β) below a von Mises density's
+    >>> circle = mf.Circle(64)
+    >>> e_uniform = mf.energy(model, mf.uniform(circle))
+    >>> e_vm = mf.energy(model, mf.von_mises(circle, kappa=1.0))
+    >>> print(f"{e_uniform:.6f} {iv(0, 4.0) / 8.0:.6f} {e_uniform < e_vm}")
+    1.412740 1.412740 True
+    >>> # particles at θ = 0 and π/2 move apart: θ̇_1 = -(1/2) e^{β cos(π/2)} sin(π/2)
+    >>> print(model.velocity(np.array([0.0, np.pi / 2])))
+    [-0.5  0.5]
     """
 
     @property

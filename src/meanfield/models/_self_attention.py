@@ -63,6 +63,66 @@ class SelfAttention(Model):
         cancels), USA ẋ_i = e^β P⊥ N_i (normalised by n or by the degree). Summed over the edges in
         O(entries · d) (:mod:`meanfield.models._edge_attention`); particles only (no density PDE). SA needs
         non-negative weights and no isolated node.
+
+    Raises
+    ------
+    ValueError
+        β < 0 or not finite, σ < 0, or a graph SA cannot restrict to (negative weights, isolated nodes).
+    TypeError
+        ``normalized`` not a bool.
+
+    Notes
+    -----
+    The velocity fields (paper 2, (3.2) for SA, (3.8)–(3.10) for USA), with P⊥_x = I - x xᵀ:
+
+    .. math::
+
+        \partial_t \mu + \operatorname{div}(\mathcal{X}[\mu]\,\mu) = \sigma \Delta \mu, \qquad
+        \mathcal{X}_{\mathrm{USA}}[\mu](x) = \mathsf{P}^\perp_x \int e^{\beta\langle x, y\rangle}\, y\,\mathrm{d}\mu(y)
+        = \nabla(\mathsf{G}_\beta * \mu)(x), \quad \mathsf{G}_\beta(t) = \frac{e^{\beta t}}{\beta},
+
+    .. math::
+
+        \mathcal{X}_{\mathrm{SA}}[\mu](x) = \frac{1}{Z_\mu(x)}\, \mathsf{P}^\perp_x \int e^{\beta\langle x, y\rangle}\,
+        y\,\mathrm{d}\mu(y), \qquad Z_\mu(x) = \int e^{\beta\langle x, y\rangle}\,\mathrm{d}\mu(y).
+
+    The interaction energy (3.5), E_β[μ] = (1/2β) ∬ e^{β<x,y>} dμ dμ (E_0 = |m|²/2), increases along
+    both flows at σ = 0: USA dE_β/dt = ∫ |X[μ]|² dμ (Lemma 3.7), SA dE_β/dt = ∫ |X[μ]|² Z_μ dμ (3.6):
+
+    .. math::
+
+        \mathsf{E}_\beta[\mu] = \frac{1}{2\beta} \iint e^{\beta\langle x, y\rangle}\,\mathrm{d}\mu(x)\,\mathrm{d}\mu(y).
+
+    About the uniform measure the degree-l mode grows at (:meth:`growth_rate`), with the Funk–Hecke
+    multipliers c_l(β) = (2π)^{d/2} β^{1-d/2} I_{l+d/2-1}(β) of e^{β<x,y>},
+
+        USA λ_l = l(l+d-2) (c_l(β)/(β |S^{d-1}|) - σ),   SA λ_l = l(l+d-2) (c_l(β)/(β c_0(β)) - σ),
+
+    .. math::
+
+        \lambda_l^{\mathrm{USA}} = l(l+d-2)\Big(\frac{c_l(\beta)}{\beta\,\lvert\mathbb{S}^{d-1}\rvert} - \sigma\Big),
+        \qquad
+        \lambda_l^{\mathrm{SA}} = l(l+d-2)\Big(\frac{c_l(\beta)}{\beta\, c_0(\beta)} - \sigma\Big),
+
+    on S¹ (d = 2): λ_k = k² I_k(β)/β - σk² (USA) and k² I_k(β)/(β I_0(β)) - σk² (SA).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import meanfield as mf
+    >>> from scipy.special import iv
+    >>> usa = mf.SelfAttention(4.0, normalized=False)
+    >>> usa.name
+    'USA'
+    >>> # growth rate of mode k = 3 about the uniform measure on S¹: k² I_k(β)/β
+    >>> print(f"{float(usa.growth_rate(3)):.6f} {9 * iv(3, 4.0) / 4.0:.6f}")
+    7.508871 7.508871
+    >>> # E_β of the uniform measure on S¹ is I_0(β)/(2β)
+    >>> print(f"{mf.energy(usa, mf.uniform(mf.Circle(64))):.6f} {iv(0, 4.0) / 8.0:.6f}")
+    1.412740 1.412740
+    >>> # two particles at θ = 0 and π/2 (7.1): θ̇_1 = (1/2) e^{β cos(π/2)} sin(π/2) = 1/2
+    >>> print(mf.SelfAttention(1.0, normalized=False).velocity(np.array([0.0, np.pi / 2])))
+    [ 0.5 -0.5]
     """
 
     beta: float

@@ -52,7 +52,15 @@ def _angles(run: Any) -> tuple[np.ndarray, np.ndarray, xr.Dataset | None]:
 
 
 def local_order_parameters(run: Any, graph: Any) -> xr.DataArray | np.ndarray:
-    r"""r_i = |Σ_j A_ij e^{iθ_j}| / d_i, d_i = Σ_j |A_ij|, of every node (module docstring).
+    r"""Local order parameters r_i = |Σ_j A_ij e^{iθ_j}| / d_i, d_i = Σ_j |A_ij|: the coherence node i sees.
+
+    .. math::
+
+        r_i = \frac{\big|\sum_{j} A_{ij}\, e^{i\theta_j}\big|}{d_i}, \qquad d_i = \sum_j \lvert A_{ij}\rvert,
+
+    with A the graph's adjacency (weights), so that r_i ∈ [0, 1] for non-negative weights, r_i = 1
+    when i's neighbours share one phase. A self-loop counts θ_i itself. The graph's normalisation
+    (by n or by the degree) does not enter. One sparse product per configuration, O(entries).
 
     Parameters
     ----------
@@ -71,6 +79,21 @@ def local_order_parameters(run: Any, graph: Any) -> xr.DataArray | np.ndarray:
     ------
     ValueError
         A graph whose size differs from the number of angles, angles not finite.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import meanfield as mf
+    >>> ring = mf.Graph.ring(6)                      # node i linked to i ± 1
+    >>> # a twisted state θ_j = 2πj/6: each node sees e^{iθ_i}(e^{iπ/3} + e^{-iπ/3})/2, r_i = cos(π/3)
+    >>> theta = 2 * np.pi * np.arange(6) / 6
+    >>> print(np.round(mf.local_order_parameters(theta, ring), 12))
+    [0.5 0.5 0.5 0.5 0.5 0.5]
+    >>> # the twisted state is an equilibrium of identical Kuramoto oscillators on the ring: r_i stays 1/2
+    >>> model = mf.Kuramoto(1.0, graph=ring)
+    >>> r = mf.local_order_parameters(mf.simulate(model, theta, [0.0, 1.0, 2.0]), ring)
+    >>> print(r.dims, np.allclose(r, 0.5))
+    ('time', 'particle') True
     """
     graph = read_graph(graph)
     theta, _, ds = _angles(run)
@@ -118,7 +141,18 @@ def _coupling_bound(model: Any, n: int) -> float:
 
 
 def effective_frequencies(run: xr.Dataset, model: Any, window: float | None = None) -> xr.DataArray:
-    r"""Ω_i = (θ_i(t_b) - θ_i(t_a))/(t_b - t_a) over the last ``window`` of outputs (module docstring).
+    r"""Effective frequencies Ω_i = (θ_i(t_b) - θ_i(t_a))/(t_b - t_a) over the last ``window`` of outputs.
+
+    .. math::
+
+        \Omega_i = \frac{\theta_i(t_b) - \theta_i(t_a)}{t_b - t_a},
+
+    with θ_i unwrapped between consecutive outputs. The stored angles are known mod 2π, so each
+    increment is taken on the branch nearest the trapezoidal estimate (θ̇_i(t_k) + θ̇_i(t_{k+1})) Δt/2 of
+    the model's velocity. That estimate is off by at most 2KM Δt, M = max|h| · max_i Σ_j |B_ij| bounding
+    the coupling term (B the coupling operator of the graph; all-to-all: Σ_j |B_ij| = 1), so the branch
+    is exact whenever 2KM Δt < π; coarser outputs are refused. Natural frequencies do not limit the
+    spacing (they enter the estimate exactly).
 
     Parameters
     ----------
@@ -127,18 +161,43 @@ def effective_frequencies(run: xr.Dataset, model: Any, window: float | None = No
     model : Kuramoto
         The run's model (its velocity unwraps the angles between outputs).
     window : float, optional
-        Length t_b - t_a of the window ending at the last output (default: the whole run).
+        Length t_b - t_a > 0 of the window ending at the last output t_b (default: the whole run); t_a is
+        the latest output at or before t_b - ``window``.
 
     Returns
     -------
     DataArray
-        ``effective_frequency`` (system?, particle) with attrs ``window_start``, ``window_end``.
+        ``effective_frequency`` (system, particle), or (particle,) for a run of one system, in radians per
+        unit time, with attrs ``window_start`` t_a and ``window_end`` t_b.
 
     Raises
     ------
     ValueError
         Outputs too far apart to unwrap (the largest spacing that works is named), a window shorter than one
         output interval or longer than the run, a model of another run.
+    TypeError
+        ``run`` not a Dataset (the unwrapping needs its output times).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import meanfield as mf
+    >>> # uncoupled oscillators: Ω_i = ω_i, although one output step turns the first phase by 5 rad
+    >>> omega = np.array([-10.0, 0.5, 3.0])
+    >>> free = mf.Kuramoto(0.0, frequencies=mf.DiscreteLaw(omega))
+    >>> run = mf.simulate(free, np.zeros(3), np.linspace(0.0, 5.0, 11), frequencies=omega)
+    >>> np.allclose(mf.effective_frequencies(run, free), omega)
+    True
+    >>> # K = 1, ω = (-2, -0.1, 0.1, 2): Σ_i θ̇_i = Σ_i ω_i (h = sin is odd), so the Ω_i average to 0;
+    >>> # the middle pair locks (equal Ω), the outer pair drifts
+    >>> omega = np.array([-2.0, -0.1, 0.1, 2.0])
+    >>> model = mf.Kuramoto(1.0, frequencies=mf.DiscreteLaw(omega))
+    >>> run = mf.simulate(model, np.zeros(4), np.linspace(0.0, 40.0, 401), frequencies=omega)
+    >>> Omega = mf.effective_frequencies(run, model, window=20.0)
+    >>> print(abs(float(Omega.mean())) < 1e-6, abs(float(Omega[1] - Omega[2])) < 1e-2, float(Omega[3]) > 1.5)
+    True True True
+    >>> print(Omega.attrs["window_start"], Omega.attrs["window_end"])
+    20.0 40.0
     """
     check_model(model)
     theta, times, ds = _angles(run)
@@ -187,12 +246,27 @@ def _check_same_model(model: Any, run: xr.Dataset) -> None:
 
 def frequency_clusters(run: xr.Dataset, model: Any, window: float | None = None,
                        tolerance: float | None = None) -> xr.Dataset:
-    r"""Frequency-locked clusters over the last ``window`` (module docstring).
+    r"""Frequency-locked clusters: components of the graph links whose ends keep their phase difference.
+
+    A link (i, j) of the graph (all-to-all coupling: every pair) is locked over the window [t_a, t_b]
+    when the phase difference of its ends drifts by less than π/2 there,
+
+    .. math::
+
+        \lvert \Omega_i - \Omega_j \rvert \le \varepsilon, \qquad
+        \varepsilon = \frac{\pi}{2\,(t_b - t_a)} \text{ by default},
+
+    with the effective frequencies Ω_i of :func:`effective_frequencies`. The clusters are the
+    connected components of the locked links with at least two nodes; nodes in no cluster drift.
 
     Parameters
     ----------
-    run, model, window
-        As :func:`effective_frequencies`.
+    run : Dataset
+        A :func:`meanfield.simulate` result of a Kuramoto model on S¹.
+    model : Kuramoto
+        The run's model (its velocity unwraps the angles; its graph gives the links).
+    window : float, optional
+        Length t_b - t_a of the window ending at the last output (default: the whole run).
     tolerance : float, optional
         Largest |Ω_i - Ω_j| of a locked link (default π/(2 T), T the window's length: the phase difference
         drifts by less than π/2 over the window).
@@ -203,6 +277,26 @@ def frequency_clusters(run: xr.Dataset, model: Any, window: float | None = None,
         ``effective_frequency`` and ``cluster`` (system?, particle): the cluster's label (0, 1, … by decreasing
         size) or -1 for a drifting node; ``n_clusters`` (system?), clusters of at least two nodes;
         ``largest_cluster`` (nodes in the largest); ``n_drifting``; attrs ``tolerance``, the window.
+
+    Raises
+    ------
+    ValueError
+        As :func:`effective_frequencies`; a ``tolerance`` that is not > 0.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import meanfield as mf
+    >>> # K = 1, ω = (-2, -0.1, 0.1, 2): the middle pair locks, the outer oscillators drift
+    >>> omega = np.array([-2.0, -0.1, 0.1, 2.0])
+    >>> model = mf.Kuramoto(1.0, frequencies=mf.DiscreteLaw(omega))
+    >>> run = mf.simulate(model, np.zeros(4), np.linspace(0.0, 40.0, 401), frequencies=omega)
+    >>> clusters = mf.frequency_clusters(run, model, window=20.0)
+    >>> print(clusters["cluster"].values, int(clusters["n_clusters"]), int(clusters["n_drifting"]))
+    [-1  0  0 -1] 1 2
+    >>> # the default tolerance is π/(2 T) for the window's length T = 20
+    >>> bool(np.isclose(clusters.attrs["tolerance"], np.pi / 40))
+    True
     """
     omega = effective_frequencies(run, model, window)
     span = omega.attrs["window_end"] - omega.attrs["window_start"]
@@ -253,8 +347,17 @@ def _clusters(frequency: np.ndarray, graph: Any, tolerance: float, n: int) -> tu
 
 
 def phase_locking_time(run: xr.Dataset, model: Any, tolerance: float = 1e-6) -> xr.DataArray:
-    r"""The first output time from which max_i |θ̇_i - Σ_j w_j θ̇_j| ≤ ``tolerance`` at every later output
-    (module docstring); NaN for a system that is not locked at the last output.
+    r"""Time to phase locking: the first output time from which the angular velocities agree up to ``tolerance``.
+
+    The first output time t_k such that at every output t ≥ t_k
+
+    .. math::
+
+        \max_i \Big\lvert \dot\theta_i(t) - \sum_j w_j \dot\theta_j(t) \Big\rvert \le \text{tolerance},
+
+    i.e. the state rotates rigidly (synchrony or a twisted state); θ̇ is the model's velocity at the
+    outputs, w the run's weights. NaN for a system that is not locked at the last output. Meant for
+    identical oscillators (with distinct natural frequencies only a fully locked state qualifies).
 
     Parameters
     ----------
@@ -263,12 +366,41 @@ def phase_locking_time(run: xr.Dataset, model: Any, tolerance: float = 1e-6) -> 
     model : Kuramoto
         The run's model.
     tolerance : float
-        Largest spread of the angular velocities of a locked state.
+        Largest spread > 0 of the angular velocities of a locked state, in radians per unit time
+        (default 1e-6).
 
     Returns
     -------
     DataArray
-        ``phase_locking_time`` (system?) with attr ``tolerance``.
+        ``phase_locking_time`` (system,), or a scalar DataArray for a run of one system, with attr
+        ``tolerance``.
+
+    Raises
+    ------
+    ValueError
+        ``tolerance`` not > 0, a model of another run.
+    TypeError
+        ``run`` not a Dataset.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import meanfield as mf
+    >>> model = mf.Kuramoto(1.0)                    # identical oscillators, h = sin
+    >>> x0 = np.stack([np.zeros(5), np.random.default_rng(0).uniform(-1.0, 1.0, 5)])
+    >>> run = mf.simulate(model, x0, np.linspace(0.0, 30.0, 61), domain="circle")
+    >>> # two systems: synchronous from the start (locked at t = 0), and a spread start
+    >>> t_loose = mf.phase_locking_time(run, model, tolerance=1e-3).values
+    >>> t_tight = mf.phase_locking_time(run, model, tolerance=1e-8).values
+    >>> print(t_loose[0], t_tight[0], bool(0 < t_loose[1] < t_tight[1]))
+    0.0 0.0 True
+    >>> # near synchrony the spread decays like e^{-Kt}: a tolerance 10⁵ times smaller locks ln(10⁵)/K later
+    >>> print(t_tight[1] - t_loose[1], round(np.log(1e5), 2))
+    11.5 11.51
+    >>> # a run too short to lock gives NaN
+    >>> short = mf.simulate(model, x0[1], [0.0, 0.5, 1.0])
+    >>> float(mf.phase_locking_time(short, model))
+    nan
     """
     check_model(model)
     tolerance = check_positive("tolerance", tolerance)

@@ -149,6 +149,11 @@ def simulate(
         (a device, a directory, a missing or read-only directory, or a path
         another process writes is refused); a failed periodic write is logged
         and tried again.
+    checkpoint_interval : float
+        Least wall-clock time in seconds ≥ 0 between two periodic writes of
+        ``checkpoint`` (default 30; 0 writes at every output). The final
+        write at the end of the run is made whatever the interval. Ignored
+        without a checkpoint.
     resume : bool
         Continue from ``checkpoint`` if it exists and was made with the same
         model parameters and run settings (every such attr except those in
@@ -195,6 +200,17 @@ def simulate(
     >>> ds = mf.simulate(mf.SelfAttention(1.0), np.linspace(0, 3, 8), [0.0, 1.0])
     >>> ds["positions"].shape
     (2, 8)
+    >>> # SA increases E_β (paper 2, (3.6)); the mass Σ_i w_i stays 1
+    >>> e = ds["energy"].values
+    >>> print(bool(e[1] >= e[0]), float(ds["mass"][-1]), ds.attrs["success"])
+    True 1.0 1
+    >>> # a checkpointed run gives the same trajectory; resuming its finished file returns it
+    >>> run = mf.simulate(mf.SelfAttention(1.0), np.linspace(0, 3, 8), [0.0, 1.0],
+    ...                   checkpoint="run.nc", checkpoint_interval=0.0)
+    >>> again = mf.simulate(mf.SelfAttention(1.0), np.linspace(0, 3, 8), [0.0, 1.0],
+    ...                     checkpoint="run.nc", resume=True)
+    >>> np.array_equal(run["positions"], ds["positions"]), np.array_equal(again["positions"], ds["positions"])
+    (True, True)
     """
     check_model(model)
     times = as_times(t)

@@ -38,7 +38,32 @@ RESUME_MAY_DIFFER = frozenset({"method_requested", "method_reason", "initial_con
 
 
 def methods(domain: Any) -> list[str]:
-    """Names of the schemes available on a domain's grid (``domain.schemes``)."""
+    """Names of the schemes available on a domain's grid (``domain.schemes``), for :func:`solve`'s ``method``.
+
+    Parameters
+    ----------
+    domain : Circle, Sphere or ZonalSphere
+        The grid domain of the density to be solved.
+
+    Returns
+    -------
+    list of str
+        The scheme names, sorted: "finite_volume" and "spectral" on a :class:`Circle` and a
+        ``Sphere``, "spectral" alone on a ``ZonalSphere``.
+
+    Raises
+    ------
+    TypeError
+        ``domain`` is not a grid domain (e.g. the string "circle").
+
+    Examples
+    --------
+    >>> import meanfield as mf
+    >>> mf.methods(mf.Circle(64))
+    ['finite_volume', 'spectral']
+    >>> mf.methods(mf.ZonalSphere(3, 32))
+    ['spectral']
+    """
     return sorted(check_domain(domain).schemes)
 
 
@@ -109,6 +134,11 @@ def solve(
         path is checked and locked before any work: a device, a directory, a
         missing or read-only directory, or a path another process is writing
         is refused. A failed periodic write is logged and tried again.
+    checkpoint_interval : float
+        Least wall-clock time in seconds ≥ 0 between two periodic writes of
+        ``checkpoint`` (default 30; 0 writes at every output). The final write
+        at the end of the run is made whatever the interval. Ignored without a
+        checkpoint.
     resume : bool
         Continue from ``checkpoint`` if it exists and was made with the same
         model, every scheme option (given or default), ``max_step``,
@@ -133,7 +163,7 @@ def solve(
     Returns
     -------
     xarray.Dataset
-        ``density`` (time, *grid), ``energy``, ``mass``, ``order_parameter``,
+        ``density`` (time, then the grid's dims, e.g. ``theta``), ``energy``, ``mass``, ``order_parameter``,
         ``steps`` (time); ``free_energy`` (time) for a noisy gradient flow whose model computes it
         (USA, :class:`~meanfield.Interaction` without normalisation); for a Kuramoto frequency law on quadrature nodes also
         ``density_by_frequency`` (time, frequency, θ) and ``frequency_weight``
@@ -175,6 +205,16 @@ def solve(
     >>> ds = mf.solve(mf.SelfAttention(beta=4.0), rho0, np.linspace(0, 1, 5))
     >>> ds.density.dims, ds.attrs["method"]
     (('time', 'theta'), 'finite_volume')
+    >>> # mass is conserved and SA increases E_β (paper 2, (3.6))
+    >>> print(np.allclose(ds["mass"], 1.0), bool(np.all(np.diff(ds["energy"]) > 0)))
+    True True
+    >>> # checkpointed to t = 1, then resumed to t = 2: the same as one run to t = 2, bit for bit
+    >>> first = mf.solve(mf.SelfAttention(beta=4.0), rho0, np.linspace(0, 1, 5),
+    ...                  checkpoint="rho.nc", checkpoint_interval=0.0)
+    >>> resumed = mf.solve(mf.SelfAttention(beta=4.0), rho0, np.linspace(0, 2, 9), checkpoint="rho.nc", resume=True)
+    >>> whole = mf.solve(mf.SelfAttention(beta=4.0), rho0, np.linspace(0, 2, 9))
+    >>> resumed.attrs["resumed_at"], np.array_equal(resumed["density"], whole["density"])
+    (1.0, True)
     """
     check_model(model)
     if not isinstance(rho0, Density):

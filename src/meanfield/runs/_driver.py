@@ -63,6 +63,19 @@ RUN_FACTS = frozenset({"success", "message", *COUNTS, "dt_min", "dt_max", "sha25
 class RunInterrupted(KeyboardInterrupt):
     """A run stopped by an interrupt; its checkpoint (if any) holds the outputs up to ``t_reached``.
 
+    Raised by :func:`meanfield.solve` and :func:`meanfield.simulate` (through :func:`drive`) when an
+    interrupt (Ctrl-C, SIGINT) stops the integration. The last checkpoint written at an output is read
+    back and relabelled ``success = 0``, ``message = "interrupted at t = …"``; calling the same run again
+    with ``resume=True`` continues from it. A ``KeyboardInterrupt``, so ``except Exception`` does not
+    catch it.
+
+    Parameters
+    ----------
+    checkpoint : Path or None
+        The relabelled checkpoint file; None when the run had no checkpoint or had written none yet.
+    t_reached : float
+        The last output time that checkpoint holds (nan when there is none).
+
     Attributes
     ----------
     checkpoint : Path or None
@@ -70,6 +83,26 @@ class RunInterrupted(KeyboardInterrupt):
         no checkpoint or had written none yet.
     t_reached : float
         The last output time that checkpoint holds (nan when there is none).
+
+    Examples
+    --------
+    >>> from pathlib import Path
+    >>> import meanfield as mf
+    >>> stop = mf.RunInterrupted(Path("run.nc"), 2.5)
+    >>> isinstance(stop, KeyboardInterrupt), stop.t_reached, stop.checkpoint.name
+    (True, 2.5, 'run.nc')
+    >>> print(stop)
+    interrupted: the outputs up to t = 2.5 are in 'run.nc'; resume=True continues from there
+    >>> print(mf.RunInterrupted(None, float("nan")))
+    interrupted: no checkpoint holds its outputs
+    >>> # caught as a KeyboardInterrupt, not as an Exception
+    >>> try:
+    ...     raise stop
+    ... except Exception:
+    ...     print("not here")
+    ... except KeyboardInterrupt as interrupt:
+    ...     print(f"resume from t = {interrupt.t_reached}")
+    resume from t = 2.5
     """
 
     def __init__(self, checkpoint: Path | None, t_reached: float) -> None:

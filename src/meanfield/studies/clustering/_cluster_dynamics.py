@@ -243,12 +243,47 @@ def cluster_dynamics(
         Noise > 0, β ≤ 0, bad angles/masses, non-positive ``t_end``,
         ``merge_distance``, ``t_first`` ≥ ``t_end``, ``n_outputs`` < 1.
 
+    Notes
+    -----
+    Between merges, for μ = Σ_b m_b δ_{θ_b},
+
+    .. math::
+
+        \text{USA:}\quad \dot\theta_a = \sum_b m_b\, e^{\beta\cos(\theta_b - \theta_a)} \sin(\theta_b - \theta_a),
+        \qquad
+        \text{SA:}\quad \dot\theta_a = \frac{\sum_b m_b\, e^{\beta\cos(\theta_b - \theta_a)} \sin(\theta_b - \theta_a)}
+                                          {\sum_b m_b\, e^{\beta\cos(\theta_b - \theta_a)}},
+
+    and the energy (paper 2, (3.5)) is
+    E_β = (1/2β) Σ_{a,b} m_a m_b e^{β cos(θ_a - θ_b)}. A merge of a and b
+    puts mass m_a + m_b at θ_a + m_b/(m_a + m_b)·wrap(θ_b - θ_a). For USA the
+    mean angle Σ_a m_a θ_a (lifted to the line) is conserved by the flow and
+    by the merges.
+
     Examples
     --------
+    Two equal clusters one radian apart merge into one cluster of mass 1 at
+    their midpoint (by symmetry); the energy rises from (e^β + e^{β cos 1})/(4β)
+    to e^β/(2β):
+
+    >>> import numpy as np
     >>> import meanfield as mf
-    >>> ds = mf.cluster_dynamics(mf.SelfAttention(4.0), [0.0, 1.0], t_end=50.0)
-    >>> int(ds.n_clusters[-1]), round(float(ds.merge_time[0]), 3) > 0
-    (1, True)
+    >>> ds = mf.cluster_dynamics(mf.SelfAttention(4.0), [0.0, 1.0], t_end=50.0, n_outputs=50)
+    >>> int(ds.n_clusters[-1]), ds.sizes["merge"]
+    (1, 1)
+    >>> print(f"{float(ds.angle[-1, 0]):.6f} {float(ds.mass[-1, 0]):.6f}")
+    0.500000 1.000000
+    >>> print(f"{float(ds.energy[0]):.6f} {(np.exp(4) + np.exp(4 * np.cos(1))) / 16:.6f}")
+    3.954986 3.954986
+    >>> print(f"{float(ds.energy[-1]):.6f} {np.exp(4) / 8:.6f}")
+    6.824769 6.824769
+
+    USA conserves the mean angle: unequal clusters end at Σ_a m_a θ_a = 0.8.
+
+    >>> usa = mf.SelfAttention(4.0, normalized=False)
+    >>> ds = mf.cluster_dynamics(usa, [0.0, 1.0, 2.5], [0.5, 0.3, 0.2], t_end=50.0, n_outputs=50)
+    >>> print(int(ds.n_clusters[-1]), f"{float(ds.angle[-1, 0]):.6f}")
+    1 0.800000
     """
     model = _check_model(model)
     theta, m = _check_clusters(angles, masses)

@@ -98,12 +98,44 @@ def equiangular_gamma(beta: float, n: int, t: Sequence[float] | np.ndarray, *, n
     numpy.ndarray
         γ_β at the times ``t``, in [0, 1).
 
+    Notes
+    -----
+    The equations solved, with γ_β(0) = 0 (paper 2, Theorem 6.8):
+
+    .. math::
+
+        \text{SA (6.9):}\quad \dot\gamma = \frac{2 e^{\beta\gamma} (1 - \gamma) ((n - 1)\gamma + 1)}
+                                             {e^{\beta} + (n - 1) e^{\beta\gamma}},
+        \qquad
+        \text{USA (6.10):}\quad \dot\gamma = \frac{2}{n} e^{\beta\gamma} (1 - \gamma) ((n - 1)\gamma + 1).
+
+    At β = 0 both read γ' = (2/n)(1 - γ)((n - 1)γ + 1), whose solution is
+
+    .. math::
+
+        \gamma_0(t) = \frac{e^{2t} - 1}{e^{2t} + n - 1}.
+
     Examples
     --------
+    At β = 0, SA and USA agree with the closed form γ_0(t) = (e^{2t} - 1)/(e^{2t} + n - 1):
+
     >>> import numpy as np
-    >>> g = equiangular_gamma(0.0, 4, [0.0, 1.0])
-    >>> bool(np.isclose(g[1], (np.exp(2) - 1) / (np.exp(2) + 3)))
-    True
+    >>> import meanfield as mf
+    >>> t = np.array([0.0, 0.5, 1.0])
+    >>> sa = mf.equiangular_gamma(0.0, 4, t)
+    >>> usa = mf.equiangular_gamma(0.0, 4, t, normalized=False)
+    >>> exact = np.expm1(2 * t) / (np.exp(2 * t) + 3)
+    >>> print(np.round(exact, 8))
+    [0.         0.30048918 0.61497946]
+    >>> bool(np.abs(sa - exact).max() < 1e-12), bool(np.abs(usa - exact).max() < 1e-12)
+    (True, True)
+
+    For β > 0 the unnormalised dynamics (USA) cluster faster than SA:
+
+    >>> sa = mf.equiangular_gamma(1.0, 4, [1.0])
+    >>> usa = mf.equiangular_gamma(1.0, 4, [1.0], normalized=False)
+    >>> print(f"{sa[0]:.6f} {usa[0]:.6f}")
+    0.479487 0.832088
     """
     rate = _log_gap_rate(beta, n, normalized)
     times = np.atleast_1d(np.asarray(t, dtype=float))
@@ -150,12 +182,34 @@ def equiangular_curve(betas: Sequence[float] | np.ndarray | float, n: int, delta
     numpy.ndarray
         t*(β), shaped like ``betas``. It grows with β (for SA like e^β/2 for β ≫ log n).
 
+    Notes
+    -----
+    With γ' the right-hand side of (6.9) (SA) or (6.10) (USA),
+
+    .. math::
+
+        t^*(\beta) = \int_0^{1-\delta} \frac{dg}{\dot\gamma(g)},
+        \qquad
+        t^*(0) = \frac{1}{2} \log \frac{n - (n - 1)\delta}{\delta},
+
+    the second from the closed form γ_0(t) = (e^{2t} - 1)/(e^{2t} + n - 1) at β = 0.
+
     Examples
     --------
+    At β = 0 the closed form t*(0) = ½ log((n - (n - 1)δ)/δ):
+
     >>> import numpy as np
-    >>> t0 = equiangular_curve([0.0], 32, 1e-3)[0]
-    >>> bool(np.isclose(t0, 0.5 * np.log((32 - 31e-3) / 1e-3)))
-    True
+    >>> import meanfield as mf
+    >>> t = mf.equiangular_curve([0.0, 1.0, 5.0], 32, 1e-3)
+    >>> print(np.round(t, 6))
+    [5.186261 5.270284 9.544329]
+    >>> print(f"{0.5 * np.log((32 - 31e-3) / 1e-3):.6f}")
+    5.186261
+
+    At t*(β) the inner product γ_β has reached 1 - δ:
+
+    >>> print(f"{mf.equiangular_gamma(5.0, 32, [t[2]])[0]:.9f}")
+    0.999000000
     """
     n = check_positive_int("n", n, 2)
     delta = check_delta(delta)

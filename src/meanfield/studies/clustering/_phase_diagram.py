@@ -62,6 +62,39 @@ def phase_diagram_tokens(seed: int, systems: Sequence[int] | np.ndarray, d: int,
     System s draws n iid uniform points on S^{d-1} (normalised standard
     Gaussians) from ``np.random.default_rng(np.random.SeedSequence([seed, TOKENS, s]))``,
     so its tokens do not depend on β, on the block it runs in, or on the other systems.
+
+    Parameters
+    ----------
+    seed : int
+        Base seed of the diagram.
+    systems : sequence of int
+        Indices s of the systems.
+    d : int
+        Dimension of the ambient space (tokens on S^{d-1}).
+    n : int
+        Tokens per system.
+
+    Returns
+    -------
+    numpy.ndarray
+        Unit vectors, shape (len(systems), n, d).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from meanfield.studies import phase_diagram_tokens
+    >>> x = phase_diagram_tokens(0, [0, 1, 2], 3, 5)
+    >>> x.shape
+    (3, 5, 3)
+    >>> print(np.linalg.norm(x, axis=-1).round(12))
+    [[1. 1. 1. 1. 1.]
+     [1. 1. 1. 1. 1.]
+     [1. 1. 1. 1. 1.]]
+
+    A system's tokens do not depend on the other systems drawn with it:
+
+    >>> bool(np.array_equal(phase_diagram_tokens(0, [2], 3, 5)[0], x[2]))
+    True
     """
     return np.stack([_tokens(seed, int(s), d, n) for s in np.atleast_1d(systems)])
 
@@ -87,6 +120,40 @@ def ginibre_matrices(d: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray, np.
     """(Q, K, V) from the real Ginibre ensemble: entries iid N(0, 1/d) (paper 2, Figure 5).
 
     Drawn in the order Q, K, V from ``default_rng(SeedSequence([seed, MATRICES]))``.
+
+    Parameters
+    ----------
+    d : int
+        Size of the matrices, d ≥ 2.
+    seed : int
+        Base seed of the diagram.
+
+    Returns
+    -------
+    Q, K, V : numpy.ndarray
+        Three (d, d) matrices with entries iid N(0, 1/d).
+
+    Raises
+    ------
+    ValueError
+        d < 2.
+
+    Examples
+    --------
+    The entries have variance 1/d, so d times their sample variance is close to 1:
+
+    >>> import numpy as np
+    >>> from meanfield.studies import ginibre_matrices
+    >>> Q, K, V = ginibre_matrices(100, seed=0)
+    >>> Q.shape
+    (100, 100)
+    >>> print(f"{100 * np.var(np.stack([Q, K, V])):.4f}")
+    0.9976
+
+    The same seed gives the same matrices:
+
+    >>> bool(np.array_equal(ginibre_matrices(100, seed=0)[2], V))
+    True
     """
     d = check_positive_int("d", d, 2)
     rng = np.random.default_rng(np.random.SeedSequence([seed, MATRICES]))
@@ -250,7 +317,7 @@ def phase_diagram(
     representation : {"auto", "angles", "points", "gram"}
         The state of a system with Q = K = V = I: "auto" picks the cheapest for each d (angles
         for d = 2, points for d < n/2, the Gram matrix from d ≥ n/2); the choice is recorded.
-    scheduler, n_workers, store, resume, progress
+    scheduler, n_workers, store, resume
         Passed to :func:`meanfield.studies.sweep` (dask LocalCluster by
         default; "serial" runs in this process; ``store`` keeps one file per
         finished task so that ``resume=True`` skips them).
@@ -258,6 +325,8 @@ def phase_diagram(
         Systems per task (with Q = K = V = I a task runs them at :data:`BLOCK_BETAS` values of β);
         by default :data:`BLOCK_SYSTEMS` (with Ginibre weights, one β per task and the largest
         block up to 256 whose positions stay below :data:`BLOCK_VALUES` float64 values).
+    progress : bool
+        Passed to :func:`meanfield.studies.sweep`: show a progress bar.
     per_system : bool
         Also return the per-system statistics over (beta, seed, time).
 
@@ -281,13 +350,40 @@ def phase_diagram(
         repeated or empty, t not increasing or not starting at 0, unknown
         ``matrices`` or ``representation``, USA with matrices, several d with matrices, batch < 1.
 
+    Notes
+    -----
+    With F_s(t) the pair fraction of system s and S systems,
+
+    .. math::
+
+        F_s(t) = \frac{\#\{(i, j) : i \ne j,\ \langle x_i(t), x_j(t)\rangle \ge 1 - \delta\}}{n(n - 1)},
+        \qquad
+        \text{probability}(\beta, t) = \frac{1}{S} \sum_{s=1}^{S} F_s(t),
+        \qquad
+        \text{probability\_stderr} = \frac{\operatorname{sd}_s F_s(t)}{\sqrt{S}}.
+
+    The ``critical_time`` t*(β) is the curve Γ_{∞,δ} = {(t, β): γ_β(t) = 1 - δ} of paper 2, (6.12),
+    which approximates the boundary Γ_{d,δ} of the diagram as d → ∞ (Theorem 6.9).
+
     Examples
     --------
-    >>> import numpy as np, meanfield as mf
+    Sixteen systems of 8 tokens on the circle at β = 0.5 and 4:
+
+    >>> import numpy as np
+    >>> import meanfield as mf
     >>> ds = mf.phase_diagram(2, 8, [0.5, 4.0], np.linspace(0, 5, 6), 16, scheduler="serial",
     ...                       progress=False)
     >>> ds["probability"].dims
     ('beta', 'time')
+    >>> print(np.round(ds.probability.values, 4))
+    [[0.0089 0.0179 0.0379 0.0603 0.1875 0.3839]
+     [0.0089 0.0201 0.0446 0.0915 0.2388 0.3795]]
+
+    The tokens are the same at every β, so the t = 0 column agrees; the critical time is
+    the equiangular curve t*(β):
+
+    >>> print(np.round(ds.critical_time.values, 6), np.round(mf.equiangular_curve([0.5, 4.0], 8), 6))
+    [4.581464 8.36545 ] [4.581464 8.36545 ]
     """
     dims = _check_dimensions(d)
     n = check_positive_int("n", n, 2)
@@ -481,6 +577,25 @@ def phase_diagram_trajectories(betas: Sequence[float] = (4.0, 9.0), times: Seque
     ------
     ValueError
         ``betas`` or ``times`` empty, not finite, negative (β) or not increasing (t).
+
+    Examples
+    --------
+    Eight tokens of system 0 at β = 1 and β = 4; they start at the diagram's tokens and at
+    β = 1 gather into one cluster (order parameter |(1/n) Σ_j e^{iθ_j}| near 1) by t = 10:
+
+    >>> import numpy as np
+    >>> import meanfield as mf
+    >>> from meanfield.studies import phase_diagram_tokens
+    >>> ds = mf.phase_diagram_trajectories(betas=[1.0, 4.0], times=[1.0, 10.0], n=8)
+    >>> ds.positions.shape
+    (2, 3, 8)
+    >>> x0 = phase_diagram_tokens(0, [0], 2, 8)[0]
+    >>> bool(np.allclose(ds.positions[1, 0], np.mod(np.arctan2(x0[:, 1], x0[:, 0]), 2 * np.pi)))
+    True
+    >>> r = np.abs(np.exp(1j * ds.positions.values).mean(axis=-1))
+    >>> print(np.round(r, 4))
+    [[0.2344 0.3024 0.9999]
+     [0.2344 0.2671 0.2617]]
     """
     n = check_positive_int("n", n, 2)
     beta_values = np.atleast_1d(np.asarray(betas, dtype=float))

@@ -91,9 +91,67 @@ REDUCED_START = PDE_PERTURBATION / 2
 
 
 def frequency_law(law: Any, width: float = 1.0, centre: float = 0.0, separation: float = 0.0):
-    """The law named ``law`` ("lorentzian": scipy cauchy, "gaussian": scipy norm, "bimodal":
-    :func:`meanfield.bimodal_lorentzian` at ±``separation``) with scale ``width`` about ``centre``; a law object
-    itself (checked)."""
+    r"""The frequency law g of the oscillators' natural frequencies ω, from a name and its parameters.
+
+    The named laws, with centre ω_0 = ``centre``, scale w = ``width`` and separation s = ``separation``
+    (module docstring):
+
+    .. math::
+
+        g_{\mathrm{lorentzian}}(\omega) = \frac{w/\pi}{(\omega - \omega_0)^2 + w^2}, \qquad
+        g_{\mathrm{gaussian}}(\omega) = \frac{e^{-(\omega - \omega_0)^2/(2w^2)}}{\sqrt{2\pi}\, w},
+
+    .. math::
+
+        g_{\mathrm{bimodal}}(\omega) = \tfrac12\big[L_w(\omega - \omega_0 - s) + L_w(\omega - \omega_0 + s)\big],
+        \qquad L_w(u) = \frac{w/\pi}{u^2 + w^2}
+
+    (the Lorentzian is ``scipy.stats.cauchy(ω_0, w)``, the Gaussian ``scipy.stats.norm(ω_0, w)``, the bimodal
+    law the two-peak :class:`meanfield.LorentzianMixture` of :func:`meanfield.bimodal_lorentzian`). A law
+    object is returned as it is, after checking that it is one.
+
+    Parameters
+    ----------
+    law : {"lorentzian", "gaussian", "bimodal"} or law object
+        A name of :data:`LAWS`, or a law (a frozen continuous ``scipy.stats`` distribution, a law of
+        :mod:`meanfield.models._frequency_laws`, or a number: identical frequencies), returned after
+        :func:`meanfield.models._frequency_laws.read_frequency_law` checked it; ``width``, ``centre`` and
+        ``separation`` are then ignored.
+    width : float, default 1.0
+        w > 0: the half-width at half-maximum of the Lorentzian (and of each bimodal peak), the standard
+        deviation of the Gaussian.
+    centre : float, default 0.0
+        ω_0, finite: the median of the Lorentzian and of the Gaussian, the midpoint of the bimodal peaks.
+    separation : float, default 0.0
+        s ≥ 0: the distance of each bimodal peak from ``centre`` (peaks at ω_0 ± s); used by "bimodal" only.
+
+    Returns
+    -------
+    scipy.stats frozen distribution or LorentzianMixture or law object
+        ``scipy.stats.cauchy(centre, width)``, ``scipy.stats.norm(centre, width)``,
+        ``LorentzianMixture([centre - separation, centre + separation], width)``, or ``law`` itself.
+
+    Raises
+    ------
+    ValueError
+        An unknown name, ``width`` ≤ 0, a non-finite ``centre``, a negative ``separation`` (bimodal), or an
+        invalid law object (TypeError for an object that is no law).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from meanfield.studies import frequency_law
+    >>> g = frequency_law("lorentzian", width=0.5)
+    >>> # g(0) = 1/(πγ), so Kuramoto's critical coupling K_c = 2/(π g(0)) is 2γ
+    >>> round(float(g.pdf(0.0)) * np.pi * 0.5, 12), round(2 / (np.pi * float(g.pdf(0.0))), 12)
+    (1.0, 1.0)
+    >>> round(float(frequency_law("gaussian", width=2.0, centre=1.0).std()), 12)
+    2.0
+    >>> b = frequency_law("bimodal", width=0.5, separation=1.0)
+    >>> # peak at ω = 1: (1/2)(1/(πw)) + (1/2)(w/π)/(2² + w²)
+    >>> bool(np.isclose(float(b.pdf(1.0)), 0.5 / (np.pi * 0.5) + 0.5 * (0.5 / np.pi) / (4 + 0.25)))
+    True
+    """
     if not isinstance(law, str):
         return read_frequency_law(law)
     if law not in LAWS:
@@ -188,24 +246,25 @@ def kuramoto_run(
         Seed of the particles' initial phases (``SeedSequence([seed])``); required for
         particles, ignored by the PDE.
     law, width, centre, separation : str or law object, float, float, float
-        Frequency law (a name of :data:`LAWS` with its scale, centre and, for "bimodal", the separation of its
-        peaks from the centre; or a law object, whose parameters are its own).
-    phase_lag : float
+        Frequency law (:func:`frequency_law`: a name of :data:`LAWS` with its scale, centre and, for "bimodal",
+        the separation of its peaks from the centre; or a law object, whose parameters are its own); defaults
+        "lorentzian", 1, 0, 0.
+    phase_lag : float, default 0.0
         α of the coupling sin(θ_j - θ - α).
-    noise : float
+    noise : float, default 0.0
         σ ≥ 0 (dθ = … + √(2σ) dW).
     engine : {"particles", "pde", "ott-antonsen"}, default "particles"
         Integrate the oscillators (:func:`meanfield.simulate`), the mean-field PDE (:func:`meanfield.solve`) or
         the Ott–Antonsen amplitudes (:func:`meanfield.ott_antonsen`; σ = 0 and a law with poles).
-    n : int
+    n : int, default 2000
         Number of oscillators (particles).
-    t_final, average_window : float
+    t_final, average_window : float, default 60.0 and 20.0
         Final time and the length of the final averaging window (0 < window ≤ t_final).
     frequency_nodes : int, optional
         PDE quadrature nodes in ω (None: chosen against recurrence, module docstring).
-    grid : int
+    grid : int, default 128
         PDE nodes in θ.
-    dt : float
+    dt : float, default 0.01
         Euler–Maruyama step of particles with noise.
     rtol : float, optional
         Tolerance of the adaptive integrators (particles without noise: on Z, on a graph on every local field);
@@ -227,6 +286,26 @@ def kuramoto_run(
     ValueError
         An unknown engine or law, a bad window, no ``seed`` for particles, or a model outside the
         Ott–Antonsen reduction for that engine.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from meanfield.studies import kuramoto_run
+
+    Above K_c = 2γ the Lorentzian law (half-width γ = 0.5) settles at r∞ = √(1 - 2γ/K) = √(1/2) at K = 2;
+    on the Ott–Antonsen manifold that is reached to the integrator's tolerance:
+
+    >>> ds = kuramoto_run(2.0, engine="ott-antonsen", width=0.5, t_final=40, average_window=10)
+    >>> round(float(ds.r_inf), 8), round(float(np.sqrt(1 - 2 * 0.5 / 2.0)), 8)
+    (0.70710678, 0.70710678)
+    >>> ds.order_parameter.sizes["time"]  # t = 0, 0.5, …, 40
+    81
+
+    200 oscillators at the midpoint quantiles of the same law agree up to their finite-n fluctuation:
+
+    >>> ds = kuramoto_run(2.0, seed=0, width=0.5, n=200, t_final=20, average_window=5)
+    >>> bool(abs(float(ds.r_inf) - np.sqrt(0.5)) < 0.05), ds.attrs["engine"]
+    (True, 'particles')
     """
     engine = _engine(engine)
     _check_window(t_final, average_window)
@@ -335,21 +414,30 @@ def kuramoto_bifurcation(
     ----------
     couplings : array_like
         Couplings K ≥ 0 (the dimension ``coupling``).
-    frequencies : {"lorentzian", "gaussian", "bimodal"} or a law object
-        Law g of ω; with a name, ``width`` is its scale (Lorentzian half-width γ,
-        Gaussian standard deviation), default 1, and ``separation`` the distance ω₀
-        of the bimodal law's peaks from 0 (default 0); a frozen scipy.stats law or a law
-        of :mod:`meanfield.models._frequency_laws` carries its own.
-    phase_lag : float
+    frequencies : {"lorentzian", "gaussian", "bimodal"} or a law object, default "lorentzian"
+        Law g of ω (:func:`frequency_law`), centred at 0 when given by name; a frozen
+        ``scipy.stats.cauchy`` or ``scipy.stats.norm`` law is recorded by its name, centre and scale, any other
+        law object (a law of :mod:`meanfield.models._frequency_laws`) carries its own parameters.
+    width : float, optional
+        With a name only: the law's scale w > 0 (Lorentzian half-width γ, Gaussian standard deviation,
+        half-width of each bimodal peak); None: 1.
+    separation : float, optional
+        With "bimodal" only: the distance ω₀ ≥ 0 of the law's peaks from 0 (peaks at ±ω₀); None: 0.
+    phase_lag : float, default 0.0
         α of the coupling sin(θ_j - θ - α).
-    noise : float
+    noise : float, default 0.0
         σ ≥ 0 in dθ = (ω + K Σ_j w_j sin(θ_j - θ - α)) dt + √(2σ) dW.
     engine : {"particles", "pde", "ott-antonsen"}, default "particles"
         Oscillators, the mean-field PDE, or the amplitudes at the law's poles (:func:`kuramoto_run`).
-    n, t_final, average_window, frequency_nodes, grid, dt, rtol
-        See :func:`kuramoto_run`.
-    seeds : int or sequence of int
-        Particles: seeds of the initial phases (dimension ``seed``); ignored by the PDE.
+    n, t_final, average_window : int, float, float
+        Number of oscillators (default 2000), final time (default 60) and final averaging window (default 20):
+        see :func:`kuramoto_run`.
+    seeds : int or sequence of int, optional
+        Particles: seeds of the initial phases (dimension ``seed``); an int m stands for the m seeds
+        0, …, m-1 of :func:`meanfield.studies.sweep` (default 4); ignored by the PDE and Ott–Antonsen engines.
+    frequency_nodes, grid, dt, rtol : int or None, int, float, float or None
+        PDE nodes in ω (None: chosen against recurrence) and in θ (default 128), Euler–Maruyama step of noisy
+        particles (default 0.01), tolerance (None: the engine's default): see :func:`kuramoto_run`.
     scheduler, n_workers, store, resume, progress
         Passed to :func:`meanfield.studies.sweep` (None: a local dask cluster;
         "serial": a plain loop).
@@ -372,10 +460,26 @@ def kuramoto_bifurcation(
     Examples
     --------
     >>> import numpy as np, meanfield as mf
+
+    A Lorentzian law of half-width γ = 0.5: K_c = 2/(π g(0)) = 2γ = 1, and above it r∞ = √(1 - 2γ/K).
+    The Ott–Antonsen engine integrates the three couplings in one batch:
+
+    >>> ds = mf.kuramoto_bifurcation([0.5, 2.0, 4.0], "lorentzian", width=0.5, engine="ott-antonsen")
+    >>> ds.attrs["critical_coupling"]
+    1.0
+    >>> np.round(ds.r_theory.values, 6).tolist()  # 0, √(1/2), √(3/4)
+    [0.0, 0.707107, 0.866025]
+    >>> bool(np.allclose(ds.r_mean, ds.r_theory, atol=1e-6))
+    True
+
+    500 oscillators, one seed, in a plain loop:
+
     >>> ds = mf.kuramoto_bifurcation([0.5, 2.0], "lorentzian", width=0.5, n=500, t_final=20,
     ...                              average_window=5, seeds=1, scheduler="serial")
-    >>> ds.r_mean.dims
-    ('coupling',)
+    >>> ds.r_mean.dims, ds.order_parameter.dims
+    (('coupling',), ('coupling', 'seed', 'time'))
+    >>> bool(abs(float(ds.r_mean.sel(coupling=2.0)) - np.sqrt(0.5)) < 0.05)
+    True
     """
     ks = as_real_array("couplings", couplings, finite=False)
     if ks.ndim != 1 or ks.size == 0 or not np.all(np.isfinite(ks)) or np.any(ks < 0):

@@ -1037,10 +1037,15 @@ def kuramoto_branches(
 
     Examples
     --------
-    >>> import scipy.stats, meanfield as mf
-    >>> ds = kuramoto_branches(mf.Kuramoto(frequencies=scipy.stats.cauchy(0, 0.5)), [0.5, 3.0], periodic=False)
+    >>> import numpy as np, scipy.stats, meanfield as mf
+    >>> model = mf.Kuramoto(frequencies=scipy.stats.cauchy(0, 0.5))
+    >>> ds = mf.kuramoto_branches(model, [0.5, 3.0], periodic=False)
     >>> round(float(ds.attrs["incoherence_loses_stability_at"][0]), 12)  # K_c = 2γ
     1.0
+    >>> # the partially locked branch is r = √(1 - 2γ/K) (γ = 0.5), stable at every point
+    >>> branch = ds.sel(point=ds.branch == 1)
+    >>> bool(np.allclose(branch.r, np.sqrt(1 - 1.0 / branch.point_coupling), atol=1e-6)), bool(branch.stable.all())
+    (True, True)
     """
     reduced = _reduced(model)
     if np.any(reduced.zeta.imag <= 0):
@@ -1211,9 +1216,18 @@ def bimodal_boundaries(separations: Sequence[float] | np.ndarray, width: float) 
 
     Examples
     --------
-    >>> ds = bimodal_boundaries([0.5, 2.0], 1.0)
+    >>> import numpy as np, meanfield as mf
+    >>> ds = mf.bimodal_boundaries([0.5, 2.0], 1.0)
+    >>> # ω₀ = 0.5 ≤ Δ: pitchfork at 2(Δ² + ω₀²)/Δ = 2.5; ω₀ = 2 > Δ: Hopf at 4Δ = 4
     >>> ds.incoherence_boundary.values.tolist(), ds.boundary_kind.values.tolist()
     ([2.5, 4.0], [0, 1])
+    >>> # the fold exists only above ω₀ = Δ/√3; at ω₀ = 2, u* is the root of Δ²(1 + u)³ = ω₀²(3 - u)(1 - u)²
+    >>> u = float(ds.saddle_node_u.sel(separation=2.0))
+    >>> bool(np.isnan(ds.saddle_node_u.sel(separation=0.5))), bool(np.isclose((1 + u) ** 3, 4 * (3 - u) * (1 - u) ** 2))
+    (True, True)
+    >>> # and K(u*) = 2Δ/(1 - u*) + 2ω₀²(1 - u*)/(Δ(1 + u*)²)
+    >>> bool(np.isclose(float(ds.saddle_node.sel(separation=2.0)), 2 / (1 - u) + 8 * (1 - u) / (1 + u) ** 2))
+    True
     """
     delta = check_positive("width", width)
     w0 = np.atleast_1d(np.asarray(separations, dtype=float))

@@ -135,10 +135,60 @@ def kuramoto_critical_coupling(frequencies: Any = None, noise: float = 0.0, phas
     2(γ + σ) for a Lorentzian of half-width γ). A phase lag α (Lorentzian or identical
     oscillators): K_c = 2(γ + σ)/cos α. A unimodal symmetric law only (module docstring).
 
+    Parameters
+    ----------
+    frequencies : None, float or scipy.stats frozen law
+        Law g of the natural frequencies, symmetric about its median ω_0 and
+        unimodal; None or a number for identical oscillators.
+    noise : float
+        σ ≥ 0 in dθ = (…) dt + √(2σ) dW.
+    phase_lag : float
+        α of the coupling sin(θ_j - θ - α), |α| < π/2: a Lorentzian law or identical oscillators.
+
+    Returns
+    -------
+    float
+        K_c.
+
+    Raises
+    ------
+    ValueError, TypeError
+        A law that is not symmetric or not unimodal, a discrete law, or not a law; negative or
+        non-finite σ; 0 < σ < 1e-2 w (w the quartile width of g); a phase lag outside the cases above.
+
+    Notes
+    -----
+    Kuramoto (σ = 0) and Strogatz–Mirollo (σ > 0), in the frame of the centre ω_0:
+
+    .. math::
+
+        K_c = \frac{2}{\pi g(\omega_0)} \quad (\sigma = 0),
+        \qquad
+        K_c = 2 \Big/ \int g(\omega)\, \frac{\sigma}{\sigma^2 + (\omega - \omega_0)^2}\, d\omega \quad (\sigma > 0),
+        \qquad
+        K_c = \frac{2(\gamma + \sigma)}{\cos\alpha} \quad \text{(Lorentzian, half-width } \gamma).
+
     Examples
     --------
-    >>>     >>> round(kuramoto_critical_coupling(scipy.stats.cauchy(0, 0.6), noise=0.1), 12)
+    A Lorentzian of half-width γ = 0.6 with noise σ = 0.1: K_c = 2(γ + σ).
+
+    >>> import numpy as np
+    >>> import scipy.stats
+    >>> import meanfield as mf
+    >>> round(mf.kuramoto_critical_coupling(scipy.stats.cauchy(0, 0.6), noise=0.1), 12)
     1.4
+
+    A standard normal law: K_c = 2/(π g(0)) = √(8/π); identical oscillators with noise: K_c = 2σ.
+
+    >>> print(f"{mf.kuramoto_critical_coupling(scipy.stats.norm(0, 1)):.10f} {np.sqrt(8 / np.pi):.10f}")
+    1.5957691216 1.5957691216
+    >>> print(mf.kuramoto_critical_coupling(None, noise=0.5))
+    1.0
+
+    A phase lag α = π/3 doubles the K_c = 2γ of a Lorentzian:
+
+    >>> round(mf.kuramoto_critical_coupling(scipy.stats.cauchy(0, 0.5), phase_lag=np.pi / 3), 12)
+    2.0
     """
     kind, centre, law = _law(frequencies)
     noise = _check_noise(noise)
@@ -235,6 +285,46 @@ def kuramoto_theory(coupling: Any, frequencies: Any = None, noise: float = 0.0, 
     ValueError, TypeError
         Negative or non-finite K or σ, a law that is not symmetric or not unimodal, a discrete law, or not a
         law; 0 < σ < 1e-2 w; a phase lag outside the cases above.
+
+    Notes
+    -----
+    r solves the self-consistency equation r = F(K r) of the module docstring: for σ = 0
+    (Kuramoto 1975, locked oscillators at sin φ = (ω - ω_0)/(K r))
+
+    .. math::
+
+        r = K r \int_{-\pi/2}^{\pi/2} \cos^2\varphi\; g(\omega_0 + K r \sin\varphi)\, d\varphi,
+        \qquad
+        r = \sqrt{1 - \frac{2\gamma}{K \cos\alpha}} \quad \text{(Lorentzian)},
+
+    and for σ > 0 (Sakaguchi 1988) r = ∫ g(ω) Re R_1(ω) dω with the continued fraction
+
+    .. math::
+
+        R_k = \frac{K r / 2}{\sigma k + i(\omega - \omega_0) + (K r / 2) R_{k+1}},
+        \qquad
+        R_1 = \frac{I_1(K r/\sigma)}{I_0(K r/\sigma)} \quad \text{(identical oscillators)}.
+
+    Examples
+    --------
+    A Lorentzian of half-width γ = 0.5 (K_c = 1) against the closed form √(1 - 2γ/K):
+
+    >>> import numpy as np
+    >>> import scipy.stats
+    >>> import meanfield as mf
+    >>> K = np.array([0.5, 1.0, 2.0, 4.0])
+    >>> print(np.round(mf.kuramoto_theory(K, scipy.stats.cauchy(0, 0.5)), 8))
+    [0.         0.         0.70710678 0.8660254 ]
+    >>> print(np.round(np.sqrt(np.clip(1 - 1.0 / K, 0, None)), 8))
+    [0.         0.         0.70710678 0.8660254 ]
+
+    Identical noisy oscillators: r = I_1(K r/σ)/I_0(K r/σ):
+
+    >>> from scipy.special import iv
+    >>> r = mf.kuramoto_theory([2.0, 4.0], None, noise=0.5)
+    >>> x = np.array([2.0, 4.0]) * r / 0.5
+    >>> print(np.round(r, 8), np.round(iv(1, x) / iv(0, x), 8))
+    [0.83146202 0.9301525 ] [0.83146202 0.9301525 ]
     """
     kind, centre, law = _law(frequencies)
     noise = _check_noise(noise)
@@ -269,10 +359,54 @@ def kuramoto_locked_frequency(coupling: Any, frequencies: Any = None, phase_lag:
     r² = 1 - 2γ/(K cos α), for K > 2γ/cos α; identical oscillators at ω: Ω = ω - K sin α (K > 0). Without lag a
     symmetric unimodal law locks at its centre.
 
+    Parameters
+    ----------
+    coupling : float or array_like
+        K ≥ 0.
+    frequencies : None, float or scipy.stats frozen law
+        Law g of the natural frequencies (as in :func:`kuramoto_theory`); None or a number for
+        identical oscillators.
+    phase_lag : float
+        α of the coupling sin(θ_j - θ - α), |α| < π/2: a Lorentzian law or identical oscillators.
+
+    Returns
+    -------
+    numpy.ndarray
+        Ω of the shape of ``coupling``; NaN where r∞ = 0 (incoherence).
+
     Raises
     ------
     ValueError
-        A law or phase lag outside these cases (:func:`kuramoto_theory`).
+        A law or phase lag outside these cases (:func:`kuramoto_theory`), or a negative or
+        non-finite K.
+
+    Notes
+    -----
+    On the Ott–Antonsen manifold of a Lorentzian g = Cauchy(c, γ), σ = 0:
+
+    .. math::
+
+        \Omega = c - \frac{K}{2} \sin\alpha\, (1 + r^2),
+        \qquad
+        r^2 = 1 - \frac{2\gamma}{K \cos\alpha}.
+
+    Examples
+    --------
+    A Lorentzian Cauchy(1, 0.25) with lag α = 0.3: incoherent at K = 0.5, locked at K = 2:
+
+    >>> import numpy as np
+    >>> import scipy.stats
+    >>> import meanfield as mf
+    >>> print(mf.kuramoto_locked_frequency([0.5, 2.0], scipy.stats.cauchy(1.0, 0.25), phase_lag=0.3))
+    [       nan 0.48629365]
+    >>> r2 = 1 - 0.5 / (2 * np.cos(0.3))
+    >>> print(f"{1 - np.sin(0.3) * (1 + r2):.8f}")
+    0.48629365
+
+    Identical oscillators at ω = 0.5: Ω = ω - K sin α.
+
+    >>> print(f"{mf.kuramoto_locked_frequency(1.0, 0.5, phase_lag=0.3):.8f} {0.5 - np.sin(0.3):.8f}")
+    0.20447979 0.20447979
     """
     kind, centre, law = _law(frequencies)
     alpha = _check_phase_lag(phase_lag, kind, law, 0.0, "kuramoto_locked_frequency")
@@ -309,8 +443,44 @@ def kuramoto_linear_rates(model: Kuramoto, harmonics: int | None = None) -> np.n
 
     Raises
     ------
+    TypeError
+        ``model`` is not a Kuramoto model.
     ValueError
-        A law without poles (a normal law: its incoherent state has a continuous spectrum).
+        A law without poles (a normal law: its incoherent state has a continuous spectrum), or
+        ``harmonics`` < 1.
+
+    Notes
+    -----
+    The rates λ of mode k solve the dispersion relation (module docstring)
+
+    .. math::
+
+        1 = -i k K\, \overline{\hat h_k e^{-ik\alpha}}
+            \sum_m \frac{p_m}{\lambda + i k (\bar\zeta_m + K \hat h_0) + \sigma k^2},
+
+    i.e. they are the eigenvalues of
+    diag(-ik(conj ζ_m + Kĥ_0) - σk²) - ikK conj(ĥ_k e^{-ikα}) 1 pᵀ. For identical oscillators
+    at ω and h = sin: λ_1 = K/2 - σ - iω.
+
+    Examples
+    --------
+    Kuramoto–Sakaguchi with a Lorentzian Cauchy(0.5, 0.25), K = 2, σ = 0.1, α = 0.3, against
+    λ_1 = -ic - γ - σ + (K/2) e^{iα}:
+
+    >>> import numpy as np
+    >>> import scipy.stats
+    >>> import meanfield as mf
+    >>> model = mf.Kuramoto(2.0, scipy.stats.cauchy(0.5, 0.25), noise=0.1, phase_lag=0.3)
+    >>> print(np.round(mf.kuramoto_linear_rates(model), 8))
+    [[0.60533649-0.20447979j]]
+    >>> print(np.round(-0.5j - 0.25 - 0.1 + np.exp(0.3j), 8))
+    (0.60533649-0.20447979j)
+
+    Identical oscillators, K = 3, σ = 0.5: λ_1 = K/2 - σ = 1 and, beyond the harmonics of sin,
+    λ_2 = -4σ:
+
+    >>> print(mf.kuramoto_linear_rates(mf.Kuramoto(3.0, noise=0.5), harmonics=2).real.ravel())
+    [ 1. -2.]
     """
     if not isinstance(model, Kuramoto):
         raise TypeError(f"kuramoto_linear_rates takes a Kuramoto model, got {type(model).__name__}")

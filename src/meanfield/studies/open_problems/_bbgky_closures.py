@@ -84,6 +84,35 @@ class KirkwoodClosure:
     ------
     solvers.UnevaluableState
         From ``__call__`` where ∫ ψ(y) ψ(y - x) dy ≤ 0 (ψ is not a density; a trial stage overshot).
+
+    Notes
+    -----
+    .. math::
+
+        G[\psi](x) = \frac{\int_{\mathbb T} -h_\beta'(y)\, \psi(y)\, \psi(y - x)\, dy}
+                           {\int_{\mathbb T} \psi(y)\, \psi(y - x)\, dy},
+        \qquad h_\beta(u) = e^{\beta\cos u},
+
+    evaluated on the nodes x_j = 2πj/N of ψ's last axis by FFT correlations (trapezoidal rule).
+    Problem 4 of paper 2 asks for a closure of (8.1) that proves the convergence of ψ to a Dirac mass.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from meanfield.studies.open_problems import KirkwoodClosure
+    >>> closure = KirkwoodClosure(2.0)
+    >>> x = 2 * np.pi * np.arange(16) / 16
+    >>> bool(np.allclose(closure(np.full(16, 1 / (2 * np.pi))), 0.0, atol=1e-14))  # G[1/(2π)] = 0
+    True
+
+    For an even density G is odd, and bounded by max|h_β'|:
+
+    >>> psi = np.exp(np.cos(x)) / (2 * np.pi * np.mean(np.exp(np.cos(x))))
+    >>> g = closure(psi)
+    >>> bool(np.allclose(g, -np.roll(g[::-1], 1))), bool(np.abs(g).max() < 2 * np.sinh(2.0))
+    (True, True)
+    >>> print(g[1:5].round(6))
+    [0.810199 1.45055  1.807058 1.847989]
     """
 
     beta: float
@@ -118,6 +147,38 @@ class ClusterClosure:
     ----------
     beta : float
         β > 0.
+
+    Raises
+    ------
+    solvers.UnevaluableState
+        From ``__call__`` where ∫ψ ≤ 0 (ψ is not a density; a trial stage overshot).
+
+    Notes
+    -----
+    .. math::
+
+        G[\psi](x) = -\frac{\int h_\beta'(y)\, \psi(y)\, dy + \int h_\beta'(y)\, \psi(y - x)\, dy}
+                            {2 \int \psi}
+        = -\tfrac12 (h_\beta' * \psi)(x) \quad (\psi \text{ even}, \textstyle\int\psi = 1),
+
+    evaluated on the nodes x_j = 2πj/N of ψ's last axis by FFT correlations (trapezoidal rule).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from meanfield.studies.open_problems import ClusterClosure
+    >>> closure = ClusterClosure(2.0)
+    >>> x = 2 * np.pi * np.arange(16) / 16
+    >>> psi = np.exp(np.cos(x)) / (2 * np.pi * np.mean(np.exp(np.cos(x))))
+
+    For this even density, G = -(h_β' * ψ)/2, with h_β'(u) = -β sin u e^{β cos u}:
+
+    >>> convolution = [2 * np.pi * np.mean(-2.0 * np.sin(xj - x) * np.exp(2.0 * np.cos(xj - x)) * psi)
+    ...                for xj in x]
+    >>> bool(np.allclose(closure(psi), -np.array(convolution) / 2))
+    True
+    >>> bool(np.allclose(closure(np.full(16, 1 / (2 * np.pi))), 0.0, atol=1e-14))  # G[1/(2π)] = 0
+    True
     """
 
     beta: float
@@ -161,12 +222,12 @@ def bbgky_closed_equation(
         n ≥ 3 in the coefficients 2/(βn) and 2(n-2)/(βn).
     times : array_like
         Output times, times[0] the initial time of ψ = 1/(2π).
-    grid_size : int
+    grid_size : int, default 512
         N ≥ 8 nodes (cells) of the :class:`solvers.CircleGrid`.
     method : {"finite_volume", "spectral"}
         :class:`solvers.CircleFiniteVolume` (positivity preserving, the default: ψ concentrates) or
         :class:`solvers.CircleSpectral`.
-    max_wavenumber : int
+    max_wavenumber : int, default 16
         K ≥ 1 of the output ``psi_hat``.
     **scheme_options
         Passed to the scheme (e.g. ``cfl``, ``limiter``; ``rtol``, ``atol`` for spectral).
@@ -184,6 +245,37 @@ def bbgky_closed_equation(
     ------
     ValueError
         β ≤ 0, n < 3, N < 8, K < 1, an unknown method, a closure whose β differs, bad times.
+    TypeError
+        A closure that is not callable.
+
+    Notes
+    -----
+    The closed equation (paper 2, (8.1) with g ≈ G[ψ], Problem 4):
+
+    .. math::
+
+        \partial_t \psi + \partial_x\big(v[\psi]\, \psi\big) = 0, \qquad
+        v[\psi](x) = \frac{2}{\beta n} h_\beta'(x) - \frac{2(n-2)}{\beta n} G[\psi](x), \qquad
+        \psi(0) = \frac{1}{2\pi}.
+
+    ψ = 1/(2π) is not stationary: G[1/(2π)] = 0 for the closures here, and v = (2/(βn)) h_β' ≠ 0
+    pulls pairs together from t = 0.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from meanfield.studies.open_problems import KirkwoodClosure, bbgky_closed_equation
+    >>> closed = bbgky_closed_equation(KirkwoodClosure(2.0), 2.0, 5, [0.0, 0.5, 1.0], grid_size=32,
+    ...                                max_wavenumber=4)
+    >>> closed.attrs["success"], closed["psi"].shape
+    (1, (3, 32))
+
+    Mass and evenness are kept; the correlations ψ̂_k (k ≥ 1) grow from 0, ψ̂_0 = 1/(2π):
+
+    >>> print(closed["mass"].values, bool(closed["asymmetry"].max() < 1e-14))
+    [1. 1. 1.] True
+    >>> print(closed["psi_hat"].values[-1, :3].round(6), f"{1 / (2 * np.pi):.6f}")
+    [0.159155 0.039657 0.081889] 0.159155
     """
     beta = check_positive("beta", beta)
     n = check_positive_int("n_particles", n_particles, minimum=3)
@@ -244,10 +336,51 @@ def bbgky_closure_distance(closed: xr.Dataset, ensemble: xr.Dataset) -> xr.Datas
     on average ``noise`` ² = 4π Σ_k stderr(ψ̂_k)²; ``relative`` = d / ‖P_K(ψ_ensemble - 1/(2π))‖ (NaN where
     that is 0).
 
+    Parameters
+    ----------
+    closed : xarray.Dataset
+        A result of :func:`bbgky_closed_equation` (``psi_hat`` over time and wavenumber).
+    ensemble : xarray.Dataset
+        A result of :func:`bbgky_estimates` or :func:`bbgky_study` (``psi_hat`` and ``psi_hat_stderr``).
+
     Returns
     -------
     xarray.Dataset
-        ``distance``, ``noise``, ``relative`` over ``time``.
+        ``distance``, ``noise``, ``relative`` over ``time``; attrs ``max_wavenumber`` (K) and ``closure``.
+
+    Raises
+    ------
+    ValueError
+        The datasets share no output time.
+
+    Notes
+    -----
+    .. math::
+
+        d(t) = \big\| P_K(\psi_{\mathrm{closed}} - \psi_{\mathrm{ensemble}}) \big\|_{L^2(\mathbb T)}
+        = \Big(4\pi \sum_{k=1}^K |\hat\psi^{\mathrm{closed}}_k - \hat\psi^{\mathrm{ensemble}}_k|^2\Big)^{1/2},
+
+    by Parseval with f̂_k = (1/2π) ∫ f e^{-ikx} dx and ψ̂_{-k} = conj(ψ̂_k).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from meanfield.studies.open_problems import (ClusterClosure, bbgky_closed_equation,
+    ...                                              bbgky_closure_distance, bbgky_study)
+    >>> times = [0.0, 0.5, 1.0]
+    >>> closed = bbgky_closed_equation(ClusterClosure(2.0), 2.0, 5, times, grid_size=32, max_wavenumber=4)
+    >>> ensemble = bbgky_study(2.0, 5, 64, times, max_wavenumber=4, seed=1, grid_size=16)
+    >>> out = bbgky_closure_distance(closed, ensemble)
+    >>> out.attrs["max_wavenumber"], out["distance"].dims
+    (4, ('time',))
+    >>> print(out["distance"].values.round(4), out["noise"].values.round(4))
+    [0.0342 0.0922 0.1086] [0.0311 0.0523 0.0574]
+
+    The distance of a run to itself is 0:
+
+    >>> itself = closed.assign(psi_hat_stderr=0 * closed["psi_hat"])
+    >>> print(bbgky_closure_distance(closed, itself)["distance"].values)
+    [0. 0. 0.]
     """
     k_max = int(min(closed.sizes["wavenumber"], ensemble.sizes["wavenumber"])) - 1
     times = [t for t in ensemble["time"].values if np.any(np.abs(closed["time"].values - t) <= 1e-9)]

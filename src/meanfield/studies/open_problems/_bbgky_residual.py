@@ -46,11 +46,11 @@ def bbgky_residual_scaling(
     budget : int, optional
         Systems per size: replicate j = 0, …, r_M - 1 of size M, r_M = max(1, ⌊budget/M⌋), is an independent
         ensemble whose angles come from ``SeedSequence((seed, M, j))`` (``SEED_RULE``). Default: max(sizes).
-    max_wavenumber : int
+    max_wavenumber : int, default 16
         K ≥ 1 of the residual norm.
-    seed : int
+    seed : int, default 0
         Non-negative base seed.
-    rtol, atol : float
+    rtol, atol : float, default 1e-8, 1e-10
         Tolerances of :func:`meanfield.simulate`.
 
     Returns
@@ -67,6 +67,33 @@ def bbgky_residual_scaling(
     ------
     ValueError
         Fewer than two distinct sizes, a size < 2, β ≤ 0, n < 3, a negative seed, bad times.
+
+    Notes
+    -----
+    The residual r_k of (8.1) (:func:`bbgky_estimates`) has mean exactly zero, so
+
+    .. math::
+
+        R(t) = \Big(\sum_{k=1}^K |r_k|^2\Big)^{1/2}, \qquad
+        \mathbb E R^2 = \frac{1}{M}\sum_{k=1}^K \operatorname{Var}(r_k), \qquad
+        R_{\mathrm{rms}}(M) = \big(\overline{R^2}\big)^{1/2} \approx c\, M^{a},
+
+    and the expected exponent is a = -1/2 (the mean over replicates is taken of R², over r_M
+    independent ensembles of size M).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from meanfield.studies.open_problems import bbgky_residual_scaling
+    >>> out = bbgky_residual_scaling(2.0, 4, [2, 4, 8], [0.0, 0.5], budget=8, max_wavenumber=2)
+    >>> out["replicates"].values.tolist(), out["exponent"].dims
+    ([4, 2, 1], ('fit_time',))
+
+    r_M = max(1, ⌊8/M⌋) replicates per size; with so few systems the exponent is rough (a = -1/2 is
+    expected) and its standard error large:
+
+    >>> print(out["exponent"].values.round(2), out["exponent_stderr"].values.round(2))
+    [-0.38] [0.28]
     """
     beta = check_positive("beta", beta)
     n = check_positive_int("n_particles", n_particles, minimum=3)

@@ -35,7 +35,7 @@ DEFAULT_BETAS = (4.0, 8.0, 16.0, 32.0, 64.0, 128.0, 256.0)
 def hardmax_limit(z0: Any, t: Any, betas: Any = DEFAULT_BETAS, *, Q: Any = None, K: Any = None, V: Any = None,
                   rtol: float = 1e-12, atol: float = 1e-14, tie_tolerance: float = 1e-9,
                   progress: bool = False) -> xr.Dataset:
-    """Run (9.4) for each β of ``betas`` and the hard-max dynamics (9.5)–(9.6) from ``z0``; their distance.
+    r"""Run (9.4) for each β of ``betas`` and the hard-max dynamics (9.5)–(9.6) from ``z0``; their distance.
 
     Parameters
     ----------
@@ -44,15 +44,15 @@ def hardmax_limit(z0: Any, t: Any, betas: Any = DEFAULT_BETAS, *, Q: Any = None,
     t : array_like
         Output times, increasing. The sup is taken over them: resolve the initial layer of width ~1/β
         (geometric spacing near t[0]).
-    betas : sequence of float
+    betas : sequence of float, default (4, 8, 16, 32, 64, 128, 256)
         The ladder (at least two, increasing, > 0).
     Q, K, V : None or (d, d) arrays
         The weights (None: identity).
-    rtol, atol : float
+    rtol, atol : float, default 1e-12, 1e-14
         Tolerances of both integrators (dopri5 for (9.4), DOP853 segments for the hard-max run).
-    tie_tolerance : float
+    tie_tolerance : float, default 1e-9
         Ties of the hard-max scores (:class:`meanfield.HardmaxAttention`).
-    progress : bool
+    progress : bool, default False
         A progress bar per run.
 
     Returns
@@ -62,6 +62,48 @@ def hardmax_limit(z0: Any, t: Any, betas: Any = DEFAULT_BETAS, *, Q: Any = None,
         ``error`` (beta, time): max_i |z_i^β - z_i^∞|; ``sup_error`` (beta); attrs ``rate`` (r of the fit
         e ≈ c β^{-r} over the ladder), ``prefactor`` (c), ``monotone`` (1 when e decreases along the
         ladder) and ``success`` (every run succeeded).
+
+    Raises
+    ------
+    ValueError
+        Fewer than two betas, betas not increasing and positive, ``z0`` not of shape (n, d), bad times
+        or weights (from :func:`meanfield.simulate` and the models).
+
+    Notes
+    -----
+    The rescaled dynamics (9.4) of paper 2, §9.3 (``Attention(beta, Q, K, V, projection=False,
+    rescaled=True, scores_at_z=True)``), its hard-max limit (9.5)–(9.6) and the measured distance:
+
+    .. math::
+
+        \dot z_i = \sum_j \operatorname{softmax}_j\big(\beta\langle Q z_i, K z_j\rangle\big)\,
+        V (z_j - z_i), \qquad
+        \dot z_i = \frac{1}{|C_i|} \sum_{j \in C_i} V (z_j - z_i),
+        \quad C_i = \operatorname{argmax}_j \langle Q z_i, K z_j\rangle,
+
+    .. math::
+
+        e(\beta) = \sup_t \max_i |z_i^\beta(t) - z_i^\infty(t)| \approx c\, \beta^{-r}.
+
+    On Example 9.3 (Q = K = V = I, z₁ = (1, 1), z₂ = (-1, 1), z₃ = 0) the limit branch is
+    z₃(t) = (0, 1 - e^{-t}), β e(β) → 1/2 and r → 1 (see the module docstring). Problem 6 asks for a
+    selection principle among the non-unique solutions of (9.5)–(9.6).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from meanfield.studies.open_problems import hardmax_limit
+    >>> z0 = np.array([[1.0, 1.0], [-1.0, 1.0], [0.0, 0.0]])
+    >>> out = hardmax_limit(z0, np.linspace(0.0, 1.0, 11), [16.0, 32.0, 64.0])
+    >>> out["limit"].sizes, out.attrs["success"], out.attrs["monotone"]
+    (Frozen({'time': 11, 'particle': 3, 'component': 2}), 1, 1)
+
+    The limit branch of Example 9.3 at t = 1, z₃ = (0, 1 - 1/e), and β e(β) approaching 1/2:
+
+    >>> print(out["limit"].values[-1, 2].round(8), f"{1 - np.exp(-1):.8f}")
+    [0.         0.63212056] 0.63212056
+    >>> print((out["beta"] * out["sup_error"]).values.round(2), round(out.attrs["rate"], 1))
+    [0.44 0.45 0.47] 0.9
     """
     times = as_times(t)
     ladder = np.asarray(betas, dtype=float)

@@ -78,6 +78,28 @@ def known_critical_points(n: int) -> dict[str, np.ndarray]:
     Returns
     -------
     dict of str to numpy.ndarray, shape (n,)
+        One configuration per family, by name.
+
+    Raises
+    ------
+    ValueError
+        n outside 2…8.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from meanfield.studies.open_problems import known_critical_points, torus_gradient
+    >>> families = known_critical_points(6)
+    >>> list(families)
+    ['synchronised', 'equispaced', 'antipodal 5+1', 'antipodal 4+2', 'antipodal 3+3', 'polygon 3x2']
+    >>> print(families["polygon 3x2"].round(6))
+    [0.       2.094395 4.18879  0.       2.094395 4.18879 ]
+
+    Each is a critical point at every β:
+
+    >>> gradients = [torus_gradient(theta, beta) for theta in families.values() for beta in (0.5, 3.0)]
+    >>> bool(np.allclose(gradients, 0.0, atol=1e-12))
+    True
     """
     n = _check_n(n)
     out = {"synchronised": np.zeros(n), "equispaced": 2 * np.pi * np.arange(n) / n}
@@ -120,7 +142,7 @@ def _check_options(starts: int, seed: int, reflection: bool, tolerance: float, e
 def torus_critical_points(n: int, beta: float, *, starts: int = 512, seed: int = 0, reflection: bool = True,
                           tolerance: float = 1e-12, eigenvalue_tolerance: float = 1e-12,
                           distinct_tolerance: float = 1e-6, max_iterations: int = 100) -> xr.Dataset:
-    """Enumerate and classify the critical points of E_β on Tⁿ, modulo the symmetries.
+    r"""Enumerate and classify the critical points of E_β on Tⁿ, modulo the symmetries.
 
     Newton's method (:func:`newton_critical_points`) runs from the known families
     (:func:`known_critical_points`) and from ``starts`` seeded random starts. An end point is converged
@@ -147,20 +169,23 @@ def torus_critical_points(n: int, beta: float, *, starts: int = 512, seed: int =
         Particles, 2 ≤ n ≤ 8.
     beta : float
         0 < β ≤ 700.
-    starts : int
+    starts : int, default 512
         Random starts. Blocks of 64 starts are drawn from SeedSequence(seed, spawn_key=(n, block)):
-        the first s starts are the same for every ``starts`` ≥ s and every β.
-    seed : int
-    reflection : bool
+        the first s starts are the same for every ``starts`` ≥ s and every β. Half of them (on average)
+        are iid uniform on Tⁿ, the others clustered (particles at 2 to n random centres plus N(0, 0.05²)
+        rad).
+    seed : int, default 0
+        Non-negative base seed.
+    reflection : bool, default True
         Identify θ with −θ (the default); False counts mirror images as distinct unless they coincide.
-    tolerance : float
+    tolerance : float, default 1e-12
         Newton converged: |∇E_β|_∞ ≤ tolerance · e^β/n².
-    eigenvalue_tolerance : float
+    eigenvalue_tolerance : float, default 1e-12
         Relative floor of τ.
-    distinct_tolerance : float
+    distinct_tolerance : float, default 1e-6
         Gap sequences within this (radians, max norm) are one orbit; gaps below it join particles into
         one cluster.
-    max_iterations : int
+    max_iterations : int, default 100
         Newton steps per start.
 
     Returns
@@ -182,11 +207,45 @@ def torus_critical_points(n: int, beta: float, *, starts: int = 512, seed: int =
     ValueError
         n outside 2…8, β ≤ 0, β > 700 or non-finite, a non-positive tolerance or count.
 
+    Notes
+    -----
+    The critical points solve ∇E_β = 0 for (paper 2, (7.4))
+
+    .. math::
+
+        E_\beta(\theta) = \frac{1}{2\beta n^2} \sum_{i,j=1}^n e^{\beta\cos(\theta_i - \theta_j)} ;
+
+    with λ_max the largest eigenvalue of (n²/e^β) H on 1^⊥, a non-synchronised point is a strict
+    saddle when λ_max > τ, with
+
+    .. math::
+
+        \tau = \max\big(\epsilon_{\mathrm{rel}} \max_{ik} |\tilde H_{ik}|,\ 10\,\varepsilon_\lambda\big),
+        \qquad
+        \varepsilon_\lambda = \|\tilde H(\theta + \delta) - \tilde H(\theta)\|_2 + n\, 2^{-52} \|\tilde H\|_2,
+
+    ε_rel = ``eigenvalue_tolerance``. Problem 3 asks whether every critical point other than the
+    global maxima is a strict saddle; it is proven for β ≤ 1 and β ≥ n²/π².
+
     Examples
     --------
+    >>> import numpy as np
+    >>> from meanfield.studies.open_problems import torus_critical_points
     >>> points = torus_critical_points(3, 0.5, starts=64)
     >>> points.classification.values.tolist()
     ['synchronised', 'strict saddle', 'strict saddle']
+    >>> points.family.values.tolist(), points.multiplicities.values.tolist()
+    (['synchronised', 'antipodal 2+1', 'equispaced'], ['3', '2,1', '1,1,1'])
+
+    The energies are e^β/(2β) at synchronisation and (3e^β + 6e^{-β/2})/(9·2β) for the equispaced
+    triple; the synchronised spectrum is −n in the units e^β/n²:
+
+    >>> print(points.energy.values.round(8))
+    [1.64872127 1.18552544 1.06877428]
+    >>> print(f"{np.exp(0.5):.8f} {(3 * np.exp(0.5) + 6 * np.exp(-0.25)) / 9:.8f}")
+    1.64872127 1.06877428
+    >>> print(points.eigenvalue.values[0], points.morse_index.values.tolist())
+    [-3. -3.] [0, 1, 2]
     """
     n = _check_n(n)
     beta = check_beta_positive(beta)
@@ -271,15 +330,26 @@ def torus_critical_points(n: int, beta: float, *, starts: int = 512, seed: int =
 
 @dataclass(frozen=True)
 class CriticalPointMap:
-    """Result of :func:`critical_point_map`.
+    """Result of :func:`critical_point_map` (and :func:`critical_point_count_stability`).
 
-    Attributes
+    A frozen record of two datasets.
+
+    Parameters
     ----------
     summary : xarray.Dataset
         Dims ``n``, ``beta`` (and ``class``): counts of orbits by class and the saddle margin.
     points : xarray.Dataset
         Dim ``point``: every orbit of every (n, β), the variables of :func:`torus_critical_points`
         padded with NaN (or "" and −1) to the largest n, with ``n`` and ``beta`` per point.
+
+    Examples
+    --------
+    >>> from meanfield.studies.open_problems import critical_point_map
+    >>> result = critical_point_map([2, 3], [0.5], starts=16)
+    >>> result.summary["count"].sizes, result.points.sizes["point"]
+    (Frozen({'n': 2, 'beta': 1, 'class': 4}), 5)
+    >>> result.points["n"].values.tolist(), result.points["classification"].values.tolist()
+    ([2, 2, 3, 3, 3], ['synchronised', 'strict saddle', 'synchronised', 'strict saddle', 'strict saddle'])
     """
 
     summary: xr.Dataset
@@ -355,7 +425,19 @@ def critical_point_map(n: int | Sequence[int], beta: Sequence[float] | np.ndarra
     beta : sequence of float, optional
         Strictly increasing β > 0. Default: :func:`default_betas` of the largest n — 24 log-spaced values
         on [0.1, 2 n²/π²] with β = 1 and every m²/π², 2 ≤ m ≤ n, added.
-    starts, seed, reflection, tolerance, eigenvalue_tolerance, distinct_tolerance, max_iterations
+    starts : int, default 256
+        Random starts per (n, β), as in :func:`torus_critical_points`.
+    seed : int, default 0
+        As in :func:`torus_critical_points`.
+    reflection : bool, default True
+        As in :func:`torus_critical_points`.
+    tolerance : float, default 1e-12
+        As in :func:`torus_critical_points`.
+    eigenvalue_tolerance : float, default 1e-12
+        As in :func:`torus_critical_points`.
+    distinct_tolerance : float, default 1e-6
+        As in :func:`torus_critical_points`.
+    max_iterations : int, default 100
         As in :func:`torus_critical_points`.
 
     Returns
@@ -368,6 +450,28 @@ def critical_point_map(n: int | Sequence[int], beta: Sequence[float] | np.ndarra
         ``region`` ("proven (beta <= 1)", "open", "proven (beta >= n^2/pi^2)") and ``open`` (bool);
         ``counterexample`` (a non-synchronised local maximum or a degenerate orbit, in any region);
         ``not_converged`` (random starts); ``seconds``. ``points``: the per-orbit table.
+
+    Raises
+    ------
+    ValueError
+        An n outside 2…8, a β ≤ 0 or > 700, β not strictly increasing, a non-positive tolerance or count.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from meanfield.studies.open_problems import critical_point_map
+    >>> result = critical_point_map(3, [0.5, 2.0], starts=32)
+    >>> summary = result.summary
+    >>> summary["count"].sel(n=3).values.tolist()
+    [[1, 2, 0, 0], [1, 2, 0, 0]]
+    >>> summary["region"].values.tolist(), bool(summary["counterexample"].any())
+    ([['proven (beta <= 1)', 'proven (beta >= n^2/pi^2)']], False)
+
+    β = 2 ≥ 3²/π² ≈ 0.91; the saddle margin (positive: every non-synchronised orbit is a strict saddle)
+    is attained by the 2 + 1 antipodal state:
+
+    >>> print(summary["saddle_margin"].values.round(6), summary["margin_orbit"].values.tolist())
+    [[1.103638 0.054947]] [['2,1', '2,1']]
     """
     sizes = _as_sizes(n)
     betas = _as_betas(beta, sizes)
@@ -431,11 +535,14 @@ def critical_point_count_stability(n: int | Sequence[int], beta: Sequence[float]
 
     Parameters
     ----------
-    n, beta
+    n : int or sequence of int
         As in :func:`critical_point_map`.
-    starts : int
+    beta : sequence of float, optional
+        As in :func:`critical_point_map`.
+    starts : int, default 256
         The smaller number of starts.
-    seed : int
+    seed : int, default 0
+        As in :func:`torus_critical_points`.
     **options
         ``reflection``, ``tolerance``, ``eigenvalue_tolerance``, ``distinct_tolerance``,
         ``max_iterations`` of :func:`critical_point_map`.
@@ -445,6 +552,20 @@ def critical_point_count_stability(n: int | Sequence[int], beta: Sequence[float]
     CriticalPointMap
         The doubled run; its summary has ``count`` over a new dim ``starts`` = [starts, 2·starts] and
         ``stable`` (n, beta): the counts of every class agree.
+
+    Raises
+    ------
+    ValueError
+        As :func:`critical_point_map`.
+
+    Examples
+    --------
+    >>> from meanfield.studies.open_problems import critical_point_count_stability
+    >>> result = critical_point_count_stability(3, [0.5, 2.0], starts=16)
+    >>> result.summary["count"].dims, result.summary["starts"].values.tolist()
+    (('starts', 'n', 'beta', 'class'), [16, 32])
+    >>> result.summary["stable"].values.tolist()
+    [[True, True]]
     """
     starts = check_positive_int("starts", starts)
     result = critical_point_map(n, beta, starts=2 * starts, seed=seed, **options)

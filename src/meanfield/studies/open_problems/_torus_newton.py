@@ -98,7 +98,9 @@ def scaled_spectrum(theta: np.ndarray, beta: float) -> np.ndarray:
 
 
 def torus_energy(theta: np.ndarray, beta: float) -> np.ndarray:
-    """The interaction energy E_β on Tⁿ (paper 2, eq. (7.4)).
+    r"""The interaction energy E_β on Tⁿ (paper 2, eq. (7.4)).
+
+    ::
 
         E_β(θ) = (1/(2βn²)) Σ_{i,j=1}^n e^{β cos(θ_i − θ_j)},
 
@@ -114,16 +116,35 @@ def torus_energy(theta: np.ndarray, beta: float) -> np.ndarray:
     Returns
     -------
     numpy.ndarray, shape (...)
+        E_β of each configuration.
 
     Raises
     ------
     ValueError
         Non-finite angles, β ≤ 0, β > 700 or non-finite.
 
+    Notes
+    -----
+    .. math::
+
+        E_\beta(\theta) = \frac{1}{2\beta n^2} \sum_{i,j=1}^n e^{\beta\cos(\theta_i - \theta_j)}
+        \qquad \text{(paper 2, (7.4))},
+
+    computed as (e^β/(2βn²)) Σ e^{β(cos − 1)} so that nothing overflows before the last product. The USA
+    dynamics (7.1) is the gradient ascent θ̇ = n∇E_β (:func:`torus_gradient`).
+
     Examples
     --------
+    >>> import numpy as np
+    >>> from meanfield.studies.open_problems import torus_energy
     >>> float(torus_energy([0.0, 0.0], 1.0)) == np.e / 2
     True
+
+    Leading axes are independent configurations: synchronised, e^β/(2β), and antipodal,
+    (e^β + e^{-β})/(2β·2) for n = 2:
+
+    >>> print(torus_energy([[0.0, 0.0], [0.0, np.pi]], 1.0), (np.e + np.exp(-1)) / 4)
+    [1.35914091 0.77154032] 0.7715403174076219
     """
     theta = _as_angles(theta)
     beta = check_beta_positive(beta)
@@ -133,7 +154,9 @@ def torus_energy(theta: np.ndarray, beta: float) -> np.ndarray:
 
 
 def torus_gradient(theta: np.ndarray, beta: float) -> np.ndarray:
-    """The gradient of E_β on Tⁿ,
+    r"""The gradient of E_β on Tⁿ.
+
+    ::
 
         ∂_i E_β(θ) = −(1/n²) Σ_j sin(θ_i − θ_j) e^{β cos(θ_i − θ_j)};
 
@@ -149,6 +172,40 @@ def torus_gradient(theta: np.ndarray, beta: float) -> np.ndarray:
     Returns
     -------
     numpy.ndarray, shape (..., n)
+        ∇E_β of each configuration.
+
+    Raises
+    ------
+    ValueError
+        Non-finite angles, β ≤ 0, β > 700 or non-finite.
+
+    Notes
+    -----
+    .. math::
+
+        \partial_i E_\beta(\theta) = -\frac{1}{n^2} \sum_{j=1}^n \sin(\theta_i - \theta_j)\,
+        e^{\beta\cos(\theta_i - \theta_j)}, \qquad \dot\theta = n \nabla E_\beta \quad \text{(paper 2, (7.1))}.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from meanfield.studies.open_problems import torus_energy, torus_gradient
+    >>> theta, beta = np.array([0.0, 0.4, 2.0]), 1.5
+    >>> gradient = torus_gradient(theta, beta)
+    >>> print(gradient.round(8), f"{abs(gradient.sum()):.1e}")
+    [ 0.22638406 -0.06595857 -0.16042549] 0.0e+00
+
+    It is the derivative of :func:`torus_energy`, and n∇E_β is the velocity of (7.1):
+
+    >>> h = 1e-6
+    >>> fd = [(torus_energy(theta + h * e, beta) - torus_energy(theta - h * e, beta)) / (2 * h)
+    ...       for e in np.eye(3)]
+    >>> bool(np.allclose(gradient, fd, atol=1e-9))
+    True
+    >>> diff = theta[:, None] - theta[None, :]
+    >>> velocity = -(np.exp(beta * np.cos(diff)) * np.sin(diff)).sum(axis=1) / 3
+    >>> bool(np.allclose(3 * gradient, velocity))
+    True
     """
     theta = _as_angles(theta)
     beta = check_beta_positive(beta)
@@ -157,7 +214,9 @@ def torus_gradient(theta: np.ndarray, beta: float) -> np.ndarray:
 
 
 def torus_hessian(theta: np.ndarray, beta: float) -> np.ndarray:
-    """The Hessian of E_β on Tⁿ,
+    r"""The Hessian of E_β on Tⁿ.
+
+    ::
 
         H_ik = (1/n²) [cos(θ_i − θ_k) − β sin²(θ_i − θ_k)] e^{β cos(θ_i − θ_k)}   (k ≠ i),
         H_ii = −Σ_{k≠i} H_ik,
@@ -174,6 +233,43 @@ def torus_hessian(theta: np.ndarray, beta: float) -> np.ndarray:
     Returns
     -------
     numpy.ndarray, shape (..., n, n)
+        H of each configuration.
+
+    Raises
+    ------
+    ValueError
+        Non-finite angles, β ≤ 0, β > 700 or non-finite.
+
+    Notes
+    -----
+    .. math::
+
+        H_{ik} = \frac{1}{n^2}\big[\cos(\theta_i - \theta_k) - \beta\sin^2(\theta_i - \theta_k)\big]
+        e^{\beta\cos(\theta_i - \theta_k)} \quad (k \ne i), \qquad H_{ii} = -\sum_{k \ne i} H_{ik}.
+
+    Every row sums to zero (E_β is invariant under θ → θ + c·1), so −H is the Laplacian of the
+    complete graph with edge weights H_ik.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from meanfield.studies.open_problems import torus_gradient, torus_hessian
+
+    At synchronisation H = −(e^β/n)(I − 11ᵀ/n):
+
+    >>> print(torus_hessian(np.zeros(3), 1.0) * 3 / np.e)
+    [[-0.66666667  0.33333333  0.33333333]
+     [ 0.33333333 -0.66666667  0.33333333]
+     [ 0.33333333  0.33333333 -0.66666667]]
+
+    Elsewhere it is the derivative of :func:`torus_gradient`, with rows summing to 0:
+
+    >>> theta, beta, h = np.array([0.0, 0.4, 2.0]), 1.5, 1e-6
+    >>> hessian = torus_hessian(theta, beta)
+    >>> fd = [(torus_gradient(theta + h * e, beta) - torus_gradient(theta - h * e, beta)) / (2 * h)
+    ...       for e in np.eye(3)]
+    >>> bool(np.allclose(hessian, fd, atol=1e-8)), bool(np.allclose(hessian.sum(axis=1), 0.0))
+    (True, True)
     """
     theta = _as_angles(theta)
     beta = check_beta_positive(beta)
@@ -182,7 +278,7 @@ def torus_hessian(theta: np.ndarray, beta: float) -> np.ndarray:
 
 
 def torus_hessian_spectrum(theta: np.ndarray, beta: float) -> np.ndarray:
-    """The n − 1 eigenvalues of the Hessian of E_β on the complement of 1, ascending.
+    r"""The n − 1 eigenvalues of the Hessian of E_β on the complement of 1, ascending.
 
     The eigenvalue 0 of H on 1 (rotations) is discarded exactly: the spectrum is that of QᵀHQ with Q an
     orthonormal basis of 1^⊥, i.e. of PHP on 1^⊥ with P = I − 11ᵀ/n.
@@ -199,10 +295,35 @@ def torus_hessian_spectrum(theta: np.ndarray, beta: float) -> np.ndarray:
     numpy.ndarray, shape (..., n − 1)
         In the units of E_β (not scaled).
 
+    Raises
+    ------
+    ValueError
+        n < 2, non-finite angles, β ≤ 0, β > 700 or non-finite.
+
+    Notes
+    -----
+    With Q (n × (n − 1)) an orthonormal basis of 1^⊥, the eigenvalues are those of
+
+    .. math::
+
+        Q^\top H Q, \qquad H = \nabla^2 E_\beta(\theta)
+
+    (H from :func:`torus_hessian`);
+
+    a critical point other than a global maximum is a strict saddle (paper 2, Problem 3) when the
+    largest of them is positive.
+
     Examples
     --------
-    >>> np.allclose(torus_hessian_spectrum([0.0, 0.0, 0.0], 1.0), -np.e / 3)
+    >>> import numpy as np
+    >>> from meanfield.studies.open_problems import torus_hessian_spectrum
+    >>> bool(np.allclose(torus_hessian_spectrum([0.0, 0.0, 0.0], 1.0), -np.e / 3))
     True
+
+    The equispaced triple at β = 1 is a local minimum of E_β: both eigenvalues are positive.
+
+    >>> print(torus_hessian_spectrum(2 * np.pi * np.arange(3) / 3, 1.0))
+    [0.25272111 0.25272111]
     """
     theta = _as_angles(theta)
     beta = check_beta_positive(beta)

@@ -31,7 +31,7 @@ def cyclic_shifts(gaps: np.ndarray, reflection: bool) -> np.ndarray:
 
 
 def canonical_gaps(theta: np.ndarray, *, reflection: bool = True, tolerance: float = 1e-9) -> np.ndarray:
-    """Canonical form of configurations modulo rotation, permutation (and reflection θ → −θ).
+    r"""Canonical form of configurations modulo rotation, permutation (and reflection θ → −θ).
 
     The angles are sorted mod 2π; the gaps g_k = θ_(k+1) − θ_(k) (the last one wrapping around, Σ g = 2π)
     are a cyclic sequence determined by the orbit under rotations and permutations; the reflection
@@ -43,9 +43,9 @@ def canonical_gaps(theta: np.ndarray, *, reflection: bool = True, tolerance: flo
     ----------
     theta : array_like, shape (..., n)
         Angles in radians.
-    reflection : bool
+    reflection : bool, default True
         Also identify θ with −θ.
-    tolerance : float
+    tolerance : float, default 1e-9
         Entries closer than this (radians) compare as equal.
 
     Returns
@@ -53,10 +53,39 @@ def canonical_gaps(theta: np.ndarray, *, reflection: bool = True, tolerance: flo
     numpy.ndarray, shape (..., n)
         Gaps summing to 2π; the configuration is ``np.concatenate([[0], np.cumsum(gaps[:-1])])``.
 
+    Raises
+    ------
+    ValueError
+        Non-finite or 0-dimensional ``theta``, a non-boolean ``reflection``, a non-positive tolerance.
+
+    Notes
+    -----
+    With θ_(1) ≤ … ≤ θ_(n) the angles sorted mod 2π,
+
+    .. math::
+
+        g_k = \theta_{(k+1)} - \theta_{(k)} \ (k < n), \qquad g_n = \theta_{(1)} + 2\pi - \theta_{(n)},
+        \qquad \sum_k g_k = 2\pi,
+
+    and the canonical form is the lexicographic minimum of the n cyclic shifts of (g_1, …, g_n) (and,
+    with ``reflection``, of the n shifts of its reversal).
+
     Examples
     --------
+    >>> import numpy as np
+    >>> from meanfield.studies.open_problems import canonical_gaps
     >>> canonical_gaps([0.0, np.pi, 0.0]).round(12).tolist() == [0.0, round(np.pi, 12), round(np.pi, 12)]
     True
+
+    A configuration, its rotation with relabelled particles and its mirror image share one form:
+
+    >>> theta = np.array([0.3, 1.0, 2.5])
+    >>> print(canonical_gaps(np.stack([theta, np.roll(theta, 1) + 2 * np.pi, -theta])))
+    [[0.7        1.5        4.08318531]
+     [0.7        1.5        4.08318531]
+     [0.7        1.5        4.08318531]]
+    >>> print(canonical_gaps(-theta, reflection=False))
+    [0.7        4.08318531 1.5       ]
     """
     theta = np.asarray(theta, dtype=float)
     if theta.ndim == 0 or not np.all(np.isfinite(theta)):

@@ -27,11 +27,15 @@ _GOLDEN = (1 + np.sqrt(5)) / 2
 
 @dataclass(frozen=True)
 class SharpConfiguration:
-    """An exact configuration of n points on S^{d-1}.
+    r"""An exact configuration of n points on S^{d-1}, with its inner-product distribution.
 
-    Attributes
+    Built by :func:`sharp_configuration`, a frozen record; :func:`design_strength` recomputes the
+    strength from the points.
+
+    Parameters
     ----------
     name : str
+        The configuration's name (``"polygon"``, ``"simplex"``, ...).
     points : ndarray, shape (n, d)
         Unit vectors.
     inner_products : ndarray
@@ -41,6 +45,36 @@ class SharpConfiguration:
         How many points j have each value, summing to n.
     strength : int
         The largest t for which the points form a spherical t-design.
+
+    Notes
+    -----
+    The energy of the configuration, :meth:`energy`, is that of the module docstring (paper 2, §9.1),
+
+    .. math::
+
+        H_\beta[C] = \frac{1}{2\beta n^2} \sum_{i,j=1}^n e^{\beta\langle x_i, x_j\rangle}
+                   = \frac{1}{2\beta n} \sum_k m_k\, e^{\beta t_k},
+
+    the second form exact from the inner products t_k and their multiplicities m_k, since every point
+    sees the same distribution.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from meanfield.studies.repulsive import sharp_configuration
+    >>> simplex = sharp_configuration("simplex", d=3)
+    >>> simplex.points.shape, simplex.strength
+    ((4, 3), 2)
+    >>> print(simplex.inner_products, simplex.multiplicities)
+    [-0.33333333  1.        ] [3 1]
+
+    The energy H_1 = (3 e^{-1/3} + e)/8 from the distribution, and from the points:
+
+    >>> print(f"{simplex.energy(1.0):.10f}")
+    0.6084844700
+    >>> x = simplex.points
+    >>> print(f"{np.exp(x @ x.T).sum() / (2 * 1.0 * 4**2):.10f}")
+    0.6084844700
     """
 
     name: str
@@ -101,12 +135,63 @@ def _e8_roots() -> np.ndarray:
 
 
 def sharp_configuration(name: str, d: int | None = None, n: int | None = None) -> SharpConfiguration:
-    """One of the exact configurations of paper 2, Theorem 9.2, with its inner-product distribution
-    and design strength:
+    r"""One of the exact configurations of paper 2, Theorem 9.2, with its inner-product distribution
+    and design strength.
 
     ``"polygon"`` (n points on S¹, strength n - 1), ``"simplex"`` (d + 1 points of S^{d-1}, strength 2),
     ``"cross_polytope"`` (±e_i, 2d points, strength 3), ``"icosahedron"`` (12 points of S², strength 5),
     ``"600_cell"`` (120 points of S³, strength 11), ``"e8"`` (the 240 E₈ roots on S⁷, strength 7).
+
+    Parameters
+    ----------
+    name : {"polygon", "simplex", "cross_polytope", "icosahedron", "600_cell", "e8"}
+        Which configuration.
+    d : int, optional
+        Ambient dimension (points on S^{d-1}), d ≥ 2: required by ``"simplex"`` and ``"cross_polytope"``;
+        for the others, if given, it must be the configuration's own (2 for a polygon).
+    n : int, optional
+        Number of points, n ≥ 2: required by ``"polygon"``; for the others, if given, it must be the
+        configuration's own.
+
+    Returns
+    -------
+    SharpConfiguration
+        The points, the distinct inner products seen from a point (increasing, 1 last), their
+        multiplicities and the design strength.
+
+    Raises
+    ------
+    ValueError
+        An unknown name, a missing n (polygon) or d (simplex, cross-polytope), or an n or d that
+        contradicts the configuration.
+
+    Notes
+    -----
+    Theorem 9.2 (Cohn–Kumar) says that a global minimiser of
+    :math:`H_\beta[C] = \frac{1}{2\beta n^2}\sum_{i,j} e^{\beta\langle x_i, x_j\rangle}` over n-point
+    sets of S^{d-1} is a sharp configuration (m distinct inner products between distinct points and a
+    spherical (2m - 1)-design) or the 600-cell. The 600-cell is the 120 unit quaternions of the binary
+    icosahedral group; the E₈ roots are ±e_i ± e_j and (±1/2)⁸ with an even number of minus signs,
+    over √2. :func:`design_strength` recomputes the strength from the points, and
+    :func:`optimal_configurations` asks whether random starts reach these configurations.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from meanfield.studies.repulsive import sharp_configuration
+    >>> cell = sharp_configuration("600_cell")
+    >>> cell.points.shape, cell.strength, int(cell.multiplicities.sum())
+    ((120, 4), 11, 120)
+    >>> bool(np.allclose(np.linalg.norm(cell.points, axis=1), 1.0))
+    True
+
+    The stated distribution is the one of the points (seen from the first point):
+
+    >>> values, counts = np.unique(np.round(cell.points @ cell.points[0], 12), return_counts=True)
+    >>> bool(np.allclose(values, cell.inner_products)), bool(np.all(counts == cell.multiplicities))
+    (True, True)
+    >>> print(sharp_configuration("polygon", n=6).inner_products)
+    [-1.  -0.5  0.5  1. ]
     """
     fixed = {"icosahedron": (12, 3), "600_cell": (120, 4), "e8": (240, 8)}
     if name == "polygon":
@@ -148,12 +233,64 @@ def sharp_configuration(name: str, d: int | None = None, n: int | None = None) -
 
 
 def design_strength(points: np.ndarray, max_strength: int = 30, tolerance: float = 1e-10) -> int:
-    """The largest t ≤ ``max_strength`` such that the points form a spherical t-design:
+    r"""The largest t ≤ ``max_strength`` such that the points form a spherical t-design.
+
+    The points form a t-design when
 
         M_k = (1/n²) Σ_{i,j} P_k(<x_i, x_j>) / P_k(1) ≤ ``tolerance``  for k = 1, …, t,
 
     P_k = C_k^{(d-2)/2} (T_k for d = 2). M_k ≥ 0 always (P_k is positive definite) and M_k = 0 exactly for
     a design; at round-off M_k ~ 1e-16.
+
+    Parameters
+    ----------
+    points : array_like, shape (n, d)
+        Unit vectors (to 1e-12), d ≥ 2.
+    max_strength : int, default 30
+        The largest t tested; returned when every M_k up to it is below the tolerance.
+    tolerance : float, default 1e-10
+        Threshold on M_k, > 0.
+
+    Returns
+    -------
+    int
+        The strength t (0 when M_1 already exceeds the tolerance, i.e. the mean is not 0).
+
+    Raises
+    ------
+    ValueError
+        Points not of shape (n, d) with d ≥ 2 or not unit vectors, ``max_strength`` not a positive
+        integer, ``tolerance`` not finite and > 0.
+
+    Notes
+    -----
+    With :math:`P_k = C_k^{(d-2)/2}` the Gegenbauer polynomial (:math:`T_k` for d = 2), a
+    positive-definite kernel on S^{d-1} (Delsarte–Goethals–Seidel), the moments
+
+    .. math::
+
+        M_k = \frac{1}{n^2} \sum_{i,j=1}^n \frac{P_k(\langle x_i, x_j\rangle)}{P_k(1)} \ge 0
+
+    vanish for k = 1, …, t exactly when the points are a spherical t-design (paper 2, Definition 9.1).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from meanfield.studies.repulsive import design_strength, sharp_configuration
+
+    A regular n-gon is an (n - 1)-design; the icosahedron a 5-design:
+
+    >>> angles = 2 * np.pi * np.arange(7) / 7
+    >>> design_strength(np.stack([np.cos(angles), np.sin(angles)], axis=1))
+    6
+    >>> design_strength(sharp_configuration("icosahedron").points)
+    5
+
+    Random points are not even a 1-design (their mean is not 0):
+
+    >>> x = np.random.default_rng(0).standard_normal((10, 3))
+    >>> design_strength(x / np.linalg.norm(x, axis=1, keepdims=True))
+    0
     """
     x = np.asarray(points, dtype=float)
     if x.ndim != 2 or x.shape[0] < 1 or x.shape[1] < 2:

@@ -38,7 +38,32 @@ BETA_MAX = 700.0
 
 
 def candidate_configurations(n: int, d: int) -> list[SharpConfiguration]:
-    """The exact configurations of :func:`sharp_configuration` with n points on S^{d-1}."""
+    """The exact configurations of :func:`sharp_configuration` with n points on S^{d-1}.
+
+    Parameters
+    ----------
+    n : int
+        Number of points.
+    d : int
+        Ambient dimension (points on S^{d-1}).
+
+    Returns
+    -------
+    list of SharpConfiguration
+        The polygon (d = 2, n ≥ 2), the simplex (d ≥ 3, n = d + 1), the cross-polytope (d ≥ 3, n = 2d),
+        the icosahedron (12, 3), the 600-cell (120, 4) and the E₈ roots (240, 8) that fit; empty when
+        none does.
+
+    Examples
+    --------
+    >>> from meanfield.studies.repulsive import candidate_configurations
+    >>> [c.name for c in candidate_configurations(4, 3)], [c.name for c in candidate_configurations(6, 3)]
+    (['simplex'], ['cross_polytope'])
+    >>> [c.name for c in candidate_configurations(12, 3)], candidate_configurations(5, 3)
+    (['icosahedron'], [])
+    >>> print(candidate_configurations(5, 2)[0].strength)
+    4
+    """
     out = []
     if d == 2 and n >= 2:
         out.append(sharp_configuration("polygon", n=n))
@@ -72,8 +97,14 @@ def _distinct(values: np.ndarray, tolerance: float) -> np.ndarray:
 def optimal_configurations(n: int, d: int, beta: float = 1.0, *, starts: int = 20, seed: int = 0,
                            method: str = "minimize", t_final: float = 200.0, energy_tolerance: float = 1e-10,
                            gram_tolerance: float = 1e-6, max_iterations: int = 20_000) -> xr.Dataset:
-    """Drive ``starts`` random n-point configurations on S^{d-1} down the repulsive energy and identify
-    their end points (see the module docstring for the two methods).
+    r"""Drive ``starts`` random n-point configurations on S^{d-1} down the repulsive energy and identify
+    their end points.
+
+    ``method="minimize"`` runs L-BFGS (scipy) on unnormalised y_i ∈ R^d with x_i = y_i/|y_i|;
+    ``method="flow"`` runs the repulsive gradient flow ẋ = -n ∇H, :func:`meanfield.simulate` of
+    ``RepulsiveSelfAttention(beta, normalized=False)``, to ``t_final``. An end point is the exact
+    configuration of :func:`candidate_configurations` when its energy, its number of distinct inner
+    products and its design strength all agree (see Notes).
 
     Parameters
     ----------
@@ -102,6 +133,48 @@ def optimal_configurations(n: int, d: int, beta: float = 1.0, *, starts: int = 2
         ``iterations`` (minimize) or ``time_to_reach`` (flow), ``converged`` (L-BFGS's own criterion met, 0 also when
         its line search ends at round-off next to the minimum; the flow: its run succeeded), ``seconds``. Per configuration:
         ``fraction`` of starts, ``exact_energy``, ``exact_strength``. Attrs: n, d, beta, method.
+
+    Raises
+    ------
+    ValueError
+        n < 2 or d < 2, β ≤ 0 or β > ``BETA_MAX`` (700: e^β overflows a double beyond 709), an unknown
+        method, a negative seed, or a non-positive tolerance, ``t_final``, ``starts`` or ``max_iterations``.
+
+    Notes
+    -----
+    The energy descended is (paper 2, §9.1)
+
+        H_β[X] = (1/(2β n²)) Σ_{i,j} e^{β<x_i, x_j>},
+
+    .. math::
+
+        H_\beta[X] = \frac{1}{2\beta n^2} \sum_{i,j=1}^n e^{\beta\langle x_i, x_j\rangle},
+        \qquad
+        \frac{\partial H}{\partial y_i} = \frac{1}{|y_i|}\, P^\perp_{x_i}
+        \frac{1}{n^2} \sum_{j=1}^n e^{\beta\langle x_i, x_j\rangle} x_j,
+
+    the gradient being the one L-BFGS uses. The flow is paper 2's (3.11) with time reversed; its
+    ``time_to_reach`` is the first output time from which H stays within ``energy_tolerance`` of its
+    final value. Energy alone does not identify an end point: near a high-strength configuration H_β
+    is flat in the directions of degree l, whose weight is c_l(β) ~ β^l/l! (the 600-cell at β = 1 is
+    reached in energy to 6e-11 by points that are only a 5-design); hence the inner products (Gram
+    entries grouped within ``gram_tolerance``) and the strength (at least the candidate's) are checked
+    too. Theorem 9.2 says a global minimiser is a sharp configuration or the 600-cell.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from meanfield.studies.repulsive import optimal_configurations
+    >>> ds = optimal_configurations(4, 3, beta=1.0, starts=3, seed=0)
+    >>> ds["configuration_name"].values.tolist(), ds["fraction"].values.tolist()
+    (['simplex', 'other'], [1.0, 0.0])
+
+    Every start ends on the regular simplex, of energy H_1 = (3 e^{-1/3} + e)/8:
+
+    >>> print(f"{ds['exact_energy'].values[0]:.10f}", f"{(3 * np.exp(-1 / 3) + np.e) / 8:.10f}")
+    0.6084844700 0.6084844700
+    >>> bool(ds["energy_gap"].max() < 1e-10), ds["strength"].values.tolist()
+    (True, [2, 2, 2])
     """
     n = check_positive_int("n", n)
     d = check_positive_int("d", d)

@@ -50,7 +50,11 @@ MAX_TRIES = 1000
 class TripleCheck:
     """Which hypotheses on (Q, K, V, β) hold (see the module docstring).
 
-    Attributes
+    Returned by :func:`check_good_triple` and :func:`check_mixed_triple`, a frozen record;
+    ``require()`` raises ValueError listing the failures, ``attrs`` gives the check as NetCDF-safe
+    attributes.
+
+    Parameters
     ----------
     holds : bool
         All conditions hold.
@@ -69,6 +73,24 @@ class TripleCheck:
         sign makes the largest-magnitude entry positive.
     dual : ndarray (d, k)
         Left eigenvectors with dualᵀ basis = I_k: the F-coordinates of z are dualᵀ z.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from meanfield.studies.rescaled import check_good_triple
+    >>> check = check_good_triple(None, None, [[2.0, 1.0], [0.0, -1.0]])
+    >>> check.holds, check.dominant, check.multiplicity
+    (True, 2.0, 1)
+    >>> print(check.eigenvalues.real, check.basis.ravel() + 0.0, check.dual.ravel())
+    [ 2. -1.] [1. 0.] [1.         0.33333333]
+
+    The dual vector is the left eigenvector ψ_1 of V (ψ_1ᵀ V = 2 ψ_1ᵀ), scaled so that ψ_1ᵀ φ_1 = 1:
+
+    >>> V = np.array([[2.0, 1.0], [0.0, -1.0]])
+    >>> print(check.dual.T @ V, check.dual.T @ check.basis)
+    [[2.         0.66666667]] [[1.]]
+    >>> check.attrs["condition_dominant_simple"], check.attrs["hypotheses_failures"]
+    (1, 'none')
     """
 
     holds: bool
@@ -173,7 +195,7 @@ def _attention_sign(Q: np.ndarray, K: np.ndarray, beta: float, basis: np.ndarray
 
 def check_good_triple(Q: Any, K: Any, V: Any, beta: float = 1.0, *,
                       tolerance: float = EIGENVALUE_TOLERANCE) -> TripleCheck:
-    """Check paper 1's good-triple conditions (hypotheses of Theorem 4.2, arXiv 2305.05465 §4).
+    r"""Check paper 1's good-triple conditions (hypotheses of Theorem 4.2, arXiv 2305.05465 §4).
 
     Conditions, by name (see the module docstring for β):
 
@@ -188,26 +210,49 @@ def check_good_triple(Q: Any, K: Any, V: Any, beta: float = 1.0, *,
     Q, K : (d, d) array_like or None
         None is the identity.
     V : (d, d) array_like
-    beta : float
+        The value matrix.
+    beta : float, default 1.0
         β ≥ 0 (β = 0 fails ``positive_attention``: the attention is uniform).
-    tolerance : float
-        Relative tolerance of eigenvalue comparisons (to the spectral radius).
+    tolerance : float, default 1e-8
+        Relative tolerance of eigenvalue comparisons (to the spectral radius); also the threshold of
+        ``positive_attention``.
 
     Returns
     -------
     TripleCheck
+        The conditions, the failures in words, the spectrum of V, and φ_1 (``basis``) with its dual
+        left eigenvector (``dual``).
 
     Raises
     ------
     ValueError, TypeError
         Non-square, mismatched or non-finite matrices, β < 0.
 
+    Notes
+    -----
+    With λ_1, …, λ_d the eigenvalues of V by decreasing modulus and V φ_1 = λ_1 φ_1, the
+    conditions are
+
+    .. math::
+
+        \lambda_1 \in \mathbb{R}, \qquad \lambda_1 > |\lambda_2| \ge \dots \ge |\lambda_d|,
+        \qquad \frac{\beta \langle Q\varphi_1, K\varphi_1\rangle}{\beta \|Q\| \|K\|} > \mathrm{tol},
+
+    with paper 1's (Q, K) our (√β Q, √β K); β = 0 fails the last one.
+
     Examples
     --------
+    >>> from meanfield.studies.rescaled import check_good_triple
     >>> check_good_triple(None, None, [[2.0, 0.0], [0.0, -1.0]]).holds
     True
     >>> check_good_triple(None, None, [[1.0, 0.0], [0.0, -1.0]]).failures
     ('the dominant eigenvalue of V is not simple: eigenvalues of modulus 1: [1.0, -1.0]',)
+
+    A non-normal V: only the leading eigenvalue and eigenvector matter.
+
+    >>> check = check_good_triple(None, None, [[2.0, 1.0], [0.0, -1.0]], beta=0.5)
+    >>> check.conditions
+    {'dominant_real': True, 'dominant_positive': True, 'dominant_simple': True, 'positive_attention': True}
     """
     Q, K, V, beta = weights(Q, K, V, beta)
     tolerance = check_positive("tolerance", tolerance)
@@ -229,22 +274,65 @@ def check_good_triple(Q: Any, K: Any, V: Any, beta: float = 1.0, *,
 
 def check_mixed_triple(Q: Any, K: Any, V: Any, beta: float = 1.0, *,
                        tolerance: float = EIGENVALUE_TOLERANCE) -> TripleCheck:
-    """Check the hypotheses of paper 1's Theorem 5.2 (arXiv 2305.05465 §5): a paranormal V.
+    r"""Check the hypotheses of paper 1's Theorem 5.2 (arXiv 2305.05465 §5): a paranormal V.
 
     Conditions, by name:
 
     * ``dominant_real``, ``dominant_positive``: the eigenvalue λ of V of largest modulus is real and > 0;
     * ``dominant_semisimple``: V = λ I on its eigenspace F (geometric = algebraic multiplicity k);
     * ``rest_smaller``: every other eigenvalue has modulus < λ (spectral radius of V|_G below λ);
-    * ``positive_attention``: β <Q φ, K φ> > 0 for φ ∈ F \\ {0}.
+    * ``positive_attention``: β <Q φ, K φ> > 0 for φ ∈ F ∖ {0}.
 
     k = 1 is a good triple (:func:`check_good_triple`); V = I with QᵀK > 0 is Theorem 3.1.
-    Parameters, returns and errors as :func:`check_good_triple`.
+
+    Parameters
+    ----------
+    Q, K : (d, d) array_like or None
+        None is the identity.
+    V : (d, d) array_like
+        The value matrix.
+    beta : float, default 1.0
+        β ≥ 0 (β = 0 fails ``positive_attention``).
+    tolerance : float, default 1e-8
+        Relative tolerance of eigenvalue comparisons (to the spectral radius); also the threshold of
+        ``positive_attention``.
+
+    Returns
+    -------
+    TripleCheck
+        The conditions, the failures in words, the spectrum, and bases of F (``basis``, k columns) and
+        of the left eigenspace (``dual``, dualᵀ basis = I_k).
+
+    Raises
+    ------
+    ValueError, TypeError
+        Non-square, mismatched or non-finite matrices, β < 0.
+
+    Notes
+    -----
+    With Φ a basis of F = ker(V - λ I), ``positive_attention`` is the smallest eigenvalue of the
+    symmetric part of Φᵀ β QᵀK Φ, relative to β |Q| |K|, above ``tolerance``:
+
+    .. math::
+
+        \lambda_{\min}\Big(\tfrac12 \Phi^\top \beta\,(Q^\top K + K^\top Q)\, \Phi\Big)
+        > \mathrm{tol}\; \beta \|Q\| \|K\|,
+
+    i.e. β <Q φ, K φ> > 0 on F ∖ {0}.
 
     Examples
     --------
+    >>> from meanfield.studies.rescaled import check_mixed_triple
     >>> check_mixed_triple(None, None, [[1.0, 0, 0], [0, 1.0, 0], [0, 0, -0.5]]).multiplicity
     2
+
+    V = I is Theorem 3.1's case (F = R³); a Jordan block is not λ I on F:
+
+    >>> check_mixed_triple(None, None, [[1.0, 0, 0], [0, 1.0, 0], [0, 0, 1.0]]).holds
+    True
+    >>> print(*check_mixed_triple(None, None, [[1.0, 1.0, 0], [0, 1.0, 0], [0, 0, -0.5]]).failures)
+    V is not lambda I on the eigenspace of its dominant eigenvalue 1: algebraic multiplicity 2, geometric 1
+    (a Jordan block)
     """
     Q, K, V, beta = weights(Q, K, V, beta)
     tolerance = check_positive("tolerance", tolerance)
@@ -294,7 +382,7 @@ def _check_instance(d: int, ratio: tuple[float, float], dominant: float, conditi
 def random_good_triple(d: int, seed: int | np.random.Generator | None = None, *, dominant: float = 1.0,
                        ratio: tuple[float, float] = (0.2, 0.8), alignment: float = 0.2,
                        condition: float = 10.0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """A random good triple (Q, K, V) of size d (Theorem 4.2's hypotheses hold at every β > 0).
+    r"""A random good triple (Q, K, V) of size d (Theorem 4.2's hypotheses hold at every β > 0).
 
     V = S diag(λ_1, B) S⁻¹ with λ_1 = ``dominant``, S a random basis of unit
     columns with condition number ≤ ``condition`` (φ_1 = S e_1), and B a
@@ -303,11 +391,52 @@ def random_good_triple(d: int, seed: int | np.random.Generator | None = None, *,
     Gaussian / √d, with K's sign chosen so that <Q φ_1, K φ_1> > 0 and the
     cosine of (Q φ_1, K φ_1) at least ``alignment`` in modulus (rejection).
 
+    Parameters
+    ----------
+    d : int
+        Dimension, ≥ 1.
+    seed : int, numpy.random.Generator or None, optional
+        Randomness (``numpy.random.default_rng(seed)``).
+    dominant : float, default 1.0
+        λ_1 > 0, the leading eigenvalue of V.
+    ratio : (float, float), default (0.2, 0.8)
+        (low, high) with 0 ≤ low ≤ high < 1: the range of ρ = (spectral radius of B)/λ_1.
+    alignment : float, default 0.2
+        Least |cos(Q φ_1, K φ_1)|, in [0, 1).
+    condition : float, default 10.0
+        Largest condition number of S, ≥ 1.
+
+    Returns
+    -------
+    Q, K, V : ndarray, shape (d, d)
+        A good triple.
+
+    Raises
+    ------
+    ValueError
+        An argument out of range, or no S (or no Q, K) found in 1000 tries.
+
+    Notes
+    -----
+    .. math::
+
+        V = S \begin{pmatrix} \lambda_1 & 0 \\ 0 & B \end{pmatrix} S^{-1}, \qquad
+        \rho(B) = \rho\,\lambda_1, \quad \rho \sim U(\mathrm{ratio}), \qquad
+        \varphi_1 = S e_1, \quad \langle Q\varphi_1, K\varphi_1\rangle > 0.
+
     Examples
     --------
-    >>> Q, K, V = random_good_triple(3, seed=0)
+    >>> import numpy as np
+    >>> from meanfield.studies.rescaled import check_good_triple, random_good_triple
+    >>> Q, K, V = random_good_triple(3, seed=0, dominant=2.0)
     >>> check_good_triple(Q, K, V).holds
     True
+
+    The leading eigenvalue is ``dominant``, the others of modulus below 0.8 × 2:
+
+    >>> moduli = np.sort(np.abs(np.linalg.eigvals(V)))[::-1]
+    >>> print(f"{moduli[0]:.6f}", bool(moduli[1] < 1.6))
+    2.000000 True
     """
     d, (lo, hi), dominant, condition = _check_instance(d, ratio, dominant, condition)
     if not (0 <= alignment < 1):
@@ -334,7 +463,7 @@ def random_mixed_triple(d: int, multiplicity: int = 2, seed: int | np.random.Gen
                         normal: bool = True, dominant: float = 1.0, ratio: tuple[float, float] = (0.2, 0.8),
                         alignment: float = 0.2, condition: float = 10.0
                         ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """A random triple for Theorem 5.2: V = λ I on a random k-dimensional F, smaller spectrum on G.
+    r"""A random triple for Theorem 5.2: V = λ I on a random k-dimensional F, smaller spectrum on G.
 
     V = S diag(λ I_k, μ_{k+1}, …, μ_d) S⁻¹ with λ = ``dominant``, k =
     ``multiplicity`` and real μ_j = ±ρ_j λ, ρ_j uniform in ``ratio``, random
@@ -343,11 +472,56 @@ def random_mixed_triple(d: int, multiplicity: int = 2, seed: int | np.random.Gen
     Gaussian / √d, redrawn until the symmetric part of Φᵀ QᵀK Φ is positive
     definite with smallest eigenvalue ≥ ``alignment`` |Q| |K| (rejection).
 
+    Parameters
+    ----------
+    d : int
+        Dimension, ≥ 1.
+    multiplicity : int, default 2
+        k = dim F, 1 ≤ k ≤ d.
+    seed : int, numpy.random.Generator or None, optional
+        Randomness (``numpy.random.default_rng(seed)``).
+    normal : bool, default True
+        S orthogonal (V symmetric) rather than a random basis of bounded condition number.
+    dominant : float, default 1.0
+        λ > 0, the eigenvalue of V on F.
+    ratio : (float, float), default (0.2, 0.8)
+        (low, high) with 0 ≤ low ≤ high < 1: the range of ρ_j = |μ_j|/λ.
+    alignment : float, default 0.2
+        Least margin of the symmetric part of Φᵀ QᵀK Φ, relative to |Q| |K|, in [0, 1).
+    condition : float, default 10.0
+        Largest condition number of S when ``normal=False``, ≥ 1.
+
+    Returns
+    -------
+    Q, K, V : ndarray, shape (d, d)
+        A triple satisfying Theorem 5.2's hypotheses.
+
+    Raises
+    ------
+    ValueError
+        An argument out of range (k > d included), or no S (or no Q, K) found in 1000 tries.
+
+    Notes
+    -----
+    .. math::
+
+        V = S\, \mathrm{diag}(\lambda I_k, \mu_{k+1}, \dots, \mu_d)\, S^{-1}, \qquad
+        |\mu_j| = \rho_j \lambda < \lambda, \qquad
+        \lambda_{\min}\big(\tfrac12 \Phi^\top (Q^\top K + K^\top Q) \Phi\big)
+        \ge \mathrm{alignment}\, \|Q\| \|K\|,
+
+    Φ an orthonormal basis of F = span(S e_1, …, S e_k); with ``normal=True``, V is symmetrised
+    (½(V + Vᵀ), equal to V up to round-off).
+
     Examples
     --------
+    >>> import numpy as np
+    >>> from meanfield.studies.rescaled import check_mixed_triple, random_mixed_triple
     >>> Q, K, V = random_mixed_triple(3, 2, seed=0)
     >>> check_mixed_triple(Q, K, V).multiplicity
     2
+    >>> print(np.round(np.sort(np.linalg.eigvalsh(V))[-2:], 10), bool(np.allclose(V, V.T)))
+    [1. 1.] True
     """
     d, (lo, hi), dominant, condition = _check_instance(d, ratio, dominant, condition)
     k = check_positive_int("multiplicity", multiplicity)

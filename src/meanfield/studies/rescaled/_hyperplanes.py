@@ -69,32 +69,61 @@ def _width(a: np.ndarray) -> np.ndarray:
 
 def group_levels(coordinates: Any, tolerance: float = TOLERANCE, scale: Any = None
                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Group 1-D coordinates into levels by gaps, for a stack of configurations.
+    r"""Group 1-D coordinates into levels by gaps, for a stack of configurations.
 
     Parameters
     ----------
     coordinates : (..., n) array_like
         Real coordinates a_i of n tokens, any leading axes.
-    tolerance : float
+    tolerance : float, default 1e-3
         A gap between consecutive sorted coordinates larger than
-        ``tolerance`` · scale separates two levels.
+        ``tolerance`` · scale separates two levels; in (0, 1).
     scale : None, float or (...) array_like
         None: max(0, max_i a_i) - min(0, min_i a_i) per configuration.
 
     Returns
     -------
     count : (...) int
-    levels : (..., n) float, ascending, NaN beyond ``count``
-    labels : (..., n) int, the level index of each token
-    residual : (...) float, max_i |a_i - levels[labels_i]| / scale (0 when scale = 0)
+        Number of levels.
+    levels : (..., n) float
+        The levels (mean of each group), ascending, NaN beyond ``count``.
+    labels : (..., n) int
+        The level index of each token.
+    residual : (...) float
+        max_i |a_i - levels[labels_i]| / scale (0 when scale = 0).
     scale : (...) float
+        The scale used.
+
+    Raises
+    ------
+    ValueError
+        Empty or non-finite coordinates, tolerance outside (0, 1), a negative or non-finite scale.
+
+    Notes
+    -----
+    Single linkage in 1-D (the rule of :func:`meanfield.number_of_clusters`): sorted values
+    separated by a gap larger than ``tolerance`` · scale start a new level. With the default scale,
+    the width of the hull of the coordinates and the candidate level 0,
+
+    .. math::
+
+        s = \max(0, \max_i a_i) - \min(0, \min_i a_i), \qquad
+        \text{residual} = \frac{1}{s} \max_i |a_i - \ell(i)|,
+
+    ℓ(i) the level of token i.
 
     Examples
     --------
     >>> import numpy as np
+    >>> from meanfield.studies.rescaled import group_levels
     >>> count, levels, labels, residual, scale = group_levels([2.0, -1.0, 2.001, 0.0], tolerance=1e-2)
     >>> int(count), np.round(levels[:3], 6).tolist(), labels.tolist()
     (3, [-1.0, 0.0, 2.0005], [2, 0, 2, 1])
+
+    The scale is max(0, 2.001) - min(0, -1) = 3.001, the residual 0.0005/3.001:
+
+    >>> print(f"{scale:.6f} {residual:.8f} {0.0005 / 3.001:.8f}")
+    3.001000 0.00016661 0.00016661
     """
     a = np.asarray(coordinates, dtype=float)
     if a.ndim == 0 or a.shape[-1] == 0:
@@ -213,14 +242,14 @@ def _attrs(check: TripleCheck, tolerance: float, beta: float, method: str) -> di
 
 def hyperplanes(positions: Any, V: Any = None, *, Q: Any = None, K: Any = None, beta: float | None = None,
                 tolerance: float = TOLERANCE, scale: Any = None) -> xr.Dataset:
-    """The hyperplanes of paper 1's Theorem 4.2 (arXiv 2305.05465 §4) that rescaled tokens approach.
+    r"""The hyperplanes of paper 1's Theorem 4.2 (arXiv 2305.05465 §4) that rescaled tokens approach.
 
     Projects each token z_i on the leading eigen-direction of V,
     a_i = <ψ_1, z_i> / <ψ_1, φ_1> (φ_1, ψ_1 right and left eigenvectors of the
     dominant eigenvalue λ_1, |φ_1| = 1), and groups the a_i into levels
     (:func:`group_levels`, gaps > ``tolerance`` · scale). The theorem (for a
     good triple) says that, as t → ∞, there are at most three levels and they
-    lie in {lim min_i a_i, 0, lim max_i a_i}. See the module docstring.
+    lie in {lim min_i a_i, 0, lim max_i a_i}.
 
     Parameters
     ----------
@@ -229,13 +258,13 @@ def hyperplanes(positions: Any, V: Any = None, *, Q: Any = None, K: Any = None, 
         :func:`meanfield.simulate` Dataset of an ``Attention(projection=False)``
         run (with ``rescaled=False`` its positions x are mapped to
         z = e^{-tV} x at each output time).
-    V : (d, d) array_like
-        Value matrix. For a Dataset, None takes V, Q, K and β from its attrs.
+    V : (d, d) array_like, optional
+        Value matrix; required for arrays. For a Dataset, None takes V, Q, K and β from its attrs.
     Q, K : (d, d) array_like or None
         Query and key matrices (None: identity); used by the hypothesis check.
     beta : float, optional
         β of P = softmax(β <Q x, K y>) (default 1); used by the hypothesis check.
-    tolerance : float
+    tolerance : float, default 1e-3
         Relative gap separating levels, in (0, 1).
     scale : None, float or array over the leading axes
         The reference width of the residual and the gaps. None: each
@@ -261,17 +290,42 @@ def hyperplanes(positions: Any, V: Any = None, *, Q: Any = None, K: Any = None, 
     Raises
     ------
     ValueError
-        Non-square or non-finite V, Q, K; positions of another dimension;
-        non-finite positions; a dominant eigenvalue that is not real (no
-        leading direction); tolerance outside (0, 1).
+        Non-square or non-finite V, Q, K; V missing for arrays; positions of another dimension;
+        non-finite positions; a dominant eigenvalue that is not real (no leading direction) or whose
+        eigenspace has dimension > 1 (use :func:`polytope_vertices`); tolerance outside (0, 1); a
+        Dataset not on R^d, a run with ``scores_at_z=1`` (scores of z, not of e^{tV} z) or with several heads.
+
+    Notes
+    -----
+    The rescaled tokens z_i = e^{-tV} x_i solve
+
+    .. math::
+
+        \dot z_i = V \sum_j P_{ij}(t)\,(z_j - z_i), \qquad
+        a_i = \frac{\langle \psi_1, z_i\rangle}{\langle \psi_1, \varphi_1\rangle}, \qquad
+        \dot a_i = \lambda_1 \sum_j P_{ij}(t)\,(a_j - a_i),
+
+    so max_i a_i decreases and min_i a_i increases; the hyperplanes are {a = level} = level φ_1 + G,
+    perpendicular to the left eigenvector ψ_1 (to φ_1 itself only when G ⊥ φ_1, e.g. V normal). See
+    the module docstring for the derivation and the rate e^{-λ_1 t} of the residual.
 
     Examples
     --------
     >>> import numpy as np
+    >>> from meanfield.studies.rescaled import hyperplanes
     >>> z = np.array([[2.0, 5.0], [2.0, -3.0], [-1.0, 0.5], [1e-7, 1.0]])
     >>> out = hyperplanes(z, np.diag([1.0, 0.5]))
     >>> int(out["n_hyperplanes"]), out["levels"].values.tolist()
     (3, [-1.0, 1e-07, 2.0])
+    >>> bool(out["theorem_holds"]), out.attrs["normal"]
+    (True, '[1.0, 0.0]')
+
+    For a non-normal V the normal is ψ_1 = (1, 2)/√5, so a_i = z_i1 + 2 z_i2; three levels with a
+    middle one away from 0 are not the theorem's limit:
+
+    >>> out = hyperplanes(np.array([[3.0, 1.0], [1.0, -1.0], [0.0, 0.5]]), [[1.0, 1.0], [0.0, 0.5]])
+    >>> out["coordinate"].values.tolist(), out.attrs["normal"], bool(out["theorem_holds"])
+    ([5.0, -1.0, 1.0], '[0.4472135955, 0.894427191]', False)
     """
     from_dataset = isinstance(positions, xr.Dataset)
     flat, lead, dims, Q, K, V, beta = _read(positions, V, Q, K, beta)
@@ -340,7 +394,7 @@ def _cluster_points(c: np.ndarray, threshold: float) -> tuple[np.ndarray, np.nda
 
 def polytope_vertices(positions: Any, V: Any = None, *, Q: Any = None, K: Any = None, beta: float | None = None,
                       tolerance: float = TOLERANCE, scale: Any = None) -> xr.Dataset:
-    """Limit points of paper 1's Theorem 5.2 (arXiv 2305.05465 §5): a polytope in F times G.
+    r"""Limit points of paper 1's Theorem 5.2 (arXiv 2305.05465 §5): a polytope in F times G.
 
     Projects each rescaled token on the dominant eigenspace F of V along G,
     c_i = dualᵀ z_i ∈ R^k (see :class:`TripleCheck`), clusters the c_i by
@@ -356,8 +410,26 @@ def polytope_vertices(positions: Any, V: Any = None, *, Q: Any = None, K: Any = 
     :func:`hyperplanes` (``g_n_levels``, ``g_levels``, ``g_residual``): an
     exploratory reading of the G-directions, which the theorem leaves free.
 
-    Parameters and the reading of ``positions`` are those of :func:`hyperplanes`;
-    the hypotheses checked are :func:`check_mixed_triple`'s.
+    ``positions`` is read as in :func:`hyperplanes`; the hypotheses checked are
+    :func:`check_mixed_triple`'s.
+
+    Parameters
+    ----------
+    positions : array_like or xarray.Dataset
+        Rescaled tokens z: (n, d), or a stack (..., n, d); or a :func:`meanfield.simulate` Dataset of
+        an ``Attention(projection=False)`` run (with ``rescaled=False`` its positions x are mapped to
+        z = e^{-tV} x at each output time).
+    V : (d, d) array_like, optional
+        Value matrix; required for arrays. For a Dataset, None takes V, Q, K and β from its attrs.
+    Q, K : (d, d) array_like or None
+        Query and key matrices (None: identity); used by the hypothesis check.
+    beta : float, optional
+        β of P = softmax(β <Q x, K y>) (default 1); used by the hypothesis check.
+    tolerance : float, default 1e-3
+        Relative clustering threshold (and radius of "at the origin"), in (0, 1).
+    scale : None, float or array over the leading axes
+        The reference length. None: each configuration's diameter of {c_i} ∪ {0}; for a Dataset with
+        a time axis, that at its first output time.
 
     Returns
     -------
@@ -369,13 +441,35 @@ def polytope_vertices(positions: Any, V: Any = None, *, Q: Any = None, K: Any = 
         / scale), ``scale``; the G-levels when defined; attrs as
         :func:`hyperplanes` with ``basis`` (Φ, columns).
 
+    Raises
+    ------
+    ValueError
+        As :func:`hyperplanes`; and a V whose dominant eigenvalue is not real or not semisimple (V is
+        not λ I on F), or a negative or non-finite scale.
+
+    Notes
+    -----
+    With Φ (``basis``) spanning F = ker(V - λ I) and Ψ the left eigenspace, scaled so that
+    ``dual`` = Ψ(ΨᵀΦ)⁻¹ has dualᵀ Φ = I_k,
+
+    .. math::
+
+        z_i = \Phi c_i + g_i, \quad g_i \in G, \qquad
+        c_i = (\Psi^\top \Phi)^{-1} \Psi^\top z_i \in \mathbb{R}^k .
+
     Examples
     --------
     >>> import numpy as np
+    >>> from meanfield.studies.rescaled import polytope_vertices
     >>> z = np.array([[1.0, 0.0, 3.0], [0.0, 1.0, -2.0], [1.0, 1e-6, 0.0], [0.0, 0.0, 1.0]])
     >>> out = polytope_vertices(z, np.diag([1.0, 1.0, -0.5]))
     >>> int(out["n_points"]), int(out["n_vertices"]), out["at_origin"].values.tolist()
     (3, 3, [True, False, False])
+
+    The G-coordinate z_3 is left free by the theorem; here it is read as four levels:
+
+    >>> int(out["g_n_levels"]), out["g_levels"].values.tolist()
+    (4, [-2.0, 0.0, 1.0, 3.0])
     """
     from_dataset = isinstance(positions, xr.Dataset)
     flat, lead, dims, Q, K, V, beta = _read(positions, V, Q, K, beta)
