@@ -76,6 +76,7 @@ sphinx_gallery_conf = {
     "matplotlib_animations": (True, "jshtml"),
     "download_all_examples": False,
     "remove_config_comments": True,
+    "capture_repr": (),  # an example shows what it prints, not the repr of a cell's last value
     "show_memory": False,
     "within_subsection_order": "FileNameSortKey",
     "abort_on_example_error": True,
