@@ -14,6 +14,7 @@ import pytest
 import meanfield as mf
 import meanfield.transport._sphere as sphere
 from meanfield.transport import circle_w1, sphere_sliced
+from meanfield.transport._circle import equal_mass_rows_wp
 from meanfield.transport._sphere import great_circle_frames
 
 TWO_PI = 2 * np.pi
@@ -124,6 +125,40 @@ def test_sliced_distance_against_the_network_simplex_per_projection_and_pot(p, d
         # at or above the minimum: POT's value is an upper bound, 1e-11 above the exact one here
         assert values[0] <= TWO_PI * pot + 1e-14
         assert values[0] == pytest.approx(TWO_PI * pot, abs=1e-9)
+
+
+@pytest.mark.parametrize("p", [1.5, 2, 3])
+def test_equal_mass_sliced_distance_is_the_network_simplex_per_projection(p, rng):
+    # n equal masses on both sides take the cyclic-shift search (equal_mass_rows_wp), not circle_wp: against
+    # the network simplex on the explicit circular cost of every projection, only rounding apart (1e-12);
+    # clustered and tied positions included (a third of y repeats atoms of x)
+    x = _sphere_points(rng, 45, 3)
+    y = rng.normal(size=(45, 3))
+    y[:, -1] += 1.0
+    y[:15] = x[:15]
+    y /= np.linalg.norm(y, axis=1, keepdims=True)
+    w = np.full(45, 1 / 45)
+    frames = great_circle_frames(3, 32, 7)
+    ux = np.mod(sphere._project(x, frames) / TWO_PI, 1.0)
+    uy = np.mod(sphere._project(y, frames) / TWO_PI, 1.0)
+    powers = [ot.emd2(w, w, _circle_cost(ux[k], uy[k], p), numItermax=10_000_000) for k in range(32)]
+    values, _ = sphere_sliced(x[None], w[None], y[None], w[None], p, 32, 7)
+    assert values[0] == pytest.approx(TWO_PI * np.mean(powers) ** (1 / p), abs=1e-12)
+    same, _ = sphere_sliced(x[None], w[None], x[None], w[None], p, 32, 7)
+    assert same[0] == 0.0  # the shift k = 0 pairs every atom with itself
+
+
+def test_equal_mass_shift_search_is_the_minimum_over_every_cyclic_shift(rng):
+    # the bracketing search and bisection over the convex c_k against all 2n + 1 shifts evaluated, on small
+    # n (1 included) where the minimiser may sit at either end of -n ≤ k ≤ n
+    for n in range(1, 30):
+        u = np.sort(rng.uniform(size=(4, n)), axis=1)
+        v = np.sort(np.mod(rng.vonmises(rng.uniform(-3, 3), 4.0, size=(4, n)) / TWO_PI, 1.0), axis=1)
+        for p in (1.0, 1.5, 2.0, 3.0):
+            shifts = np.arange(-n, n + 1)[:, None] + np.arange(n)
+            lifted = v[:, np.mod(shifts, n)] + np.floor_divide(shifts, n)
+            exact = np.min(np.mean(np.abs(u[:, None, :] - lifted) ** p, axis=2), axis=1)
+            np.testing.assert_allclose(equal_mass_rows_wp(u, v, p), exact, rtol=1e-14, atol=0)
 
 
 @pytest.mark.parametrize("p", [1, 2])
