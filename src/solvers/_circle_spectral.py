@@ -96,7 +96,9 @@ class CircleSpectral(SpectralScheme):
         σ ≥ 0 (default 0), the coefficient of σ ∂²_θ ρ_m.
     rtol, atol : float
         Relative (> 0, default 1e-8) and absolute (≥ 0, default 1e-12) tolerances of the
-        step-size control, on the root mean square of the node values of each density.
+        step-size control, on the root mean square of the node values of each density: the
+        local error must stay below atol + rtol ‖ρ - ρ̄‖, relative to the fluctuation about the
+        mean ρ̄ (:mod:`solvers._spectral`).
     dealias : bool
         3/2-rule padding of the products (True, default) or products on the N nodes.
     tail_tol : float

@@ -19,8 +19,14 @@ Numer. Anal. 4 (1967) 372–380):
 with first same as last (the last stage is N(a^{n+1})). Error, control and
 first step (formulas in :mod:`solvers._runge_kutta`):
 
-* err = max_m ‖e_m‖ / (atol + rtol max(‖ρ_m^n‖, ‖ρ_m^{n+1}‖)), ‖·‖ the L²
-  norm of a density (by Parseval, on its coefficients), e the embedded estimate;
+* err = max_m ‖e_m‖ / (atol_m + rtol max(‖ρ_m^n - ρ̄_m‖, ‖ρ_m^{n+1} - ρ̄_m‖)), ‖·‖ the L²
+  norm of a density (by Parseval, on its coefficients), e the embedded estimate,
+  ρ̄_m the mean (the degree-0 part, constant: the mass) and atol_m = atol + 64 ε ‖ρ_m^n‖
+  (ε the machine epsilon). The tolerance is relative to the fluctuation about the
+  mean, not to ρ: the mean never changes and is no measure of what the step must get
+  right, and against ‖ρ‖ a perturbation of relative size 1e-7 would be controlled
+  only to ≈ rtol/1e-7 of itself. The floor 64 ε ‖ρ_m‖ keeps a nearly uniform state
+  from asking for less than the rounding of its evaluation;
 * h_new = h min(10, max(0.2, 0.9 err^{-1/5})), no growth right after a
   rejection, 0.2 h after a non-finite error or a stage whose right-hand side
   cannot be evaluated (:class:`~solvers.UnevaluableState`); err > 1 rejects;
@@ -104,6 +110,8 @@ SPECTRAL_TAIL_TOL = 1e-6
 """Default ``tail_tol`` of the spectral schemes (module docstring)."""
 FINITE_VOLUME_TAIL_TOL = 1e-2
 """Largest τ of a finite-volume density that counts as resolved (module docstring)."""
+ROUNDING_FLOOR = 64 * np.finfo(float).eps
+"""Smallest error, relative to ‖ρ‖, that the step-size control asks for (module docstring)."""
 
 
 def degree_tail(norms: np.ndarray, cut: int | None = None) -> np.ndarray:
@@ -396,13 +404,13 @@ class SpectralScheme(Scheme):
         """First step by Hairer, Nørsett & Wanner's algorithm (Solving ODEs I, II.4) on the transport part
         (the scheme is autonomous: ``t`` is unused).
 
-        The weighted norm is max_m ‖v_m‖ / (atol + rtol ‖ρ_m‖) (see
+        The weighted norm is max_m ‖v_m‖ / (atol_m + rtol ‖ρ_m - ρ̄_m‖) (see :meth:`_error_norm` and
         :func:`solvers._runge_kutta.initial_step`); at most :meth:`stable_step`.
         Also starts a new run of the step-size controller.
         """
         self._controller.reset()
         a, f0, extra = self._start(y)
-        scale = self.atol + self.rtol * self._norms(a)
+        scale = self._absolute_tolerance(a) + self.rtol * self._fluctuation_norms(a)
 
         def norm(v: np.ndarray) -> float:
             return float(np.max(self._norms(v) / scale))
@@ -411,8 +419,20 @@ class SpectralScheme(Scheme):
         return initial_step(f0, probe, norm, y0_norm=norm(a), max_step=self._bound(extra))
 
     def _error_norm(self, start: np.ndarray, end: np.ndarray, error: np.ndarray) -> float:
-        """max_m ‖e_m‖ / (atol + rtol max(‖ρ_m^n‖, ‖ρ_m^{n+1}‖))."""
-        return relative_error_norm(self._norms(error), self._norms(start), self._norms(end), self.rtol, self.atol)
+        """max_m ‖e_m‖ / (atol_m + rtol max(‖ρ_m^n - ρ̄_m‖, ‖ρ_m^{n+1} - ρ̄_m‖)), the fluctuations about the
+        mean ρ̄_m (degree 0, fixed by the mass), atol_m = atol + 64 ε ‖ρ_m^n‖ (ε the machine epsilon)."""
+        return relative_error_norm(self._norms(error), self._fluctuation_norms(start),
+                                   self._fluctuation_norms(end), self.rtol, self._absolute_tolerance(start))
+
+    def _fluctuation_norms(self, a: np.ndarray) -> np.ndarray:
+        """‖ρ_m - ρ̄_m‖ of each density: its norm without the degree-0 coefficient (the first of every layout)."""
+        fluctuation = a.copy()
+        fluctuation[..., 0] = 0.0
+        return self._norms(fluctuation)
+
+    def _absolute_tolerance(self, a: np.ndarray) -> np.ndarray:
+        """atol + 64 ε ‖ρ_m‖: the error control never asks for less than the rounding of the whole density."""
+        return self.atol + ROUNDING_FLOOR * self._norms(a)
 
     def _step_impl(self, t: float, y: np.ndarray, dt: float) -> StepResult:
         h = float(dt)

@@ -79,7 +79,8 @@ class SphereSpectral(SpectralScheme):
     rtol, atol : float
         Error control of the embedded pair (rtol > 0, default 1e-7; atol ≥ 0, default
         1e-9; not both 0): the L²(S²) norm of the local error estimate must stay below
-        atol + rtol max(‖ρ^n‖_{L²}, ‖ρ^{n+1}‖_{L²}).
+        atol + rtol max(‖ρ^n - ρ̄‖_{L²}, ‖ρ^{n+1} - ρ̄‖_{L²}), relative to the fluctuation about the
+        mean ρ̄ = 1/(4π) ∫ρ (:mod:`solvers._spectral`).
     tail_tol : float
         Largest admitted spectral tail τ (> 0, default :data:`solvers.SPECTRAL_TAIL_TOL`
         = 1e-6); the test uses max(tail_tol, 100 rtol) (module docstring).

@@ -97,7 +97,9 @@ class ZonalSpectral(SpectralScheme):
         σ ≥ 0 (default 0), the coefficient of σΔρ.
     rtol, atol : float
         Tolerances of the embedded error estimate (rtol > 0, default 1e-8; atol ≥ 0,
-        default 0), on the L²(σ̄) norm of each density (σ̄ = σ/|S^{d-1}|).
+        default 0), on the L²(σ̄) norm of each density (σ̄ = σ/|S^{d-1}|): the local error
+        must stay below atol + rtol ‖ρ - ρ̄‖, relative to the fluctuation about the mean ρ̄
+        (:mod:`solvers._spectral`).
     tail_tol : float
         Largest admissible spectral tail τ (> 0, default :data:`solvers.SPECTRAL_TAIL_TOL`
         = 1e-6); the test uses max(tail_tol, 100 rtol).
