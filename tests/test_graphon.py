@@ -130,6 +130,9 @@ def test_bad_graphons_are_refused_by_name():
         mf.GraphonKuramoto(1.0, 0.5, quadrature="trapezoid")
     with pytest.raises(TypeError, match=r"its particles live on a graph sampled from the graphon"):
         mf.simulate(mf.GraphonKuramoto(1.0, 0.5), np.zeros(10), [0, 1])
+    with pytest.raises(ValueError, match=r"one density per graphon node \(8 species\): node values of shape "
+                                         r"\(8, 32\) are needed, got \(32,\)"):
+        mf.GraphonKuramoto(1.0, 0.5, nodes=8).velocity(mf.uniform(mf.Circle(32)))
     with pytest.raises(ValueError, match=r"pde and particles must be runs of the same model, got different coupling"):
         circle = mf.Circle(32)
         model = mf.GraphonKuramoto(1.0, 0.5, noise=0.1)

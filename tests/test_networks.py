@@ -434,6 +434,9 @@ def test_bad_graph_inputs_are_refused_by_name(tmp_path):
         mf.Attention(1.0, graph=mf.Graph(-np.ones((3, 3)), signed=True))
     with pytest.raises(TypeError, match=r"no density PDE"):
         mf.solve(mf.Kuramoto(1.0, graph=ring), mf.uniform(mf.Circle(32)), [0, 1])
+    for model in (mf.SelfAttention(1.0, graph=ring), mf.RepulsiveSelfAttention(1.0, graph=ring)):
+        with pytest.raises(TypeError, match=r"on the graph 'ring.*' has no density PDE"):
+            model.velocity(mf.uniform(mf.Circle(32)))
     with pytest.raises(ValueError, match=r"assumes all-to-all coupling"):
         mf.ott_antonsen(mf.Kuramoto(1.0, frequencies=scipy.stats.cauchy(0, 0.5), graph=ring), [0, 1])
     with pytest.raises(ValueError, match=r"path='nufft' is not available for SA on a graph"):

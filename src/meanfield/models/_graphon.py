@@ -280,8 +280,15 @@ class GraphonKuramoto(Model):
         return {"graphon_positions": "Gauss-Legendre nodes" if self.quadrature == "gauss" else "midpoints"}
 
     def density_velocity(self, domain: Any, values: np.ndarray, frequencies: Any) -> np.ndarray:
-        """X_m at the nodes of node values (M, N) of every species."""
-        return self.grid_velocity(domain).func(np.asarray(values, dtype=float))
+        """X_m at the nodes of node values (M, N) of every species (M = ``nodes``); one density (N,) is refused
+        by name (which species it is cannot be told), e.g. ``model.velocity(rho)``."""
+        values = np.asarray(values, dtype=float)
+        species = self.positions()[0].size
+        if values.ndim != 2 or values.shape[0] != species:
+            raise ValueError(f"{self.name} moves one density per graphon node ({species} species): node values of "
+                             f"shape ({species}, {domain.n}) are needed, got {values.shape} (every species at one "
+                             f"density: np.tile(rho.values, ({species}, 1)))")
+        return self.grid_velocity(domain).func(values)
 
     def particle_velocity(self, geometry: Any, weights: np.ndarray, frequencies: np.ndarray | None, *,
                           path: str = "auto", accuracy: float = 1e-10, block_elements: int = 1 << 16) -> Any:

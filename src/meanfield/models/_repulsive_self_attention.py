@@ -47,7 +47,7 @@ class RepulsiveSelfAttention(SelfAttention):
 
     USA is the gradient flow of E_β[μ] = (1/2β) ∬ e^{β<x,y>} dμ dμ in W₂ turned downhill:
     dE_β/dt = -∫ |X|² dμ - σ ∫ ∇(𝖦_β ⋆ μ)·∇μ ≤ 0 at σ = 0; for SA, dE_β/dt = -∫ Z_μ |X|² dμ
-    at σ = 0 (paper 2, (3.12) with V = -I). Every mode of the uniform measure decays (see
+    at σ = 0 (paper 2, (3.6) with V = -I). Every mode of the uniform measure decays (see
     :meth:`growth_rate`). Parameters as :class:`~meanfield.SelfAttention`; the compiled ensemble
     kernels are attractive only, so particles take the direct or NUFFT sums.
 
@@ -156,7 +156,9 @@ class RepulsiveSelfAttention(SelfAttention):
 
     def density_velocity(self, domain: Any, values: np.ndarray, frequencies: Any) -> np.ndarray:
         """-X of the attractive model at the nodes (its circle path reads :meth:`velocity_spec`, which is
-        turned here already, so the attractive model is asked, not ``super()``)."""
+        turned here already, so the attractive model is asked, not ``super()``). Refused on a graph, like
+        :meth:`SelfAttention.density_velocity`: a graph's tokens have no density PDE here."""
+        self._no_graph_pde()
         attractive = SelfAttention(self.beta, self.normalized, self.noise)
         return -attractive.density_velocity(domain, values, frequencies)
 
