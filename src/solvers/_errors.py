@@ -119,7 +119,7 @@ class StepSizeError(SchemeError):
 
     Examples
     --------
-    A fixed step ten times too long for the finite-volume scheme's positivity bound:
+    A fixed step (dt = 10) about twelve times the finite-volume scheme's stability bound:
 
     >>> import numpy as np
     >>> import solvers

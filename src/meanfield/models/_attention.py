@@ -125,8 +125,8 @@ class Attention(Model):
         \qquad
         P^h_{ij} = \frac{e^{\beta\langle Q_h x_i, K_h x_j\rangle}}{\sum_{l=1}^{n} e^{\beta\langle Q_h x_i, K_h x_l\rangle}}.
 
-    Paper 1's rescaled tokens z_i = e^{-tV} x_i (``rescaled=True``) solve (9.3); with
-    ``scores_at_z=True`` the scores are those of z itself, (9.4):
+    Paper 1's rescaled tokens z_i = e^{-tV} x_i (``rescaled=True``) solve paper 2's (9.3); with
+    ``scores_at_z=True`` the scores are those of z itself, paper 2's (9.4):
 
     .. math::
 

@@ -81,8 +81,9 @@ class RepulsiveSelfAttention(SelfAttention):
         \mathcal{X}_{\mathrm{SA}}[\mu](x) = -\frac{1}{Z_\mu(x)}\, \mathsf{P}^\perp_x
         \int e^{\beta\langle x, y\rangle}\, y\,\mathrm{d}\mu(y).
 
-    The uniform measure is the unique minimiser of E_β over P(S^{d-1}) (paper 2, Proposition 3.4),
-    and about it every degree l ≥ 1 decays (:meth:`growth_rate`):
+    For β > 0 the uniform measure is the unique minimiser of E_β over P(S^{d-1}) (paper 2, Proposition
+    3.4; at β = 0 every measure with ∫ y dμ = 0 is), and about it every degree l ≥ 1 decays
+    (:meth:`growth_rate`):
 
     .. math::
 

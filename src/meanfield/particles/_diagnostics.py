@@ -214,7 +214,7 @@ def pair_fraction(positions: Any, delta: float = 1e-3, domain: str | None = None
     >>> import numpy as np
     >>> import meanfield as mf
     >>> # of the 6 ordered pairs of {0, 0.01, π} only (0, 1) and (1, 0) have cos(θ_i - θ_j) ≥ 1 - 1e-3
-    >>> mf.pair_fraction(np.array([0.0, 0.01, np.pi]), delta=1e-3, domain="circle")
+    >>> mf.particles.pair_fraction(np.array([0.0, 0.01, np.pi]), delta=1e-3, domain="circle")
     0.3333333333333333
     """
     if not (np.isfinite(delta) and 0 < delta <= 2):
@@ -302,7 +302,8 @@ def attention_matrix(model: Any, positions: Any, domain: str | None = None, head
 
     (paper 2, (2.7)). For :class:`SelfAttention` Q = K = I (SA and USA alike: the matrix is the
     softmax, whatever the velocity's normalisation). For a rescaled :class:`Attention` (paper 1)
-    the positions are z and x = e^{tV} z enters P, (9.3), or z itself with ``scores_at_z``, (9.4).
+    the positions are z and x = e^{tV} z enters P, paper 2's (9.3), or z itself with ``scores_at_z``, paper
+    2's (9.4).
     A model restricted to a graph takes the softmax over each node's edges, P_ij ∝ A_ij e^{…}.
     :class:`HardmaxAttention` gives its selected weights λ_ij. Particle weights do not enter.
 
@@ -384,7 +385,9 @@ def numerical_rank(matrix: np.ndarray, tolerance: float = 1e-8) -> int | np.ndar
     Raises
     ------
     ValueError
-        ``tolerance`` < 0; a matrix with fewer than two axes, or not real and finite.
+        ``tolerance`` < 0; a matrix with fewer than two axes or non-finite entries.
+    TypeError
+        A matrix that is not real (e.g. complex).
 
     Examples
     --------

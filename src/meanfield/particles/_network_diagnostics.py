@@ -161,8 +161,8 @@ def effective_frequencies(run: xr.Dataset, model: Any, window: float | None = No
     model : Kuramoto
         The run's model (its velocity unwraps the angles between outputs).
     window : float, optional
-        Length t_b - t_a > 0 of the window ending at the last output t_b (default: the whole run); t_a is
-        the latest output at or before t_b - ``window``.
+        Length > 0 of the window ending at the last output t_b (default: the whole run): t_a is the first
+        output at or after t_b - ``window`` (so t_b - t_a ≤ ``window``); the attrs record the t_a and t_b used.
 
     Returns
     -------
@@ -266,7 +266,8 @@ def frequency_clusters(run: xr.Dataset, model: Any, window: float | None = None,
     model : Kuramoto
         The run's model (its velocity unwraps the angles; its graph gives the links).
     window : float, optional
-        Length t_b - t_a of the window ending at the last output (default: the whole run).
+        Length of the window ending at the last output t_b (default: the whole run): t_a is the first output
+        at or after t_b - ``window``, so t_b - t_a ≤ ``window``.
     tolerance : float, optional
         Largest |Ω_i - Ω_j| of a locked link (default π/(2 T), T the window's length: the phase difference
         drifts by less than π/2 over the window).

@@ -105,11 +105,13 @@ class KirkwoodClosure:
     >>> bool(np.allclose(closure(np.full(16, 1 / (2 * np.pi))), 0.0, atol=1e-14))  # G[1/(2π)] = 0
     True
 
-    For an even density G is odd, and bounded by max|h_β'|:
+    For an even density G is odd, and bounded by max|h_β'| (G is a weighted average of -h_β'):
 
     >>> psi = np.exp(np.cos(x)) / (2 * np.pi * np.mean(np.exp(np.cos(x))))
     >>> g = closure(psi)
-    >>> bool(np.allclose(g, -np.roll(g[::-1], 1))), bool(np.abs(g).max() < 2 * np.sinh(2.0))
+    >>> u = np.linspace(0.0, np.pi, 10001)
+    >>> bound = np.abs(2 * np.sin(u) * np.exp(2 * np.cos(u))).max()  # max|h_β'|, β = 2: 5.956
+    >>> bool(np.allclose(g, -np.roll(g[::-1], 1))), bool(np.abs(g).max() <= bound)
     (True, True)
     >>> print(g[1:5].round(6))
     [0.810199 1.45055  1.807058 1.847989]
