@@ -38,6 +38,8 @@ def unmanaged_figures(block, block_vars: dict, gallery_conf: dict) -> str:
     from sphinx_gallery.scrapers import figure_rst
 
     shown = block_vars.setdefault("meanfield_shown_figures", weakref.WeakSet())
+    # pyplot's own figures are saved by the matplotlib scraper, whose closing them unsets their manager:
+    # remember them now, or a later block would find them unmanaged and save them again
     shown.update(plt.figure(number) for number in plt.get_fignums())
     values = list(block_vars["example_globals"].values())
     blocks = []

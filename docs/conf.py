@@ -169,11 +169,13 @@ def repoint_viewcode_backlinks(app, exception) -> None:
         if target not in ids:
             ids[target] = re.findall(r'\bid="([^"]+)"', target.read_text()) if target.exists() else []
         anchor = match.group(3)
+        if anchor in ids[target]:
+            return match.group(0)
         parts = anchor.split(".")
         for k in range(1, len(parts)):
             found = [i for i in ids[target] if i.endswith("." + ".".join(parts[k:]))]
-            if anchor in ids[target] or len(found) == 1:
-                return f'{match.group(1)}{match.group(2)}#{anchor if anchor in ids[target] else found[0]}"'
+            if len(found) == 1:
+                return f'{match.group(1)}{match.group(2)}#{found[0]}"'
         return match.group(0)
 
     for page in (Path(app.outdir) / "_modules").rglob("*.html"):

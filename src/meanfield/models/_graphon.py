@@ -283,7 +283,7 @@ class GraphonKuramoto(Model):
         """X_m at the nodes of node values (M, N) of every species (M = ``nodes``); one density (N,) is refused
         by name (which species it is cannot be told), e.g. ``model.velocity(rho)``."""
         values = np.asarray(values, dtype=float)
-        species = self.positions()[0].size
+        species = self.nodes
         if values.ndim != 2 or values.shape[0] != species:
             raise ValueError(f"{self.name} moves one density per graphon node ({species} species): node values of "
                              f"shape ({species}, {domain.n}) are needed, got {values.shape} (every species at one "

@@ -51,6 +51,7 @@ __all__ = [
     "interval_wp",
     "sorted_rows_w1",
     "sorted_with_cdf",
+    "unit_period",
 ]
 
 TWO_PI = 2.0 * np.pi
@@ -59,10 +60,16 @@ _SMALL = 64  # a median candidate set this small is sorted
 _SNAP = 1e-14  # cumulative masses closer than this are one breakpoint (≈ 45 ulp at 1)
 
 
+def unit_period(angles: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+    """Positions u = θ/2π mod 1 in [0, 1) of angles [rad] (into ``out`` when given)."""
+    u = np.mod(angles / TWO_PI, 1.0, out=out)
+    u[u >= 1.0] = 0.0  # mod of a tiny negative number may round to 1
+    return u
+
+
 def _to_unit_period(angles: np.ndarray, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Sorted positions in [0, 1), their weights, and cumulative weights ending at 1 exactly."""
-    u = np.mod(angles / TWO_PI, 1.0)
-    u[u >= 1.0] = 0.0  # mod of a tiny negative number may round to 1
+    u = unit_period(angles)
     order = np.argsort(u, axis=-1)
     u = np.take_along_axis(u, order, axis=-1)
     w = np.take_along_axis(weights, order, axis=-1)
@@ -228,8 +235,14 @@ def circle_wp(
     gap : ndarray, shape (B,)
         Certified bound on the error of ``distance`` (difference between W_p
         of the best value found and of the cutting-plane lower bound); zero
-        when the iteration stopped at a kink where C'(θ-) ≤ 0 ≤ C'(θ+).
+        when the iteration stopped at a kink where C'(θ-) ≤ 0 ≤ C'(θ+), and
+        for n = m equal masses, where the minimum over the cyclic shifts of
+        :func:`equal_mass_rows_wp` is exact.
     """
+    if x.shape[-1] == y.shape[-1] and np.all(wx == wx[..., :1]) and np.all(wy == wy[..., :1]):
+        u = np.sort(unit_period(x), axis=-1)
+        v = np.sort(unit_period(y), axis=-1)
+        return TWO_PI * equal_mass_rows_wp(u, v, float(p)) ** (1.0 / p), np.zeros(u.shape[0])
     pair = _LiftedPair(x, wx, y, wy, p)
     batch = pair.u.shape[0]
     every = np.arange(batch)
@@ -493,16 +506,8 @@ def _segment_cost(a, b, lift, p):  # pragma: no cover - compiled
     """Σ_i |a_i - b_i - lift|^p over two equal-length slices (fastmath: the sum may be reordered, so
     that it is vectorised; the order changes only its rounding)."""
     total = 0.0
-    if p == 2.0:
-        for i in range(a.size):
-            d = a[i] - b[i] - lift
-            total += d * d
-    elif p == 1.0:
-        for i in range(a.size):
-            total += abs(a[i] - b[i] - lift)
-    else:
-        for i in range(a.size):
-            total += abs(a[i] - b[i] - lift) ** p
+    for i in range(a.size):
+        total += _power(a[i] - b[i] - lift, p)
     return total
 
 
@@ -527,11 +532,10 @@ def _rises(u, v, k, p):  # pragma: no cover - compiled
 @numba.njit(cache=True, nogil=True)
 def _minimum_shift(u, v, p, guess):  # pragma: no cover - compiled
     """(k*, n c_{k*}): the minimiser over -n ≤ k ≤ n of the convex sequence c_k of rows u, v (n,), the first
-    k with c_{k+1} ≥ c_k (k = n if none), bracketed by steps 1, 2, 4, … from ``guess``, then bisected."""
+    k with c_{k+1} ≥ c_k (k = n if none), bracketed by steps 1, 2, 4, … from ``guess`` (-n ≤ guess < n), then
+    bisected."""
     n = u.size
-    best = np.inf
-    rise, value = _rises(u, v, guess, p) if guess < n else (True, _shift_cost(u, v, n, p))
-    best = min(best, value)
+    rise, best = _rises(u, v, guess, p)
     step = 1
     if rise:  # k* ≤ guess: move the lower end down until c rises no more there
         hi = guess

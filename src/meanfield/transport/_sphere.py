@@ -22,7 +22,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from ._circle import TWO_PI, circle_wp, equal_mass_rows_wp, sorted_rows_w1, sorted_with_cdf
+from ._circle import TWO_PI, circle_wp, sorted_rows_w1, sorted_with_cdf
 
 __all__ = ["ARCCOS_LIMIT", "geodesic_cost", "great_circle_frames", "sphere_emd", "sphere_sliced"]
 
@@ -115,25 +115,13 @@ def _project(x: np.ndarray, frames: np.ndarray) -> np.ndarray:
 def _projected_powers(xa: np.ndarray, wa: np.ndarray, xb: np.ndarray, wb: np.ndarray, p: float) -> np.ndarray:
     """W_p^p on the unit-period circle, (W_p/2π)^p, between the rows of angles ``xa`` (k, n) and ``xb``
     (k, m) with weights ``wa`` (n,) and ``wb`` (m,), shape (k,): exact W₁ by
-    :func:`~meanfield.transport._circle.sorted_rows_w1`; for p > 1 with n = m equal masses, the exact
-    minimum over cyclic shifts of :func:`~meanfield.transport._circle.equal_mass_rows_wp` (one sort per
-    row, then log₂(2n) passes of O(n)); otherwise :func:`~meanfield.transport.circle_wp` (certified to a
-    relative 1e-13)."""
+    :func:`~meanfield.transport._circle.sorted_rows_w1`, W_p for p > 1 by :func:`~meanfield.transport.circle_wp`
+    (exact for n = m equal masses, else certified to a relative 1e-13)."""
     if p == 1:
         return sorted_rows_w1(*sorted_with_cdf(xa, wa), *sorted_with_cdf(xb, wb)) / TWO_PI
-    if xa.shape[1] == xb.shape[1] and np.all(wa == wa[0]) and np.all(wb == wb[0]):
-        return equal_mass_rows_wp(_sorted_unit_period(xa), _sorted_unit_period(xb), float(p))
     k = xa.shape[0]
     distance, _ = circle_wp(xa, np.broadcast_to(wa, (k, wa.size)), xb, np.broadcast_to(wb, (k, wb.size)), p)
     return (distance / TWO_PI) ** p
-
-
-def _sorted_unit_period(angles: np.ndarray) -> np.ndarray:
-    """Rows of ``angles`` [rad] as sorted positions u = θ/2π mod 1 in [0, 1) (in place)."""
-    u = np.mod(angles / TWO_PI, 1.0, out=angles)
-    u[u >= 1.0] = 0.0  # the mod of a tiny negative angle may round to 1
-    u.sort(axis=-1)
-    return u
 
 
 def sphere_sliced(xa: np.ndarray, wa: np.ndarray, xb: np.ndarray, wb: np.ndarray, p: float, n_projections: int,
@@ -153,9 +141,8 @@ def sphere_sliced(xa: np.ndarray, wa: np.ndarray, xb: np.ndarray, wb: np.ndarray
     Projections are taken a chunk at a time (:data:`CHUNK_ATOMS` projected atoms per measure): one
     matrix product and one ``arctan2`` for the chunk, then for p = 1 one sort of every row (an argsort
     unless the weights are equal) and one compiled O(n + m) pass per projection (:func:`~meanfield.transport._circle.sorted_rows_w1`),
-    for p > 1 one sort of every row and a binary search over cyclic shifts when the two measures are n
-    equal masses each (:func:`~meanfield.transport._circle.equal_mass_rows_wp`), else one call of
-    :func:`~meanfield.transport.circle_wp` on the chunk.
+    for p > 1 one call of :func:`~meanfield.transport.circle_wp` on the chunk (for n equal masses each, one
+    sort of every row and a search over cyclic shifts, :func:`~meanfield.transport._circle.equal_mass_rows_wp`).
     """
     frames = great_circle_frames(xa.shape[-1], n_projections, seed)
     chunk = max(1, CHUNK_ATOMS // max(xa.shape[1], xb.shape[1]))
