@@ -26,6 +26,11 @@ How the steps meet the output times is the stepper's declaration:
 
 * landing (default): every step that would pass an output time is cut short
   to end on it;
+* ``equal_steps = True`` (landing): a step of proposed size ``dt`` with more
+  than ``dt`` left to the next output time is taken as remaining/⌈remaining/dt⌉,
+  so that a constant proposal splits each output interval into equal steps
+  instead of leaving a sliver before the output (for schemes whose local errors
+  oscillate and cancel over a regular sequence of steps);
 * ``dense_output = True``: steps are cut short only at the final time, and
   ``interpolate(t)`` gives the state at an output time t inside the last
   accepted step (a continuous extension of the method);
@@ -182,6 +187,7 @@ class Stepper:
     name: ClassVar[str] = ""
     """Name of the method, starting its error messages."""
     dense_output: ClassVar[bool] = False
+    equal_steps: ClassVar[bool] = False
     """Steps pass output times, which :meth:`interpolate` evaluates (module docstring)."""
     fixed_step: float | None = None
     """Each output interval is split into equal steps of at most this size (None: adaptive)."""
@@ -602,6 +608,8 @@ class _Loop:
                 remaining = stop - t
                 last = covers(dt, remaining)
                 h = remaining if last else dt
+                if stepper.equal_steps and not last:
+                    h = remaining / np.ceil(remaining / dt)
                 before = Continuation(t, y, dt, *self.counts())
                 self.attempts += 1
                 res = stepper.step(t, y, h)

@@ -39,8 +39,8 @@ PATHS = ("auto", "direct", "nufft", "fourier", "ensemble")
 METHODS = {
     **CHART_METHODS,
     "moebius": "commutator-free Lie-group RK4 (Celledoni-Marthinsen-Owren) with exact Moebius flows of the "
-               "frozen-Z Riccati equation (natural frequencies exact); adaptive by step doubling on Z, "
-               "or fixed step dt",
+               "frozen-Z Riccati equation (natural frequencies exact); adaptive by a local error estimate on Z "
+               "(step doubling on a graph's local fields), or fixed step dt",
 }
 ENSEMBLE_INTEGRATOR = "Dormand–Prince 5(4) in exponential charts, adaptive per system (compiled), dense output"
 

@@ -39,8 +39,9 @@ variation of Z(t) over the step: order 4 in h (measured 3.94–3.97).
 Fast oscillators. The stage values Z_k sample Z(t), and a finite population
 of oscillators rotating at rates Ω_i with Ω_i h ≳ 1 puts into Z a component
 that oscillates faster than the stages resolve (amplitude ~ (mass/n)^{1/2});
-sampled, it would be aliased into O(1)·amplitude errors and drive the step
-control to h ~ 1/max Ω_i. So, for a step h, the drifting oscillators with
+sampled, it is integrated by the stages' quadrature (Simpson's rule, weights
+1, 2 + 2, 1 at t, t + h/2, t + h), whose error on e^{iΩt} grows like (Ωh)⁴/2880
+and is O(1) at Ωh ~ 2π. So, for a step h, the drifting oscillators with
 Ω_i = (ν_i² - 4|aZ|²)^{1/2} > ``resolved``/h (locked ones never) enter the
 drive (i) at their time average over a rotation, the elliptic fixed point of
 their Möbius flow, u*_i = -2a Z/(ν_i + sgn(ν_i) Ω_i), and (ii) through the
@@ -49,25 +50,62 @@ rotation over each half step, J = Σ_F w_i (u_i - u*_i) ∫ e^{iΩ_i t} dt (a
 Filon-type quadrature), added to the exponentials spanning that half step.
 They are themselves advanced exactly by the flows of that drive. What is
 left is their non-uniform speed and the timing of the impulse within a half
-step, estimated as 2|a||J| 2|aZ| (h + 1/min Ω_i); the adaptive control keeps
-it below the tolerance. It is independent of max|ω_i| and falls as the fast
-frequencies grow (tests: error ≤ 8|Z_fast|/Ω, measured 15–20× below; the
-adaptive step count falls from Ω = 10² to 10⁴). As h → 0 every oscillator is
-resolved and the scheme is the plain order-4 method. Pathwise accuracy of Z
-at a tolerance below the fast set's finite-n effect needs steps that resolve
-it; r∞ and other statistics need far less (rtol 1e-3–1e-4 leaves r∞ at its
-finite-n fluctuation level). The scheme runs in the frame rotating at the
-weighted median of ν (h depends on angle differences only), so a law centred
-away from 0 leaves Z slow.
+step, estimated as 2|a||J| 2|aZ| (h + 1/min Ω_i). Simpson's relative error
+is 3.5e-4 at Ωh = 1 and 1.4e-2 at Ωh = 2.5, while the averaged drive's
+relative error, 2|aZ|/Ω, does not fall with Ωh. The threshold ``resolved`` =
+2.5 was chosen on the workload of ``benchmarks/bench_kuramoto_path.py``: the
+path error falls with the tolerance at every row (with 1 it rises from
+1.9e-6 at rtol 1e-6 to 8.9e-6 at 1e-7, as oscillators move between the two
+treatments at the steps of that tolerance; with 4 it falls too, but is 4×
+larger at rtol 1e-6). The remainder is independent
+of max|ω_i| and falls as the fast frequencies grow (tests: error ≤ 8|Z_fast|/Ω,
+measured 15–20× below). As h → 0 every oscillator is resolved and the scheme
+is the plain order-4 method. r∞ and other statistics need far less than the
+path (rtol 1e-3–1e-4 leaves r∞ at its finite-n fluctuation level). The scheme
+runs in the frame rotating at the weighted median of ν (h depends on angle
+differences only), so a law centred away from 0 leaves Z slow.
 
-Step control: step doubling on the order parameter. A step h and two steps
-h/2 give Z_h and Z_{h/2}; err = |Z_{h/2} - Z_h|/15 estimates the local error
-of the two half steps (Richardson, order 4), judged by the controller of
-:mod:`solvers` (:class:`solvers.StepController`) with the norm
-max over systems of |Z_{h/2} - Z_h|/15 / (atol + rtol |Z_{h/2}|); a step whose
-fast-set remainder exceeds atol + rtol |Z| is refused and shortened before it is
-tried. With ``dt`` the step is fixed (equal steps ≤ dt per output interval) and no
-estimate is made. The steps land on the output times (:func:`solvers.evolve`).
+Step control. The local error of Z over a step is estimated by three terms
+(each checked in the tests against the error of one step resolved by 256
+plain substeps):
+
+* the embedded estimate (|a|h/3) |Z_{n+1} - Z_4|: the drive at the new state
+  comes free with the last pass, and, as the classical RK4's weights with the
+  last stage k_4 replaced by k_5 = f(y_{n+1}) give an order-3 solution
+  (Σ b̂ = 1, Σ b̂c = 1/2, Σ b̂c² = 1/3, Σ b̂ac = 1/6), the CF4 step with Z_4
+  replaced by Z_{n+1} in its weight 1/6 differs from it by h/6 (N(Z_4) -
+  N(Z_{n+1})), which moves Z by at most 2|a| times that: O(h⁴), as the
+  order-3 member of an embedded 4(3) pair (measured slopes 3.92–4.00, and
+  13–194 times the local error of 64 synchronising or bounded-frequency
+  oscillators at h = 0.2 … 0.025, K = 2);
+* Simpson's error on the rotations of the resolved drifting oscillators, which
+  the stages share and the embedded estimate sees only in part:
+  A = 2|a| h |Σ_{i∉F, drifting} w_i (u_i - u*_i) q(Ω_i h)|,
+  q(x) = (1 + 4e^{ix/2} + e^{ix})/6 - (e^{ix} - 1)/(ix) = x⁴/2880 + O(x⁵)
+  (the first-order error of ∫Z over the step, which moves each oscillator by
+  at most 2|a| times it); it bounds the measured local error within 3× where
+  it dominates (measured 1.4e-11 and 4.5e-10 against 5.9e-12 and 1.9e-10 at
+  h = 0.001 and 0.002 from the state at t = 10, n = 10³ Lorentzian γ = 0.5,
+  K = 2, where the embedded estimate gives 2.3e-12 and 3.6e-11);
+* the fast set's remainder above.
+
+Their sum plus 4ε|Z_{n+1}| (no estimate claims less than the round-off of Z)
+over atol + rtol |Z_{n+1}|, the largest over systems, is judged by the
+controller of :mod:`solvers` (:class:`solvers.StepController`, exponent -1/4);
+a step whose fast-set remainder alone exceeds the tolerance is refused and
+shortened before it is tried. The local errors of the unresolved rotations
+oscillate at their rates Ω_i and cancel over a regular sequence of steps
+(their sum is a geometric series), but accumulate when the step changes at
+random from one step to the next (measured at n = 10³, K = 2: equal steps of
+0.0089 leave Z within 9e-8 of the reference over t ∈ [0, 50], the same steps
+each changed by a random ±30 % within 5e-6). So an accepted step keeps its
+size unless the controller would change it by a factor ``HOLD`` = 2.5 or more
+(a step after one with fast-set remainder ``excess`` may grow by at most
+0.6 excess^{-2/5}: the remainder jumps as oscillators join the fast set), and
+each output interval is split into equal steps
+(:attr:`solvers.Stepper.equal_steps`).
+With ``dt`` the step is fixed (equal steps ≤ dt per output interval) and no
+estimate is made.
 
 Noise σ > 0 is not covered here (simulate uses geodesic Euler–Maruyama, whose
 Euler step of the constant drift ω_i is exact as well), nor are interactions
@@ -76,6 +114,8 @@ with more than one harmonic (simulate's ``dopri5``).
 
 from __future__ import annotations
 
+import math
+
 import numba
 import numpy as np
 
@@ -83,8 +123,20 @@ from solvers import NonFiniteError, StepController, Stepper, StepResult
 
 __all__ = ["RESOLVED", "MoebiusStepper", "moebius_map", "moebius_point", "weighted_median"]
 
-#: oscillators with |ν_i| h > RESOLVED drive nobody during a step h (see the module docstring)
-RESOLVED = 1.0
+#: oscillators with Ω_i h > RESOLVED drive nobody during a step h (see the module docstring)
+RESOLVED = 2.5
+#: the embedded estimate is O(h⁴) (order 3 against the order-4 step): the controller's exponent is -1/4
+ERROR_ORDER = 3
+#: the error estimate is at least ROUNDOFF |Z|: stages agreeing to the last bit say nothing finer
+ROUNDOFF = 4 * np.finfo(float).eps
+#: an accepted step keeps its size unless the controller would change it by a factor HOLD or more
+HOLD = 2.5
+#: a step after one whose fast-set remainder was ``excess`` grows by at most REMAINDER_SAFETY excess^{-2/5}
+REMAINDER_SAFETY = 0.6
+#: q(x) = Σ_{k ≥ 4} SIMPSON_SERIES[k - 4] (ix)^k for |x| < 1/2: Simpson's rule minus the integral of e^{ixs}
+#: on [0, 1]
+SIMPSON_SERIES = np.array([(4 * 0.5**k + 1) / (6 * math.factorial(k)) - 1 / math.factorial(k + 1)
+                           for k in range(4, 16)])
 #: weights (on Z_1..Z_4) of the two final exponentials, applied right one first
 _FINAL_FIRST = np.array([3.0, 2.0, 2.0, -1.0]) / 12
 _FINAL_SECOND = np.array([-1.0, 2.0, 2.0, 3.0]) / 12
@@ -95,15 +147,17 @@ def moebius_point(ui, half, a, a2, tau):  # pragma: no cover - compiled
     """The exact flow over τ of u̇ = a + 2i·half·u - conj(a) u² at one point (|a|² = ``a2``): the Möbius map of the
     module docstring with ν/2 = ``half`` (the drift weight applied)."""
     x = (a2 - half * half) * tau * tau
-    if x >= 0.0:
-        # cosh r = 1 + e²/(2(1 + e)) and sinh r = e(2 + e)/(2(1 + e)) with e = e^r - 1: one expm1, no cancellation
-        r = np.sqrt(x)
-        e = np.expm1(r)
-        inverse = 1.0 / (1.0 + e)
-        c = 1.0 + 0.5 * e * e * inverse
-        sc = 0.5 * e * (2.0 + e) * inverse / r if r > 0.0 else 1.0
+    r = np.sqrt(abs(x))
+    if r < 0.1:
+        # C and S = sinh(r)/r (sin(r)/r) as series in x = ±r²: truncation below x⁵/10! < 3e-17
+        c = 1.0 + x * (0.5 + x * (1.0 / 24 + x * (1.0 / 720 + x * (1.0 / 40320))))
+        sc = 1.0 + x * (1.0 / 6 + x * (1.0 / 120 + x * (1.0 / 5040 + x * (1.0 / 362880))))
+    elif x > 0.0:
+        e = np.exp(r)
+        inverse = 1.0 / e
+        c = 0.5 * (e + inverse)
+        sc = 0.5 * (e - inverse) / r
     else:
-        r = np.sqrt(-x)
         c = np.cos(r)
         sc = np.sin(r) / r
     # P = c + i sc τ half, Q = sc τ a; (P u + Q)/(conj(Q) u + conj(P)) has modulus 1: its direction is that of
@@ -125,26 +179,15 @@ def _moebius_kernel(u, nu, drift_weight, alpha, tau, weights, slow, out):  # pra
     for s in range(n_sys):
         a = alpha[s]
         a2 = a.real * a.real + a.imag * a.imag
-        acc = 0j
+        acc_r = 0.0
+        acc_i = 0.0
         for i in range(n):
             v = moebius_point(u[s, i], 0.5 * drift_weight * nu[s, i], a, a2, tau)
             out[s, i] = v
             if slow[s, i]:
-                acc += weights[s, i] * v
-        z[s] = acc
-    return z
-
-
-@numba.njit(cache=True)
-def _drive_kernel(u, slow, weights):  # pragma: no cover - compiled
-    n_sys, n = u.shape
-    z = np.zeros(n_sys, dtype=np.complex128)
-    for s in range(n_sys):
-        acc = 0j
-        for i in range(n):
-            if slow[s, i]:
-                acc += weights[s, i] * u[s, i]
-        z[s] = acc
+                acc_r += weights[s, i] * v.real
+                acc_i += weights[s, i] * v.imag
+        z[s] = complex(acc_r, acc_i)
     return z
 
 
@@ -171,6 +214,104 @@ def _impulse_kernel(u, z, fast, weights, coefficient, rate, h):  # pragma: no co
             if abs(omega) < slowest[s]:
                 slowest[s] = abs(omega)
     return first, second, slowest
+
+
+@numba.njit(cache=True, inline="always")
+def _flow_row(u, nu, weights, slow, alpha, tau, out, store):  # pragma: no cover - compiled
+    """One frozen-drive exponential (drift weight 1/2) over one system's oscillators: stores the images in
+    ``out`` when ``store``, returns Σ_{i slow} w_i (image)_i."""
+    a2 = alpha.real * alpha.real + alpha.imag * alpha.imag
+    acc_r = 0.0
+    acc_i = 0.0
+    for i in range(u.size):
+        v = moebius_point(u[i], 0.25 * nu[i], alpha, a2, tau)
+        if store:
+            out[i] = v
+        if slow[i]:
+            acc_r += weights[i] * v.real
+            acc_i += weights[i] * v.imag
+    return complex(acc_r, acc_i)
+
+
+@numba.njit(cache=True)
+def _cf4_kernel(u, nu, weights, slow, a, slaved, z1, early, late, h, out, stage):  # pragma: no cover - compiled
+    """One CF4 step of every system (module docstring): u_{n+1} into ``out`` (``stage`` is scratch of u's
+    shape), and the drives Z_{n+1} and Z_4 of the last stage (slaved), per system."""
+    n_sys = u.shape[0]
+    z_new = np.zeros(n_sys, dtype=np.complex128)
+    z_last = np.zeros(n_sys, dtype=np.complex128)
+    ia = 1j * a
+    for s in range(n_sys):
+        k = slaved[s]
+        z_1 = z1[s]
+        z_2 = k * _flow_row(u[s], nu[s], weights[s], slow[s], ia * (0.5 * z_1 + early[s]), h, stage[s], True)
+        z_3 = k * _flow_row(u[s], nu[s], weights[s], slow[s], ia * (0.5 * z_2 + early[s]), h, stage[s], False)
+        z_4 = k * _flow_row(stage[s], nu[s], weights[s], slow[s], ia * (z_3 - 0.5 * z_1 + late[s]), h, stage[s],
+                            False)
+        first = (3.0 * z_1 + 2.0 * z_2 + 2.0 * z_3 - z_4) / 12.0 + early[s]
+        second = (-z_1 + 2.0 * z_2 + 2.0 * z_3 + 3.0 * z_4) / 12.0 + late[s]
+        _flow_row(u[s], nu[s], weights[s], slow[s], ia * first, h, stage[s], True)
+        z_new[s] = k * _flow_row(stage[s], nu[s], weights[s], slow[s], ia * second, h, out[s], True)
+        z_last[s] = z_4
+    return z_new, z_last
+
+
+@numba.njit(cache=True)
+def _plan_kernel(u, nu, weights, a, h, resolved, series, fast, rate, coefficient):  # pragma: no cover - compiled
+    """The fast set of a step h and what the step's drive and estimate need of it, per system, in two passes.
+
+    With Z_all = Σ_i w_i u_i and Ω_i = sgn(ν_i) (ν_i² - 4|a Z_all|²)^{1/2} for the drifting oscillators:
+    ``fast``, ``rate`` (Ω_i on F, 1 elsewhere) and ``coefficient`` (c_i = -2a/(ν_i + Ω_i) on F, 0 elsewhere)
+    are filled in place; returned are Z_S = Σ_{i∉F} w_i u_i, m = Σ_F w_i c_i and
+    |Σ_{i∉F, drifting} w_i (u_i - c_i Z_all) q(Ω_i h)| (Simpson's error on the resolved rotations; terms with
+    |Ω_i h| < 1e-3, whose q < 4e-16, are left out), q by its series below |Ω_i h| = 1/2.
+    """
+    n_sys, n = u.shape
+    slow_sum = np.zeros(n_sys, dtype=np.complex128)
+    mass = np.zeros(n_sys, dtype=np.complex128)
+    aliased = np.zeros(n_sys)
+    field = 4.0 * (a.real * a.real + a.imag * a.imag)
+    for s in range(n_sys):
+        z_all = 0j
+        for i in range(n):
+            z_all += weights[s, i] * u[s, i]
+        field2 = field * (z_all.real * z_all.real + z_all.imag * z_all.imag)
+        zs = 0j
+        m = 0j
+        acc = 0j
+        for i in range(n):
+            rate2 = nu[s, i] * nu[s, i] - field2
+            fast[s, i] = rate2 * h * h > resolved * resolved
+            if fast[s, i]:
+                omega = np.sqrt(rate2) if nu[s, i] > 0 else -np.sqrt(rate2)
+                rate[s, i] = omega
+                coefficient[s, i] = -2.0 * a / (nu[s, i] + omega)
+                m += weights[s, i] * coefficient[s, i]
+                continue
+            rate[s, i] = 1.0
+            coefficient[s, i] = 0j
+            zs += weights[s, i] * u[s, i]
+            if rate2 <= 0.0:
+                continue
+            omega = np.sqrt(rate2) if nu[s, i] > 0 else -np.sqrt(rate2)
+            x = omega * h
+            if abs(x) < 1e-3:
+                continue
+            if abs(x) < 0.5:
+                ix = 1j * x
+                q = 0j
+                for k in range(series.size - 1, -1, -1):
+                    q = q * ix + series[k]
+                q *= ix * ix * ix * ix
+            else:
+                half = complex(np.cos(0.5 * x), np.sin(0.5 * x))
+                full = half * half
+                q = (1.0 + 4.0 * half + full) / 6.0 - (full - 1.0) / (1j * x)
+            acc += weights[s, i] * (u[s, i] + 2.0 * a * z_all / (nu[s, i] + omega)) * q
+        slow_sum[s] = zs
+        mass[s] = m
+        aliased[s] = abs(acc)
+    return slow_sum, mass, aliased
 
 
 def moebius_map(u: np.ndarray, nu: np.ndarray, drift_weight: float, alpha: np.ndarray, tau: float,
@@ -209,18 +350,19 @@ class _Stepper:
         self.fast = np.zeros(nu.shape, dtype=np.bool_)
         self.rate = np.ones(nu.shape)
         self.coefficient = np.zeros(nu.shape, dtype=complex)
+        self.aliasing = np.zeros(nu.shape[0])
         self.n_maps = 0
 
     def drive(self, u: np.ndarray, h: float) -> np.ndarray:
-        """Fix the fast set, its rates and the slaved factor for steps ≤ h; the drive Z of u."""
-        z_all = np.sum(self.weights * u, axis=-1)
-        rate2 = self.nu**2 - 4 * abs(self.a) ** 2 * np.abs(z_all[:, None]) ** 2
-        self.fast = rate2 * h * h > self.resolved**2
-        self.rate = np.where(self.fast, np.sign(self.nu) * np.sqrt(np.where(self.fast, rate2, 0.0)), 1.0)
-        self.coefficient = np.where(self.fast, -2 * self.a / (self.nu + self.rate), 0.0)
-        self.slaved = 1.0 / (1.0 - np.sum(self.weights * self.coefficient, axis=-1))
+        """Fix the fast set, its rates and the slaved factor for steps ≤ h, and Simpson's error on the resolved
+        rotations over a step h (:attr:`aliasing`, module docstring); the drive Z of u."""
+        slow_sum, mass, aliased = _plan_kernel(u, self.nu, self.weights, complex(self.a), float(h),
+                                               float(self.resolved), SIMPSON_SERIES, self.fast, self.rate,
+                                               self.coefficient)
         self.slow = ~self.fast
-        return self.slaved * _drive_kernel(u, self.slow, self.weights)
+        self.slaved = 1.0 / (1.0 - mass)
+        self.aliasing = 2 * abs(self.a) * h * np.abs(self.slaved) * aliased
+        return self.slaved * slow_sum
 
     def impulses(self, u: np.ndarray, z: np.ndarray, h: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Time averages over [0, h/2] and [h/2, h] of the fast set's oscillation about u*, and the jitter.
@@ -238,26 +380,22 @@ class _Stepper:
         jitter = 4 * abs(self.a) ** 2 * np.abs(first + second) * np.abs(z) * (h + 1 / slowest)
         return self.slaved * first / h, self.slaved * second / h, jitter
 
-    def _map(self, u: np.ndarray, z_comb: np.ndarray, h: float, drive: bool = True) -> tuple[np.ndarray, np.ndarray]:
-        """The frozen-Z flow over h of u with the drive ``z_comb``, and the new drive (summed by the same compiled
-        pass whatever ``drive`` says: it costs nothing here)."""
-        self.n_maps += 1
-        out, z = moebius_map(u, self.nu, 0.5, 1j * self.a * z_comb, h, self.weights, self.slow)
-        return out, self.slaved * z
-
-    def step(self, u: np.ndarray, z1: np.ndarray, h: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """u_{n+1}, its drive and the step's jitter from u_n and its drive ``z1``.
+    def step(self, u: np.ndarray, z1: np.ndarray, h: float,
+             impulses: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+             ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """u_{n+1}, its drive, the step's jitter and the drive Z_4 of the last stage, from u_n and its drive
+        ``z1`` (``impulses``: :meth:`impulses` of (u, z1, h) when already computed): five compiled passes.
 
         The fast set's oscillation enters each exponential as the impulse of the half step it spans.
         """
-        early, late, jitter = self.impulses(u, z1, h)
-        y2, z2 = self._map(u, 0.5 * z1 + early, h)
-        _, z3 = self._map(u, 0.5 * z2 + early, h)
-        _, z4 = self._map(y2, z3 - 0.5 * z1 + late, h)
-        zs = (z1, z2, z3, z4)
-        mid, _ = self._map(u, sum(c * z for c, z in zip(_FINAL_FIRST, zs)) + early, h, drive=False)
-        u_new, z_new = self._map(mid, sum(c * z for c, z in zip(_FINAL_SECOND, zs)) + late, h)
-        return u_new, z_new, jitter
+        early, late, jitter = self.impulses(u, z1, h) if impulses is None else impulses
+        early = np.broadcast_to(np.asarray(early, dtype=complex), z1.shape)
+        late = np.broadcast_to(np.asarray(late, dtype=complex), z1.shape)
+        u_new = np.empty_like(u)
+        z_new, z_last = _cf4_kernel(u, self.nu, self.weights, self.slow, complex(self.a), self.slaved, z1, early,
+                                    late, float(h), u_new, np.empty_like(u))
+        self.n_maps += 5
+        return u_new, z_new, jitter, z_last
 
 
 def weighted_median(values: np.ndarray, weights: np.ndarray) -> np.ndarray:
@@ -284,7 +422,7 @@ class MoebiusStepper(Stepper):
     origin : float
         The time at which the rotating frame and the lab frame agree (the run's first time).
     rtol, atol : float
-        Tolerances of the step doubling on Z.
+        Tolerances of the local error estimate on Z (module docstring).
     dt : float, optional
         A fixed step (equal steps ≤ dt per output interval), no error estimate.
     resolved : float
@@ -294,6 +432,7 @@ class MoebiusStepper(Stepper):
     """
 
     name = "moebius"
+    equal_steps = True
 
     def __init__(self, a: complex, nu: np.ndarray, weights: np.ndarray, origin: float, *, rtol: float = 1e-8,
                  atol: float = 1e-10, dt: float | None = None, resolved: float = RESOLVED) -> None:
@@ -305,7 +444,7 @@ class MoebiusStepper(Stepper):
         self.core = _Stepper(a, np.ascontiguousarray(nu - self.frame[:, None]), w, resolved)
         self.rtol, self.atol = rtol, atol
         self.fixed_step = dt
-        self.controller = StepController()
+        self.controller = StepController(error_order=ERROR_ORDER)
 
     def positions(self, t: float, u: np.ndarray) -> np.ndarray:
         """The angles θ = arg u + Ω_0 (t - origin) of the state u at ``t``."""
@@ -327,33 +466,34 @@ class MoebiusStepper(Stepper):
         try:
             if self.fixed_step is not None:
                 return StepResult(True, core.step(u, z, h)[0], h)
-            excess = self._remainder_norm(core.impulses(u, z, h)[2], z)
+            impulses = core.impulses(u, z, h)
+            excess = self._remainder_norm(impulses[2], z)
             if excess > 1:
-                # the fast set's remainder would move Z by more than the tolerance: shrink h (it falls
+                # the fast set's remainder alone would move Z by more than the tolerance: shrink h (it falls
                 # like h^{5/2} for a Lorentzian tail) and re-plan
                 return StepResult(False, None, h * max(0.2, 0.9 * excess ** (-2 / 5)))
-            _, z_big, _ = core.step(u, z, h)
-            u_half, z_half, _ = core.step(u, z, h / 2)
-            u_new, z_new, _ = core.step(u_half, z_half, h / 2)
-            err_norm = self._error_norm(z_new, z_big)
+            u_new, z_new, jitter, z_last = core.step(u, z, h, impulses)
+            err_norm = self._error_norm(abs(self.a) * h / 3 * np.abs(z_new - z_last) + core.aliasing + jitter, z_new)
             accepted, factor = self.controller.decide(err_norm)
-            factor = self._remainder_factor(factor, excess)
+            if excess > 0:
+                # the remainder jumps as oscillators join the fast set: grow at most to where it would be
+                # REMAINDER_SAFETY^{5/2} of the tolerance by its h^{5/2} law
+                factor = min(factor, REMAINDER_SAFETY * excess ** (-2 / 5))
+            if accepted and 1 / HOLD < factor < HOLD:
+                factor = 1.0
             return StepResult(accepted, u_new if accepted else None, h * factor, err_norm)
         finally:
             self.nfev = core.n_maps
-
-    def _remainder_factor(self, factor: float, excess: float) -> float:
-        """The next step's factor given the fast set's remainder ``excess`` (≤ 1) at this one: here the
-        controller's, unchanged."""
-        return factor
 
     def _remainder_norm(self, jitter: np.ndarray, z: np.ndarray) -> float:
         """max over systems of the fast set's remainder ``jitter`` / (atol + rtol |Z|)."""
         return float(np.max(jitter / (self.atol + self.rtol * np.abs(z))))
 
-    def _error_norm(self, z_new: np.ndarray, z_big: np.ndarray) -> float:
-        """max over systems of |Z_{h/2} - Z_h|/15 / (atol + rtol |Z_{h/2}|) (inf if not finite)."""
-        ratio = (np.abs(z_new - z_big) / 15) / (self.atol + self.rtol * np.abs(z_new))
+    def _error_norm(self, estimate: np.ndarray, z_new: np.ndarray) -> float:
+        """max over systems of (``estimate`` + 4ε|Z_{n+1}|) / (atol + rtol |Z_{n+1}|) (inf if not finite): the
+        local error ``estimate`` of the module docstring against the tolerance."""
+        size = np.abs(z_new)
+        ratio = (estimate + ROUNDOFF * size) / (self.atol + self.rtol * size)
         return float(ratio.max()) if np.all(np.isfinite(ratio)) else np.inf
 
     def check(self, u: np.ndarray) -> None:
