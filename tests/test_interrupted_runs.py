@@ -3,6 +3,7 @@ with the counts it had."""
 
 from __future__ import annotations
 
+import os
 import signal
 import subprocess
 import sys
@@ -102,3 +103,26 @@ def test_resuming_a_finished_solve_returns_it_unchanged(tmp_path):
     again = mf.solve(mf.SelfAttention(2.0), rho0, t, checkpoint=tmp_path / "run.nc", resume=True)
     xr.testing.assert_identical(again, first)
 
+
+
+def test_a_sigint_while_a_file_is_made_is_raised_once_the_file_is_whole(tmp_path, monkeypatch):
+    import meanfield.io._files as files
+
+    build = files._netcdf_bytes
+
+    def interrupted_build(ds):
+        os.kill(os.getpid(), signal.SIGINT)  # Ctrl-C while the NetCDF file is being made in memory
+        return build(ds)
+
+    monkeypatch.setattr(files, "_netcdf_bytes", interrupted_build)
+    ds = xr.Dataset({"x": ("t", np.arange(5.0))})
+    # Python's own handler, as in an interactive or command-line run (a run in a shell's background ignores SIGINT)
+    inherited = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            mf.io.write_netcdf(ds, tmp_path / "a.nc")
+        assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    finally:
+        signal.signal(signal.SIGINT, inherited)
+    # the interrupt came after the write: the file is there, whole, and passes its checksum
+    np.testing.assert_array_equal(mf.io.read_netcdf(tmp_path / "a.nc").x.values, np.arange(5.0))

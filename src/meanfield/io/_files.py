@@ -13,20 +13,26 @@
   checks it and names the file when it is empty, truncated, foreign or
   altered. The file is made in memory and written with plain ``write`` calls,
   so a full disk is an ordinary error, never a crash inside the HDF5 library
-  (which, after a failed flush to disk, can end the process).
+  (which, after a failed flush to disk, can end the process). A Ctrl-C
+  (SIGINT) that arrives while the file is made or written is held until the
+  file is complete (:func:`interrupts_held`), then raised: an interrupted run
+  leaves whole files, and no half-built NetCDF object behind.
 * :class:`PathLock`: one writer per checkpoint or sweep store; a second one is
   refused at start with :class:`PathInUseError` naming the process that holds it.
 """
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import hashlib
 import os
+import signal
 import socket
 import tempfile
+import threading
 import uuid
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +46,7 @@ __all__ = [
     "check_output_path",
     "WriteError",
     "dataset_checksum",
+    "interrupts_held",
     "read_netcdf",
     "write_atomically",
     "write_bytes_atomically",
@@ -294,17 +301,60 @@ def _update_with(h: Any, value: Any) -> None:
         h.update(f"text|{values.size}|{text}|".encode())
 
 
+@contextlib.contextmanager
+def interrupts_held() -> Iterator[None]:
+    """Hold SIGINT for the duration of the block and deliver it at its end.
+
+    In the main thread, with Python's own SIGINT handler installed (or any callable one), a SIGINT that arrives
+    inside the block is recorded instead of raising ``KeyboardInterrupt`` there; when the block ends the previous
+    handler is restored and called, so the interrupt is raised after the block, at a point where its work is
+    whole. Elsewhere (another thread, SIGINT ignored or left to the system) the block runs as it is.
+
+    Yields
+    ------
+    None
+        Nothing: the block runs with SIGINT held.
+
+    Examples
+    --------
+    >>> import os, signal
+    >>> from meanfield.io import interrupts_held
+    >>> done = []
+    >>> try:
+    ...     with interrupts_held():
+    ...         os.kill(os.getpid(), signal.SIGINT)
+    ...         done.append("the block ran to its end")
+    ... except KeyboardInterrupt:
+    ...     print(done[0], "and the interrupt came after it")
+    the block ran to its end and the interrupt came after it
+    """
+    previous = signal.getsignal(signal.SIGINT) if threading.current_thread() is threading.main_thread() else None
+    if not callable(previous):
+        yield
+        return
+    received: list[int] = []
+    signal.signal(signal.SIGINT, lambda signum, frame: received.append(signum))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+        if received:
+            previous(signal.SIGINT, None)
+
+
 def write_netcdf(ds: xr.Dataset, path: str | os.PathLike) -> str:
     """Write ``ds`` to ``path`` atomically with attribute ``sha256`` = :func:`dataset_checksum`; return it.
 
     The NetCDF file is made in memory and then written to disk by
     :func:`write_bytes_atomically`: a full disk or an I/O error raises
-    :class:`WriteError` and keeps the previous file.
+    :class:`WriteError` and keeps the previous file. A SIGINT during either is
+    raised once the file is written (:func:`interrupts_held`).
     """
     digest = dataset_checksum(ds)
     out = ds.copy()
     out.attrs[CHECKSUM_ATTR] = digest
-    write_bytes_atomically(path, _netcdf_bytes(out))
+    with interrupts_held():
+        write_bytes_atomically(path, _netcdf_bytes(out))
     return digest
 
 
