@@ -472,18 +472,25 @@ class MoebiusStepper(Stepper):
                 # the fast set's remainder alone would move Z by more than the tolerance: shrink h (it falls
                 # like h^{5/2} for a Lorentzian tail) and re-plan
                 return StepResult(False, None, h * max(0.2, 0.9 * excess ** (-2 / 5)))
-            u_new, z_new, jitter, z_last = core.step(u, z, h, impulses)
-            err_norm = self._error_norm(abs(self.a) * h / 3 * np.abs(z_new - z_last) + core.aliasing + jitter, z_new)
-            accepted, factor = self.controller.decide(err_norm)
-            if excess > 0:
-                # the remainder jumps as oscillators join the fast set: grow at most to where it would be
-                # REMAINDER_SAFETY^{5/2} of the tolerance by its h^{5/2} law
-                factor = min(factor, REMAINDER_SAFETY * excess ** (-2 / 5))
-            if accepted and 1 / HOLD < factor < HOLD:
-                factor = 1.0
-            return StepResult(accepted, u_new if accepted else None, h * factor, err_norm)
+            return self._adaptive_step(u, z, h, impulses, excess)
         finally:
             self.nfev = core.n_maps
+
+    def _adaptive_step(self, u: np.ndarray, z: np.ndarray, h: float,
+                       impulses: tuple[np.ndarray, np.ndarray, np.ndarray], excess: float) -> StepResult:
+        """The step h from u (drive ``z``, the fast set's ``impulses`` and remainder norm ``excess`` ≤ 1) judged
+        by the estimate of the module docstring."""
+        core = self.core
+        u_new, z_new, jitter, z_last = core.step(u, z, h, impulses)
+        err_norm = self._error_norm(abs(self.a) * h / 3 * np.abs(z_new - z_last) + core.aliasing + jitter, z_new)
+        accepted, factor = self.controller.decide(err_norm)
+        if excess > 0:
+            # the remainder jumps as oscillators join the fast set: grow at most to where it would be
+            # REMAINDER_SAFETY^{5/2} of the tolerance by its h^{5/2} law
+            factor = min(factor, REMAINDER_SAFETY * excess ** (-2 / 5))
+        if accepted and 1 / HOLD < factor < HOLD:
+            factor = 1.0
+        return StepResult(accepted, u_new if accepted else None, h * factor, err_norm)
 
     def _remainder_norm(self, jitter: np.ndarray, z: np.ndarray) -> float:
         """max over systems of the fast set's remainder ``jitter`` / (atol + rtol |Z|)."""

@@ -275,26 +275,17 @@ class NetworkMoebiusStepper(MoebiusStepper):
         self.fixed_step = dt
         self.controller = StepController()
 
-    def _step_impl(self, t: float, u: np.ndarray, dt: float) -> StepResult:
-        core, h = self.core, dt
-        z = core.drive(u, h)
-        try:
-            if self.fixed_step is not None:
-                return StepResult(True, core.step(u, z, h)[0], h)
-            excess = self._remainder_norm(core.impulses(u, z, h)[2], z)
-            if excess > 1:
-                # the fast set's remainder would move the fields by more than the tolerance: shrink h (it falls
-                # like h^{5/2} for a Lorentzian tail) and re-plan
-                return StepResult(False, None, h * max(0.2, 0.9 * excess ** (-2 / 5)))
-            _, z_big, _ = core.step(u, z, h)
-            u_half, z_half, _ = core.step(u, z, h / 2)
-            u_new, z_new, _ = core.step(u_half, z_half, h / 2)
-            err_norm = self._error_norm(z_new, z_big)
-            accepted, factor = self.controller.decide(err_norm)
-            factor = self._remainder_factor(factor, excess)
-            return StepResult(accepted, u_new if accepted else None, h * factor, err_norm)
-        finally:
-            self.nfev = core.n_maps
+    def _adaptive_step(self, u: np.ndarray, z: np.ndarray, h: float,
+                       impulses: tuple[np.ndarray, np.ndarray, np.ndarray], excess: float) -> StepResult:
+        """The step h from u judged by step doubling on the fields (module docstring)."""
+        core = self.core
+        _, z_big, _ = core.step(u, z, h)
+        u_half, z_half, _ = core.step(u, z, h / 2)
+        u_new, z_new, _ = core.step(u_half, z_half, h / 2)
+        err_norm = self._error_norm(z_new, z_big)
+        accepted, factor = self.controller.decide(err_norm)
+        factor = self._remainder_factor(factor, excess)
+        return StepResult(accepted, u_new if accepted else None, h * factor, err_norm)
 
     def _remainder_factor(self, factor: float, excess: float) -> float:
         """At most the factor that would bring the remainder to 0.9⁵/² of the tolerance (it grows like h^{5/2}),
