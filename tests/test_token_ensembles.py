@@ -202,6 +202,27 @@ def test_clustered_systems_end_early_without_changing_the_statistics(d):
     assert np.isfinite(early["clustered_at"]).sum() >= 20 and early["nfev"].sum() < 0.7 * full["nfev"].sum()
 
 
+@pytest.mark.parametrize("name, d", [("angles", 2), ("points", 5), ("gram", 5)])
+def test_clustered_is_every_pair_linked(name, d):
+    # The quick test of the pairs (1, k) only rules systems out: `clustered` is the pair fraction 1 of
+    # `statistics`, for systems far from, near and inside one cluster; at spread 0.06 some systems pass the
+    # quick test (every pair (1, k) linked) with another pair unlinked.
+    rng = np.random.default_rng(5)
+    delta = 1e-3
+    spread = np.repeat([0.3, 0.09, 0.06, 0.045, 0.0], 20)[:, None, None]  # |x_i - x_k| ≤ √(2δ) ≈ 0.0447 links
+    if name == "angles":
+        theta = 1.0 + spread[..., 0] * rng.uniform(-0.5, 0.5, (100, 9))
+        x = np.stack([np.cos(theta), np.sin(theta)], axis=-1)
+    else:
+        x = np.array([1.0, 0, 0, 0, 0]) + 0.5 * spread * _unit(rng, (100, 9, d))
+        x /= np.linalg.norm(x, axis=-1, keepdims=True)
+    rep = token_representation(name, d, 9)
+    state = rep.initial(x)
+    every = rep.statistics(state, delta)[:, 0] == 1.0
+    assert np.array_equal(rep.clustered(state, delta), every)
+    assert every.sum() >= 40 and np.count_nonzero(rep._linked_to_first(state, delta) & ~every) > 0
+
+
 def test_minimum_inner_product_never_decreases_once_nonnegative():
     # The invariance behind the early end: min_{i<k} G_ik is non-decreasing while it is ≥ 0 (SA and USA).
     rng = np.random.default_rng(4)

@@ -32,7 +32,8 @@ from ..._validate import as_times, check_positive, check_positive_int, check_rto
 from ..._version import __version__
 from ...models._attention import Attention
 from ...particles import number_of_clusters, pair_fraction, simulate
-from ...particles._token_ensembles import REPRESENTATIONS, representation_for, token_representation, token_statistics
+from ...particles._token_ensembles import (REPRESENTATIONS, TokenRepresentation, representation_for,
+                                            token_representation, token_statistics)
 from ._equiangular import check_delta, equiangular_curve
 from ..sweeps._sweep import sweep
 
@@ -211,16 +212,22 @@ def phase_diagram_block(beta: float | np.ndarray, seed: np.ndarray, *, d: int, n
     x0 = phase_diagram_tokens(base_seed, systems, d, n)
     t = np.asarray(times, dtype=float)
     betas = np.atleast_1d(np.asarray(beta, dtype=float))
-    blocks = [_block_statistics(float(b), x0, systems, d, n, t, delta, normalized, matrices, base_seed, rtol, atol,
-                                representation) for b in betas]
+    rep = states = None
+    if matrices is None:
+        rep = representation_for(d, n) if representation == "auto" else token_representation(representation, d, n)
+        states = rep.initial(x0)
+    blocks = [_block_statistics(float(b), x0, systems, d, t, delta, normalized, matrices, base_seed, rtol, atol,
+                                rep, states) for b in betas]
     if np.ndim(beta) == 0:
         return blocks[0]
     return xr.concat(blocks, dim=xr.DataArray(betas, dims="beta"), combine_attrs="override")
 
 
-def _block_statistics(beta: float, x0: np.ndarray, systems: np.ndarray, d: int, n: int, t: np.ndarray,
-                      delta: float, normalized: bool, matrices: str | None, base_seed: int, rtol: float,
-                      atol: float, representation: str) -> xr.Dataset:
+def _block_statistics(beta: float, x0: np.ndarray, systems: np.ndarray, d: int, t: np.ndarray, delta: float,
+                      normalized: bool, matrices: str | None, base_seed: int, rtol: float, atol: float,
+                      rep: TokenRepresentation | None, states: np.ndarray | None) -> xr.Dataset:
+    """Per-system statistics at one β: Ginibre weights through :func:`simulate`, or the representation
+    ``rep`` of the tokens ``x0`` (initial ``states``, shared by the β of a block)."""
     dims = ("seed", "time")
     if matrices == "ginibre":
         Q, K, V = ginibre_matrices(d, base_seed)
@@ -234,8 +241,8 @@ def _block_statistics(beta: float, x0: np.ndarray, systems: np.ndarray, d: int, 
         nfev = np.full(systems.size, run.attrs["nfev"] // max(systems.size, 1))
         used = "points"
     else:
-        rep = representation_for(d, n) if representation == "auto" else token_representation(representation, d, n)
-        stats = token_statistics(rep, x0, t, beta, bool(normalized), float(delta), rtol=rtol, atol=atol)
+        stats = token_statistics(rep, x0, t, beta, bool(normalized), float(delta), rtol=rtol, atol=atol,
+                                 states=states)
         fraction, clusters, nfev, used = stats["pair_fraction"], stats["clusters"], stats["nfev"], rep.name
     return xr.Dataset(
         {
@@ -320,7 +327,10 @@ def phase_diagram(
     scheduler, n_workers, store, resume
         Passed to :func:`meanfield.studies.sweep` (dask LocalCluster by
         default; "serial" runs in this process; ``store`` keeps one file per
-        finished task so that ``resume=True`` skips them).
+        finished task so that ``resume=True`` skips them). Before the sweep starts, this process
+        compiles the tasks' kernels, or loads them from numba's on-disk cache, on a two-system task
+        per representation, so that the workers of a local cluster load them from that cache
+        instead of each compiling them.
     batch : int, optional
         Systems per task (with Q = K = V = I a task runs them at :data:`BLOCK_BETAS` values of β);
         by default :data:`BLOCK_SYSTEMS` (with Ginibre weights, one β per task and the largest
@@ -420,6 +430,7 @@ def phase_diagram(
     logger.info("phase diagram d=%s n=%d: %d betas x %d systems in blocks of %d", dims.tolist(), n,
                 beta_values.size, systems, batch)
     start = _time.perf_counter()
+    _compile_kernels(dims, n, delta, bool(normalized), matrices, seed, representation)
     blocks = {"seed": batch} if matrices is not None else {"seed": batch, "beta": BLOCK_BETAS}
     raw = sweep(phase_diagram_block, {"d": dims, "beta": beta_values}, seeds=systems, batch=blocks,
                 fixed=fixed, store=store, resume=resume, scheduler=scheduler, n_workers=n_workers,
@@ -458,6 +469,22 @@ def phase_diagram(
         ds["d"].attrs.update(long_name="dimension of the ambient space (tokens on S^{d-1})")
     ds.attrs = attrs
     return ds
+
+
+def _compile_kernels(dims: np.ndarray, n: int, delta: float, normalized: bool, matrices: str | None, seed: int,
+                     representation: str) -> None:
+    """Compile, or load from numba's on-disk cache, every kernel the sweep's tasks call, once, in this process.
+
+    One task of two systems and three output times per representation in use (the first d that uses it)
+    calls every compiled kernel of the sweep with the argument types of the real tasks. The kernels are
+    compiled with ``cache=True``, so this writes them to the cache that the workers of a local cluster
+    read (the ``__pycache__`` next to the sources, or numba's user-wide cache directory where that is not
+    writable, or ``NUMBA_CACHE_DIR``): a first run compiles once, not once per worker, and later runs load.
+    """
+    firsts = {_representation_of(int(value), n, representation, matrices): int(value) for value in dims[::-1]}
+    for value in firsts.values():
+        phase_diagram_block(1.0, np.arange(2), d=value, n=n, times=[0.0, 0.5, 1.0], delta=delta,
+                            normalized=normalized, matrices=matrices, base_seed=seed, representation=representation)
 
 
 def _representation_of(d: int, n: int, representation: str, matrices: str | None) -> str:
