@@ -136,8 +136,9 @@ class Stepper:
     name: ClassVar[str] = ""
     """Name of the method, starting its error messages."""
     dense_output: ClassVar[bool] = False
-    equal_steps: ClassVar[bool] = False
     """Steps pass output times, which :meth:`interpolate` evaluates (module docstring)."""
+    equal_steps: ClassVar[bool] = False
+    """Adaptive steps split each output interval into equal steps (module docstring)."""
     fixed_step: float | None = None
     """Each output interval is split into equal steps of at most this size (None: adaptive)."""
 

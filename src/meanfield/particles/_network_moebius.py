@@ -257,7 +257,7 @@ class NetworkMoebiusStepper(MoebiusStepper):
 
     ``nfev`` counts Möbius maps over all particles (each followed by one product with B). The steps are
     controlled by step doubling (module docstring), not by the estimate of :class:`._moebius.MoebiusStepper`,
-    whose companion and aliasing terms are written for one drive per system.
+    whose embedded and aliasing terms are written for one drive per system.
     """
 
     equal_steps = False
