@@ -28,6 +28,7 @@ Everything is written into a temporary directory that is removed at the end.
 # its tolerances explicitly, ``rtol = 1e-10`` and ``atol = 1e-13``, and ask for 81 outputs up
 # to :math:`t = 40`. This is the uninterrupted reference.
 
+import os
 import signal
 import tempfile
 from pathlib import Path
@@ -50,9 +51,11 @@ print(f"{straight.attrs['message']}: {straight.attrs['n_steps']} steps, {straigh
 # ------------------
 #
 # The same run now writes a checkpoint at most every 0.1 s of wall time
-# (``checkpoint_interval``; the default is 30 s). To interrupt it as Ctrl-C would, without a
-# keyboard, a timer raises :class:`KeyboardInterrupt` after half the reference run's wall time
-# (``signal.setitimer`` is POSIX only). ``solve`` catches the interrupt, marks its last checkpoint
+# (``checkpoint_interval``; the default is 30 s). To interrupt it as Ctrl-C does, without a
+# keyboard, a timer sends the process SIGINT after half the reference run's wall time
+# (``signal.setitimer`` is POSIX only). A SIGINT that arrives while a checkpoint is being written
+# is held until the file is whole (:func:`meanfield.io.interrupts_held`); anywhere else Python
+# raises :class:`KeyboardInterrupt` at once. ``solve`` catches it, marks its last checkpoint
 # as interrupted and raises :class:`meanfield.RunInterrupted`, a ``KeyboardInterrupt`` that says
 # where the run got to. Where exactly that is depends on the speed of the machine.
 
@@ -64,10 +67,11 @@ interrupt_armed = False
 
 def press_ctrl_c(signum, frame):
     if interrupt_armed:
-        raise KeyboardInterrupt
+        os.kill(os.getpid(), signal.SIGINT)
 
 
-previous_handler = signal.signal(signal.SIGALRM, press_ctrl_c)
+previous_alarm = signal.signal(signal.SIGALRM, press_ctrl_c)
+previous_sigint = signal.signal(signal.SIGINT, signal.default_int_handler)  # as in an interactive session
 interrupt_armed = True
 signal.setitimer(signal.ITIMER_REAL, 0.5 * straight.attrs["wall_time"])
 try:
@@ -80,7 +84,8 @@ except mf.RunInterrupted as stop:
     print("t reached:", stop.t_reached)
 finally:
     signal.setitimer(signal.ITIMER_REAL, 0)
-    signal.signal(signal.SIGALRM, previous_handler)
+    signal.signal(signal.SIGALRM, previous_alarm)
+    signal.signal(signal.SIGINT, previous_sigint)
 
 # %%
 # What the interrupted file says
