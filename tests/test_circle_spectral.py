@@ -14,11 +14,13 @@ from solvers import (
     CircleGrid,
     ConvolutionVelocity,
     NegativeDensityError,
+    StepSizeError,
     UnderResolvedError,
     evolve,
     schemes_for,
 )
 from solvers._circle_spectral import CircleSpectral
+from solvers._fft import available_backends, plan_builds
 
 
 def _normalised(grid: CircleGrid, values: np.ndarray) -> np.ndarray:
@@ -386,3 +388,54 @@ def test_drifts_are_integrated_exactly_whatever_their_size():
     # growth from the first step by the controller's factor 10 only; an explicit
     # stepper would need h |ω|max k_max ≲ 3, i.e. ≥ 400 steps
     assert ds.attrs["n_steps"] <= 10
+
+
+def _step_by_step(scheme: CircleSpectral) -> CircleSpectral:
+    """``scheme`` driven one step at a time by :func:`evolve` (no compiled loop between outputs)."""
+    scheme.advance = lambda *args, **kwargs: None
+    return scheme
+
+
+@pytest.mark.parametrize("noise", [0.0, 0.1])
+def test_compiled_loop_repeats_the_steps_one_by_one(noise):
+    grid = CircleGrid(64)
+    y0 = _normalised(grid, np.exp(0.5 * np.cos(grid.theta)))
+    velocity = mf.SelfAttention(4.0).velocity_spec(2)
+    times = [0.0, 0.7, 2.0]
+    loop = evolve(CircleSpectral(grid, velocity, diffusion=noise), y0, times)
+    steps = evolve(_step_by_step(CircleSpectral(grid, velocity, diffusion=noise)), y0, times)
+    # the same compiled step either way: equal bit for bit, with the same counts
+    np.testing.assert_array_equal(loop.y, steps.y)
+    assert (loop.n_steps, loop.n_rejected, loop.nfev, loop.dt_min, loop.dt_max) == (
+        steps.n_steps, steps.n_rejected, steps.nfev, steps.dt_min, steps.dt_max)
+    np.testing.assert_array_equal(loop.steps_per_output, steps.steps_per_output)
+
+
+def test_compiled_loop_stops_where_the_steps_one_by_one_stop():
+    grid = CircleGrid(64)
+    y0 = _normalised(grid, np.exp(0.5 * np.cos(grid.theta)))
+    velocity = mf.SelfAttention(4.0).velocity_spec(2)  # σ = 0: the density concentrates until under-resolved
+    loop = evolve(CircleSpectral(grid, velocity), y0, [0.0, 5.0, 10.0])
+    steps = evolve(_step_by_step(CircleSpectral(grid, velocity)), y0, [0.0, 5.0, 10.0])
+    assert not loop.success and loop.message == steps.message and "under-resolved" in loop.message
+    assert (loop.n_steps, loop.nfev, loop.t.size) == (steps.n_steps, steps.nfev, steps.t.size)
+    with pytest.raises(StepSizeError, match="exceeded max_steps = 5 at t = "):
+        evolve(CircleSpectral(grid, velocity), y0, [0.0, 5.0], max_steps=5, raise_on_error=True)
+
+
+def test_repeated_solves_build_no_new_plans():
+    grid = CircleGrid(96)
+    y0 = _normalised(grid, np.exp(0.5 * np.cos(grid.theta)))
+    velocity = mf.SelfAttention(2.0, noise=0.1).velocity_spec(2)
+    evolve(CircleSpectral(grid, velocity, diffusion=0.1), y0, [0.0, 0.5])
+    before = plan_builds()
+    for backend in available_backends():
+        evolve(CircleSpectral(grid, velocity, diffusion=0.1, fft_backend=backend), y0, [0.0, 0.5])
+    evolve(CircleSpectral(grid, velocity, diffusion=0.1), y0, [0.0, 0.5])
+    # the thread's plans of each layout are made once (the numpy path's own, at most once more)
+    assert plan_builds() - before <= 3
+    start = plan_builds()
+    for _ in range(3):
+        evolve(CircleSpectral(grid, velocity, diffusion=0.1, fft_backend="scipy"), y0, [0.0, 0.5])
+        evolve(CircleSpectral(grid, velocity, diffusion=0.1), y0, [0.0, 0.5])
+    assert plan_builds() == start

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 import pytest
 
-from solvers._fft import RealFFT, available_backends
+from solvers._fft import RealFFT, available_backends, plan_builds, shared_real_fft
 
 BACKENDS = available_backends()
 
@@ -92,3 +94,15 @@ def test_wisdom_file_round_trip_and_location(tmp_path, monkeypatch):
     assert wisdom_path() == tmp_path / "w.bin"
     monkeypatch.setenv("MEANFIELD_FFTW_WISDOM", "off")
     assert wisdom_path() is None
+
+
+def test_shared_plans_are_one_per_thread_and_arguments():
+    plan = shared_real_fft(48, (2,))
+    count = plan_builds()
+    assert shared_real_fft(48, (2,)) is plan and plan_builds() == count
+    assert shared_real_fft(48, (3,)) is not plan
+    other = []
+    thread = threading.Thread(target=lambda: other.append(shared_real_fft(48, (2,))))
+    thread.start()
+    thread.join()
+    assert other[0] is not plan and other[0].n == 48

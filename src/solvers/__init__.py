@@ -8,7 +8,8 @@ Public surface (everything a caller needs; the modules behind it are private):
 * velocity specifications: :class:`ConvolutionVelocity`, :class:`CallableVelocity`;
 * time stepping: the contract :class:`Stepper` (:class:`StepResult`) and the one
   loop :func:`evolve` that drives a stepper through output times
-  (:class:`Evolution`, :class:`Continuation`, :func:`fixed_steps`); for many small
+  (:class:`Evolution`, :class:`Continuation`, :func:`fixed_steps`; :class:`Advance`, what a
+  stepper's compiled loop between output times reports); for many small
   independent systems, :func:`evolve_batch` (one vectorised Dormand–Prince 5(4),
   a step size per system, :class:`BatchEvolution`);
 * schemes, named ``<Domain><Method>``: :class:`CircleSpectral`,
@@ -43,7 +44,7 @@ from ._errors import (
 )
 from ._batched_dormand_prince import BatchEvolution, evolve_batch
 from ._funk_hecke import FunkHeckeMultipliers, funk_hecke_multipliers, legendre_table
-from ._evolve import Continuation, Evolution, Stepper, StepResult, evolve, fixed_steps
+from ._evolve import Advance, Continuation, Evolution, Stepper, StepResult, evolve, fixed_steps
 from ._scheme import Scheme
 from ._spectral import FINITE_VOLUME_TAIL_TOL, SPECTRAL_TAIL_TOL, SpectralScheme, degree_tail, kernel_tail
 from ._runge_kutta import (
@@ -124,6 +125,7 @@ __all__ = [
     "CircleFiniteVolume",
     "CircleGrid",
     "CircleSpectral",
+    "Advance",
     "Continuation",
     "ConvolutionVelocity",
     "DORMAND_PRINCE",

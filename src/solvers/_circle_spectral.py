@@ -3,15 +3,20 @@
 from __future__ import annotations
 
 import logging
-from typing import ClassVar
+import threading
+from typing import Any, ClassVar
 
 import numpy as np
 import scipy.fft
 
+from . import _circle_kernels as kernels
+from . import _fftw_compiled
 from . import _validate as check_arg
 from ._circle_grid import CircleGrid
-from ._fft import RealFFT
 from ._errors import NegativeDensityError
+from ._evolve import Advance, StepResult
+from ._fft import backend_name, shared_real_fft
+from ._runge_kutta import N_STAGES
 from ._spectral import SPECTRAL_TAIL_TOL, SpectralScheme
 from ._velocity import CallableVelocity, ConvolutionVelocity
 
@@ -77,6 +82,14 @@ class CircleSpectral(SpectralScheme):
     (:mod:`solvers._spectral`). Steps run on the coefficients; the states
     handed to and returned by :meth:`step` are node values (returned
     read-only, which lets the next step reuse their coefficients and last stage).
+
+    Compiled steps. With a :class:`ConvolutionVelocity`, pyfftw's FFTW library and one
+    thread, the transport, the steps and the adaptive loop between output times
+    (:meth:`advance`) run as numba loops on FFTW plans made once per thread and
+    layout (:mod:`solvers._circle_kernels`): a stage costs its FFTs and a pass over
+    the coefficients. Otherwise (a :class:`CallableVelocity`, the scipy backend,
+    several threads) the same formulas run in numpy, on the thread's shared
+    :class:`~solvers._fft.RealFFT` plans. The two agree to round-off.
 
     Resolution. The spectral tail τ_m = max_{k > ⌊2L/3⌋} |ρ̂_{m,k}| / |ρ̂_{m,0}|,
     L = ⌊N/2⌋ (k above 2/3 of the Nyquist range), above max(``tail_tol``,
@@ -234,7 +247,6 @@ class CircleSpectral(SpectralScheme):
             split[-1] = 0.5
         self._split = split
 
-        self._grid_fft = RealFFT(n, (m,), threads=threads, backend=fft_backend)
         if isinstance(velocity, ConvolutionVelocity):
             self._callable = None
             self._weights = velocity.weights
@@ -267,34 +279,35 @@ class CircleSpectral(SpectralScheme):
                     f"of one harmonic (a_k = 0 for k >= 2) and no denominator; got "
                     + ("a denominator" if self._den is not None else
                        f"a_k != 0 at k = {int(k[2:][higher][0])}"))
-        self._synth = RealFFT(self.n_padded, (m + n_fields,), threads=threads, backend=fft_backend, directions=("backward",))
-        self._flux = RealFFT(self.n_padded, (m,), threads=threads, backend=fft_backend, directions=("forward",))
-        self._ratio = np.empty(self.n_padded)
-        # views into the FFT buffers, made once (slicing costs as much as the small copies)
-        coeffs, values = self._synth.coefficients, self._synth.values
-        self._rho_in = coeffs[:m, :n_modes]
-        self._fields_in = coeffs[m:, :n_modes]
-        self._pad_in = coeffs[:, n_modes:] if self.n_padded > n else None
-        self._rho_out = values[:m]
-        self._num_out = values[m]
-        self._den_out = values[m + 1] if self._callable is None and n_fields > 1 else None
-        self._fields_out = values[m:]
-        self._flux_out = self._flux.coefficients[:, :n_modes]
+        self._n_fields = n_fields
+        self._backend = backend_name(fft_backend)
+        self._compiled = (self._callable is None and self.threads == 1 and self._backend == "pyfftw"
+                          and _fftw_compiled.available())
         if self._callable is None:
             # rows synthesised from the marginal: A ⋆ ρ̄ (and B ⋆ ρ̄), the Nyquist entry
             # split between ±N/2; with one species (ρ̄ = ρ) also ρ itself, so that a
             # single product fills every row
             fields = [self._num * split] if self._den is None else [self._num * split, self._den * split]
-            self._field_multipliers = np.array(([split] if self._single else []) + fields)
-            self._marginal_in = coeffs[(0 if self._single else m) :, :n_modes]
+            self._field_multipliers = np.array(([split] if self._single else []) + fields, dtype=complex)
+        self._ratio = np.empty(self.n_padded)
+        self._external_padded = np.zeros(0) if self._external is None else np.ascontiguousarray(self._external)
+        self._marginal = np.empty(n_modes, dtype=complex)
+        self._work: tuple[int, Any] | None = None
         self._setup(self._linear, (m, n_modes), complex, rtol=rtol, atol=atol, tail_tol=tail_tol,
                     on_underresolved=on_underresolved)
+        rates = self._tables.rates
+        self._rates = np.zeros((1, 1)) if rates is None else np.ascontiguousarray(np.atleast_2d(rates))
+        self._lawson = (np.zeros((4, kernels.DIFFS.size, *self._rates.shape), dtype=self._rates.dtype),
+                        np.full(4, np.nan), np.full(4, -1.0))
+        self._clock = 0.0
+        self._scratch = (np.empty((m, n_modes), dtype=complex), np.empty((m, n_modes), dtype=complex),
+                         np.empty((4, m)))
         if self._callable is None and velocity.resolve_kernel:
             self._check_kernel(lambda band: np.abs(check_arg.multipliers(
                 velocity.numerator, np.arange(band + 1), "velocity.numerator", real=False)), n // 2)
         logger.debug(
-            "%s: N=%d nodes, products on M=%d, %d species, σ=%g, rtol=%g, FFT backend %s",
-            self.name, n, self.n_padded, m, self.diffusion, self.rtol, self._flux.backend,
+            "%s: N=%d nodes, products on M=%d, %d species, σ=%g, rtol=%g, FFT backend %s, compiled steps %s",
+            self.name, n, self.n_padded, m, self.diffusion, self.rtol, self._backend, self._compiled,
         )
 
     # ------------------------------------------------------------------ state <-> coefficients
@@ -310,10 +323,46 @@ class CircleSpectral(SpectralScheme):
         return self.coefficients(y)
 
     def _analysis(self, y: np.ndarray) -> np.ndarray:
-        return self._grid_fft.forward(self._validate(y))
+        y = self._validate(y)
+        if not self._compiled:
+            return self._plans().grid.forward(y)
+        out = np.empty((self.n_species, self.grid.n // 2 + 1), dtype=complex)
+        plan = self._plans()[0]
+        kernels.analysis(y, plan.values, plan.coefficients, plan.pointer, _fftw_compiled.EXECUTE, 1.0 / self.grid.n,
+                         out)
+        return out
 
     def _synthesis(self, coefficients: np.ndarray) -> np.ndarray:
-        return self._grid_fft.backward(coefficients)
+        if not self._compiled:
+            return self._plans().grid.backward(coefficients)
+        out = np.empty((self.n_species, self.grid.n))
+        plan = self._plans()[1]
+        kernels.synthesis(np.ascontiguousarray(coefficients, dtype=complex), plan.coefficients, plan.values,
+                          plan.pointer, _fftw_compiled.EXECUTE, out)
+        return out
+
+    def _plans(self) -> Any:
+        """The calling thread's FFT plans, looked up once per thread: compiled, (grid analysis, grid synthesis,
+        the arguments of :func:`solvers._circle_kernels.transport`); else the :class:`_NumpyPlans`."""
+        ident = threading.get_ident()
+        work = self._work
+        if work is not None and work[0] == ident:
+            return work[1]
+        n, m, padded = self.grid.n, self.n_species, self.n_padded
+        rows = m + self._n_fields
+        if self._compiled:
+            synth = _fftw_compiled.raw_plan(padded, rows, "backward")
+            flux = _fftw_compiled.raw_plan(padded, m, "forward")
+            transport = (self._single, np.ascontiguousarray(self._weights, dtype=float), self._field_multipliers,
+                         self._split, self._flux_derivative, self._external_padded, self._den is not None,
+                         self._marginal, synth.coefficients, synth.values, synth.pointer, flux.values,
+                         flux.coefficients, flux.pointer, self._ratio)
+            plans: Any = (_fftw_compiled.raw_plan(n, m, "forward"), _fftw_compiled.raw_plan(n, m, "backward"),
+                          transport)
+        else:
+            plans = _NumpyPlans(self, rows)
+        self._work = (ident, plans)
+        return plans
 
     # ------------------------------------------------------------------ right-hand side
     def nonlinear(self, rho_hat: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
@@ -325,30 +374,88 @@ class CircleSpectral(SpectralScheme):
         flux). Written into ``out`` when given. Counts one evaluation in ``nfev``.
         """
         self.nfev += 1
-        if self._pad_in is not None:
-            self._pad_in[...] = 0.0
+        if self._compiled:
+            if out is None:
+                out = np.empty((self.n_species, self.grid.n // 2 + 1), dtype=complex)
+            kernels.transport(np.ascontiguousarray(rho_hat, dtype=complex), out, *self._plans()[2],
+                              _fftw_compiled.EXECUTE)
+            return out
+        work = self._plans()
+        if self._callable is not None:
+            x_hat = work.grid.forward(self._callable_velocity(self._synthesis(rho_hat)))
+        if work.pad_in is not None:
+            work.pad_in[...] = 0.0
         if self._callable is None:
             if self._single:
-                np.multiply(self._field_multipliers, rho_hat, out=self._marginal_in)
+                np.multiply(self._field_multipliers, rho_hat, out=work.marginal_in)
             else:
-                np.multiply(rho_hat, self._split, out=self._rho_in)
-                np.multiply(self._field_multipliers, self._weights @ rho_hat, out=self._marginal_in)
-            self._synth.execute_backward()
-            if self._den_out is None:
-                ratio = self._num_out
+                np.multiply(rho_hat, self._split, out=work.rho_in)
+                np.multiply(self._field_multipliers, self._weights @ rho_hat, out=work.marginal_in)
+            work.synth.execute_backward()
+            if work.den_out is None:
+                ratio = work.num_out
             else:
-                ratio = np.divide(self._num_out, self._den_out, out=self._ratio)
+                ratio = np.divide(work.num_out, work.den_out, out=self._ratio)
             if self._external is not None:
                 ratio = np.add(ratio, self._external, out=self._ratio)
-            np.multiply(self._rho_out, ratio, out=self._flux.values)
+            np.multiply(work.rho_out, ratio, out=work.flux.values)
         else:
-            np.multiply(rho_hat, self._split, out=self._rho_in)
-            x_hat = self._grid_fft.forward(self._callable_velocity(self._synthesis(rho_hat)))
-            np.multiply(x_hat, self._split, out=self._fields_in)
-            self._synth.execute_backward()
-            np.multiply(self._rho_out, self._fields_out, out=self._flux.values)
-        self._flux.execute_forward()
-        return np.multiply(self._flux_out, self._flux_derivative, out=out)
+            np.multiply(rho_hat, self._split, out=work.rho_in)
+            np.multiply(x_hat, self._split, out=work.fields_in)
+            work.synth.execute_backward()
+            np.multiply(work.rho_out, work.fields_out, out=work.flux.values)
+        work.flux.execute_forward()
+        return np.multiply(work.flux_out, self._flux_derivative, out=out)
+
+    # ------------------------------------------------------------------ compiled steps
+    def _kernel_arguments(self) -> tuple[Any, ...]:
+        """The work arrays of :func:`solvers._circle_kernels.attempt` and ``advance`` after ``a, k0``."""
+        return (self._tables.rates is not None, self._rates, *self._lawson)
+
+    def _step_impl(self, t: float, y: np.ndarray, dt: float) -> StepResult:
+        if not self._compiled:
+            return super()._step_impl(t, y, dt)
+        h = float(dt)
+        a0, k0, _ = self._start(y)
+        linear, rates, tables, keys, ages = self._kernel_arguments()
+        y1, error, norms = self._scratch
+        self._clock += 1.0
+        err = kernels.attempt(a0, k0, h, linear, rates, tables, keys, ages, self._clock, self._stages, y1, error,
+                              norms, self._parseval, self.rtol, self.atol, self._plans()[2], _fftw_compiled.EXECUTE)
+        self.nfev += N_STAGES - 1
+        accepted, factor = self._controller.decide(err)
+        if not accepted:
+            return StepResult(False, None, kernels.preferred_step(h * factor, linear), err)
+        a1 = y1.copy()
+        y_new = self._fsal.accept(self._synthesis(a1), a1, self._stages[N_STAGES - 1])
+        return StepResult(True, y_new, kernels.preferred_step(h * factor, linear), err)
+
+    def advance(self, t: float, y: np.ndarray, stop: float, dt: float, *, max_step: float, h_min: float,
+                attempts: int) -> Advance | None:
+        """Adaptive steps from ``(t, y)`` towards ``stop`` in one compiled loop (:func:`solvers.evolve`'s
+        rules, :meth:`solvers.Stepper.advance`); None where the steps are not compiled or a step's state
+        needs more than the spectral tail checked (``negative_tol``)."""
+        if not self._compiled or self.negative_tol is not None:
+            return None
+        a0, k0, _ = self._start(y)
+        a, k = a0.copy(), k0.copy()
+        linear, rates, tables, keys, ages = self._kernel_arguments()
+        y1, error, norms = self._scratch
+        state = np.array([t, dt, float(self._controller.rejected_last)])
+        counts = np.array([0.0, 0.0, 0.0, 0.0, np.inf, 0.0, np.nan])
+        control = np.array([max_step, h_min, float(attempts), self.rtol, self.atol, self._controller.safety,
+                            self._controller.min_factor, self._controller.max_factor, self._controller._exponent,
+                            max(self.tail_tol, 100 * self.rtol), float(2 * (self.grid.n // 2) // 3), self._clock])
+        status = kernels.advance(state, counts, a, k, float(stop), linear, rates, tables, keys, ages, self._stages,
+                                 y1, error, norms, self._parseval, control, self._plans()[2],
+                                 _fftw_compiled.EXECUTE)
+        self._clock = control[11]
+        self._controller.rejected_last = bool(state[2])
+        self.nfev += int(counts[3])
+        if counts[0] > 0 or status == kernels.CHECK:
+            y = self._fsal.accept(self._synthesis(a), a, k)
+        return Advance(float(state[0]), y, float(state[1]), int(counts[0]), int(counts[1]), int(counts[2]),
+                       float(counts[4]), float(counts[5]), _STOPPED[status], float(counts[6]))
 
     def _potential_velocity(self, potential: np.ndarray, n_nodes: int) -> np.ndarray:
         """-∂_θ U of the trigonometric interpolant of the node values ``potential`` at ``n_nodes`` equispaced
@@ -417,6 +524,33 @@ class CircleSpectral(SpectralScheme):
                 raise NegativeDensityError(
                     f"{self.name}: density reached {low:.3g} < -negative_tol·max|ρ| = {-bound:.3g} on N={self.grid.n} nodes"
                 )
+
+
+_STOPPED = {kernels.REACHED: "reached", kernels.MAX_STEPS: "max_steps", kernels.FLOOR: "floor",
+            kernels.CHECK: "check"}
+
+
+class _NumpyPlans:
+    """The thread's :class:`~solvers._fft.RealFFT` plans of a scheme's layout and views into their buffers
+    (made once: slicing costs as much as the small copies)."""
+
+    def __init__(self, scheme: CircleSpectral, rows: int) -> None:
+        n, m, n_modes, padded = scheme.grid.n, scheme.n_species, scheme.grid.n // 2 + 1, scheme.n_padded
+        options = {"threads": scheme.threads, "backend": scheme._backend}
+        self.grid = shared_real_fft(n, (m,), **options)
+        self.synth = shared_real_fft(padded, (rows,), directions=("backward",), **options)
+        self.flux = shared_real_fft(padded, (m,), directions=("forward",), **options)
+        coeffs, values = self.synth.coefficients, self.synth.values
+        self.rho_in = coeffs[:m, :n_modes]
+        self.fields_in = coeffs[m:, :n_modes]
+        self.pad_in = coeffs[:, n_modes:] if padded > n else None
+        self.rho_out = values[:m]
+        self.fields_out = values[m:]
+        has_den = scheme._callable is None and scheme._den is not None
+        self.num_out = values[rows - 2] if has_den else values[rows - 1]
+        self.den_out = values[rows - 1] if has_den else None
+        self.marginal_in = coeffs[(0 if scheme._single else m):, :n_modes] if scheme._callable is None else None
+        self.flux_out = self.flux.coefficients[:, :n_modes]
 
 
 def _padded_size(n: int) -> int:

@@ -16,7 +16,11 @@ Rules for implementers (in the manner of ``scipy.integrate.OdeSolver``):
 * ``snapshot(y)`` / ``restore(snapshot)`` save and rebuild everything the next
   step from the loop state ``y`` depends on (see :class:`Continuation`), so that
   a run continued from a snapshot repeats the uninterrupted run bit for bit;
-* ``nfev`` counts right-hand-side evaluations.
+* ``nfev`` counts right-hand-side evaluations;
+* optionally ``advance(t, y, stop, dt, ...)`` takes the adaptive steps of a
+  landing stepper up to the next output time in one call (a compiled loop),
+  by exactly the rules below and those of its ``_step_impl``, and returns an
+  :class:`Advance`; returning None (the default) means step by step.
 
 How the steps meet the output times is the stepper's declaration:
 
@@ -56,7 +60,7 @@ import numpy as np
 from ._errors import SchemeError, StepSizeError
 from ._runge_kutta import covers, step_floor
 
-__all__ = ["Continuation", "Evolution", "Stepper", "StepResult", "evolve", "fixed_steps"]
+__all__ = ["Advance", "Continuation", "Evolution", "Stepper", "StepResult", "evolve", "fixed_steps"]
 
 
 @dataclass(frozen=True)
@@ -99,6 +103,53 @@ class StepResult:
     y: Any
     dt_next: float
     error: float = 0.0
+
+
+class Advance(NamedTuple):
+    """Outcome of :meth:`Stepper.advance`: where its steps ended and what they counted.
+
+    Parameters
+    ----------
+    t, y : float, ndarray
+        Time and state reached (``y`` as :meth:`Stepper.step` returns states).
+    dt : float
+        The step size proposed next, by the rules of :func:`evolve`.
+    steps, rejected, attempts : int
+        Accepted steps whose states passed :meth:`Stepper.check`, rejected attempts, all attempts.
+    dt_min, dt_max : float
+        Smallest and largest of the ``steps`` (∞ and 0 when there are none).
+    stopped : str
+        "reached" (t is the stop), "max_steps" (the budget of attempts is spent), "floor" (``dt`` is
+        below the smallest step), "check" (``y`` was accepted by a step of size ``h`` but may fail
+        :meth:`Stepper.check`: it is neither checked nor counted in ``steps``).
+    h : float
+        The size of the last accepted step.
+
+    Examples
+    --------
+    The compiled steps of :class:`~solvers.CircleSpectral` from t = 0 to t = 1 (Kuramoto, K = 1):
+
+    >>> import numpy as np
+    >>> import solvers
+    >>> grid = solvers.CircleGrid(16)
+    >>> kuramoto = solvers.ConvolutionVelocity(numerator=lambda k: np.where(k == 1, np.pi * 1j, 0))
+    >>> scheme = solvers.CircleSpectral(grid, kuramoto)
+    >>> y0 = (1 + 0.2 * np.cos(grid.theta))[None] / (2 * np.pi)
+    >>> out = scheme.advance(0.0, y0, 1.0, 0.1, max_step=np.inf, h_min=1e-14, attempts=100)
+    >>> out.t, out.stopped, out.steps + out.rejected == out.attempts
+    (1.0, 'reached', True)
+    """
+
+    t: float
+    y: Any
+    dt: float
+    steps: int
+    rejected: int
+    attempts: int
+    dt_min: float
+    dt_max: float
+    stopped: str
+    h: float
 
 
 class Stepper:
@@ -158,6 +209,13 @@ class Stepper:
         if not (np.isfinite(dt) and dt > 0):
             raise StepSizeError(f"{self.name}: step size dt={dt!r} must be positive and finite")
         return self._step_impl(t, y, dt)
+
+    def advance(self, t: float, y: Any, stop: float, dt: float, *, max_step: float, h_min: float,
+                attempts: int) -> Advance | None:
+        """Adaptive steps from ``(t, y)`` towards ``stop`` with proposed step ``dt``, taken as :func:`evolve`
+        takes them (steps capped by ``max_step``, the floor ``h_min``, at most ``attempts`` attempts), in one
+        call; None (here) to have :func:`evolve` take them one by one."""
+        return None
 
     def interpolate(self, t: float) -> Any:
         """The state at time ``t`` inside the last accepted step (``dense_output`` steppers)."""
@@ -484,12 +542,29 @@ class _Loop:
         for observer in self.observers:
             observer(index, t, y)
 
-    def accepted(self, index: int, h: float) -> None:
+    def accepted(self, index: int, h: float, steps: int = 1, h_max: float | None = None) -> None:
+        """Count ``steps`` accepted steps in output interval ``index``, of sizes from ``h`` to ``h_max``."""
         result = self.result
-        result.n_steps += 1
-        result.steps_per_output[index] += 1
+        result.n_steps += steps
+        result.steps_per_output[index] += steps
         result.dt_min = min(result.dt_min, h)
-        result.dt_max = max(result.dt_max, h)
+        result.dt_max = max(result.dt_max, h if h_max is None else h_max)
+
+    def advanced(self, index: int, target: float, h_min: float, out: Advance) -> None:
+        """Account for the steps of :meth:`Stepper.advance` towards ``target``; raise where the loop would."""
+        self.attempts += out.attempts
+        self.result.n_rejected += out.rejected
+        if out.steps:
+            self.accepted(index, out.dt_min, out.steps, out.dt_max)
+        if out.stopped == "max_steps":
+            raise StepSizeError(f"{self.stepper.name}: exceeded max_steps = {self.max_steps} at t = {out.t:.6g}")
+        if out.stopped == "floor":
+            self.floor(out.dt, h_min, out.t)
+        if out.stopped == "check":
+            self.stepper.check(out.y)
+            self.accepted(index, out.h)
+            if out.t < target:
+                self.floor(out.dt, h_min, out.t)
 
     def counts(self) -> tuple[int, int, int]:
         return self.result.n_steps, self.result.n_rejected, self.stepper.nfev
@@ -522,6 +597,13 @@ class _Loop:
             target = float(t_eval[i])
             stop = float(t_eval[-1]) if dense else target
             while t < target:
+                if not dense:
+                    out = stepper.advance(t, y, target, dt, max_step=self.max_step, h_min=h_min,
+                                          attempts=self.max_steps - self.attempts)
+                    if out is not None:
+                        t, y, dt = out.t, out.y, out.dt
+                        self.advanced(i, target, h_min, out)
+                        continue
                 if self.attempts >= self.max_steps:
                     raise StepSizeError(f"{stepper.name}: exceeded max_steps = {self.max_steps} at t = {t:.6g}")
                 remaining = stop - t

@@ -17,6 +17,8 @@ from __future__ import annotations
 import logging
 import os
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -27,7 +29,7 @@ try:
 except ImportError:  # pragma: no cover - exercised by forcing backend="scipy"
     pyfftw = None
 
-__all__ = ["RealFFT", "available_backends", "wisdom_path"]
+__all__ = ["RealFFT", "available_backends", "backend_name", "plan_builds", "planning", "shared_real_fft", "wisdom_path"]
 
 logger = logging.getLogger(__name__)
 
@@ -35,6 +37,8 @@ _BACKENDS = ("pyfftw", "scipy")
 _PLANNED: set[tuple[tuple[int, ...], str, int]] = set()
 _PLAN_LOCK = threading.Lock()
 _WISDOM_STATE = {"loaded": False}
+_BUILDS = {"count": 0}
+_THREAD_PLANS = threading.local()
 
 
 def wisdom_path() -> Path | None:
@@ -100,9 +104,63 @@ def _save_wisdom() -> None:
         logger.debug("could not write FFTW wisdom to %s: %s", path, err)
 
 
+def plan_builds() -> int:
+    """Number of FFTW plans made in this process so far (each :class:`RealFFT` direction, each compiled plan)."""
+    return _BUILDS["count"]
+
+
+@contextmanager
+def planning(key: tuple[tuple[int, ...], str, int]) -> Iterator[None]:
+    """Hold the planner lock around making one FFTW plan of ``key`` = (shape, direction, threads).
+
+    FFTW's planner is not thread-safe: every plan of this package is made inside this context,
+    which also imports the cached wisdom once, counts the plan (:func:`plan_builds`) and writes the
+    wisdom back after the first plan of a new ``key``.
+    """
+    with _PLAN_LOCK:
+        _load_wisdom()
+        learned = key not in _PLANNED
+        if learned:
+            logger.debug("planning %s real FFT of shape %s, %d thread(s)", key[1], key[0], key[2])
+        yield
+        _BUILDS["count"] += 1
+        _PLANNED.add(key)
+        if learned:
+            _save_wisdom()
+
+
+def shared_real_fft(n: int, batch: tuple[int, ...] = (), *, threads: int = 1, backend: str | None = None,
+                    directions: tuple[str, ...] = ("forward", "backward")) -> RealFFT:
+    """The calling thread's :class:`RealFFT` of these arguments, made on first use and reused after.
+
+    Its buffers are scratch space of the thread: fill them and execute before handing control to
+    code that may use the same plan. Arguments as for :class:`RealFFT`.
+    """
+    plans = getattr(_THREAD_PLANS, "plans", None)
+    if plans is None:
+        plans = _THREAD_PLANS.plans = {}
+    key = (int(n), tuple(int(b) for b in batch), int(threads), backend, tuple(directions))
+    plan = plans.get(key)
+    if plan is None:
+        plan = plans[key] = RealFFT(n, batch, threads=threads, backend=backend, directions=directions)
+    return plan
+
+
 def available_backends() -> tuple[str, ...]:
     """Backends usable in this process: ``("pyfftw", "scipy")`` or ``("scipy",)``."""
     return _BACKENDS if pyfftw is not None else ("scipy",)
+
+
+def backend_name(backend: str | None) -> str:
+    """The backend ``backend`` names (None: pyfftw when importable, scipy otherwise); ValueError for an
+    unknown or unavailable one."""
+    if backend is None:
+        return available_backends()[0]
+    if backend not in _BACKENDS:
+        raise ValueError(f"backend must be one of {_BACKENDS} or None, got {backend!r}")
+    if backend == "pyfftw" and pyfftw is None:
+        raise ValueError("backend='pyfftw' requested but pyfftw is not importable; use 'scipy'")
+    return backend
 
 
 class RealFFT:
@@ -168,12 +226,7 @@ class RealFFT:
             raise ValueError(f"batch must be a tuple of positive sizes, got {batch!r}")
         if isinstance(threads, bool) or not isinstance(threads, (int, np.integer)) or threads < 1:
             raise ValueError(f"threads must be a positive integer, got {threads!r}")
-        if backend is None:
-            backend = available_backends()[0]
-        if backend not in _BACKENDS:
-            raise ValueError(f"backend must be one of {_BACKENDS} or None, got {backend!r}")
-        if backend == "pyfftw" and pyfftw is None:
-            raise ValueError("backend='pyfftw' requested but pyfftw is not importable; use 'scipy'")
+        backend = backend_name(backend)
         directions = tuple(directions)
         if not directions or any(d not in ("forward", "backward") for d in directions):
             raise ValueError(f"directions must be a non-empty tuple of 'forward'/'backward', got {directions!r}")
@@ -188,14 +241,8 @@ class RealFFT:
             self.values = pyfftw.empty_aligned(real_shape, dtype="float64")
             self.coefficients = pyfftw.empty_aligned(spec_shape, dtype="complex128")
             self._fwd = self._bwd = None
-            with _PLAN_LOCK:
-                _load_wisdom()
-                learned = False
-                for direction in directions:
-                    key = (real_shape, direction, self.threads)
-                    if key not in _PLANNED:
-                        learned = True
-                        logger.debug("planning %s real FFT of shape %s, %d thread(s)", direction, real_shape, self.threads)
+            for direction in directions:
+                with planning((real_shape, direction, self.threads)):
                     if direction == "forward":
                         self._fwd = pyfftw.FFTW(
                             self.values,
@@ -214,9 +261,6 @@ class RealFFT:
                             flags=("FFTW_MEASURE", "FFTW_DESTROY_INPUT"),
                             threads=self.threads,
                         )
-                    _PLANNED.add(key)
-                if learned:
-                    _save_wisdom()
             # bind the planned executions directly (no wrapper call on the hot path)
             if self._fwd is not None:
                 self.execute_forward = self._fwd.execute
