@@ -6,7 +6,7 @@ import pytest
 import meanfield as mf
 from meanfield.domains._geometry import EuclideanGeometry
 from meanfield.models._filippov import FilippovStepper, SwitchingAccumulation
-from meanfield.models._hardmax_selection import select
+from meanfield.models._hardmax_selection import SCORE_ROUND_OFF, score_tolerance, scores, select
 
 EXAMPLE_93 = np.array([[1.0, 1.0], [-1.0, 1.0], [0.0, 0.0]])
 I1 = np.eye(1)
@@ -51,6 +51,71 @@ def test_example_93_limit_ladder_is_monotone_with_rate_one():
     # (9.4) keeps the reflection z1 <-> z2 exactly: z3 stays on the axis for every beta
     assert np.all(ds["positions"].values[:, :, 2, 0] == 0.0)
     assert np.array_equal(ds["positions"].values[:, :, 0, 0], -ds["positions"].values[:, :, 1, 0])
+
+
+def test_near_tie_follows_the_branch_to_z1():
+    # z3(0) = (1e-12, 0): S31 - S32 = 2e-12, far above the round-off of these scores (3 d eps |z3||z1| ~ 1e-27):
+    # C3 = {1} and stays so (<z3, z1> = a + b > a^2 + b^2, -a + b for z3 = (a, b) in (0, 1)^2), so z3' = z1 - z3,
+    # z3(t) = z1 + (z3(0) - z1) e^{-t}, the branch every finite-beta run of (9.4) follows
+    z0 = EXAMPLE_93.copy()
+    z0[2, 0] = 1e-12
+    t = np.linspace(0.0, 5.0, 51)
+    ds = mf.simulate(mf.HardmaxAttention(), z0, t, rtol=1e-13, atol=1e-15)
+    exact = z0[0] + (z0[2] - z0[0]) * np.exp(-t)[:, None]
+    assert ds.attrs["success"] == 1 and ds.attrs["tie_rule"] == "round-off"
+    assert ds.attrs["tie_tolerance"] == SCORE_ROUND_OFF
+    # one linear segment by DOP853 at rtol 1e-13: the closed form to a few ulps, far inside 1e-12
+    assert np.abs(ds["positions"].values[:, 2] - exact).max() < 1e-12
+    # the old fixed rule (ties within 1e-9 max(1, |S|)) takes the symmetric branch instead, and says so
+    wide = mf.simulate(mf.HardmaxAttention(tie_tolerance=1e-9), z0, t, rtol=1e-13, atol=1e-15)
+    assert wide.attrs["tie_rule"] == "relative" and wide.attrs["tie_tolerance"] == 1e-9
+    assert np.abs(wide["positions"].values[:, 2, 1] - (1 - np.exp(-t))).max() < 1e-12
+
+
+@pytest.mark.parametrize("ulps, tied", [(2, True), (700, False)])
+def test_ties_are_decided_at_the_round_off_of_the_scores(ulps, tied):
+    # z3 = (x, 1/2): S31 - S32 = 2x; the round-off rule ties scores within 3 d eps max_k E_3k = 3 eps (d = 2,
+    # E_31 = |x| + 1/2). A gap of 2 ulps of 1/2 (2.2e-16, a third of the rule) is a tie; 700 ulps (7.8e-14, more than
+    # 100 times the rule) is not
+    z = EXAMPLE_93.copy()
+    z[2] = [ulps * np.spacing(0.5) / 2, 0.5]
+    s = scores(z, np.eye(2), np.eye(2))
+    tolerance = score_tolerance(z, s, np.eye(2), np.eye(2), None)[2]
+    assert tolerance == pytest.approx(3 * 2 * np.finfo(float).eps * (0.5 + z[2, 0]), rel=1e-12)
+    assert (s[2, 0] - s[2, 1] <= tolerance) == tied
+    if not tied:
+        assert s[2, 0] - s[2, 1] >= 100 * tolerance
+    lam = mf.attention_matrix(mf.HardmaxAttention(), z)
+    assert np.array_equal(lam[2], [0.5, 0.5, 0.0] if tied else [1.0, 0.0, 0.0])
+
+
+def test_hardmax_limit_reports_the_branches_of_example_93():
+    t = np.concatenate([[0.0], np.geomspace(1e-5, 5.0, 200)])
+    exact = mf.hardmax_limit(EXAMPLE_93, t, betas=[16, 64, 256])
+    # the symmetric branch: z3 ties z1, z2 (token indices from 0) in the limit and, exactly, at every beta
+    assert exact["limit_attends_to"].values.tolist() == [0, 1, -1]
+    assert np.all(exact["attends_to"].values == [0, 1, -1])
+    assert exact["limit_maximisers"].values[2].tolist() == [True, True, False]
+    assert exact.attrs["branches_agree"] == 1 and exact.attrs["success"] == 1
+    near = EXAMPLE_93.copy()
+    near[2, 0] = 1e-12
+    ds = mf.hardmax_limit(near, t, betas=[16, 64, 256])
+    assert ds["limit_attends_to"].values.tolist() == [0, 1, 0]
+    assert np.all(ds["attends_to"].values == [0, 1, 0]) and np.all(ds["branch_agrees"].values == 1)
+    assert ds.attrs["success"] == 1 and ds.attrs["tie_rule"] == "round-off"
+    # the asymmetry grows at rate ~ beta - 1 from 1e-12: z3^beta leaves the axis after t ~ 27.6/beta, so e(beta)
+    # shrinks like 1/beta (measured 0.787, 0.303, 0.082: beta e ~ 21 ~ 0.75 ln(1e12)) and the runs end on the branch
+    # to z1: at t = 5, |z3^beta - z3^inf| = 0.052, 0.0061, 0.00066, shrinking ~9x per 4x in beta
+    sup = ds["sup_error"].values
+    assert np.all(np.diff(sup) < 0) and 15 < 256 * sup[-1] < 25
+    final = np.linalg.norm(ds["positions"].values[:, -1, 2] - ds["limit"].values[-1, 2], axis=-1)
+    assert np.all(np.diff(final) < 0) and final[-1] < 1e-3
+    # a rule wide enough to call the near tie a tie takes the symmetric branch, which no beta follows: refused
+    wide = mf.hardmax_limit(near, t, betas=[16, 64, 256], tie_tolerance=1e-9)
+    assert wide["limit_attends_to"].values.tolist() == [0, 1, -1]
+    assert np.all(wide["branch_agrees"].values == 0)
+    assert wide.attrs["branches_agree"] == 0 and wide.attrs["success"] == 0
+    assert "limit claim does not hold" in wide.attrs["message"]
 
 
 def test_switch_then_sliding_has_the_exact_solution():
@@ -160,6 +225,10 @@ def test_rescaled_scores_at_z_is_equation_94():
 @pytest.mark.parametrize("call, message", [
     (lambda: mf.Attention(1.0, projection=False, scores_at_z=True), "needs rescaled=True"),
     (lambda: mf.HardmaxAttention(tie_tolerance=0.1), "tie_tolerance"),
+    (lambda: mf.HardmaxAttention(tie_tolerance=-1e-12), "tie_tolerance"),
+    (lambda: mf.HardmaxAttention(tie_tolerance=float("nan")), "tie_tolerance"),
+    (lambda: mf.HardmaxAttention(tie_tolerance=float("inf")), "tie_tolerance"),
+    (lambda: mf.hardmax_limit(EXAMPLE_93, [0, 1], tie_tolerance=-1.0), "tie_tolerance"),
     (lambda: mf.HardmaxAttention(Q=np.eye(2), V=np.eye(3)), "same dimension"),
     (lambda: mf.simulate(mf.HardmaxAttention(), EXAMPLE_93, [0, 1], method="dopri5"), "own method"),
     (lambda: mf.simulate(mf.HardmaxAttention(), np.eye(2), [0, 1], domain="sphere"), "R\\^d"),

@@ -81,7 +81,10 @@ PARAMETER_MEANINGS: dict[str, str] = {
                 "0: the tokens x_i",
     "scores_at_z": "1: the attention scores are beta <Q z_i, K z_j> of the rescaled tokens (arXiv 2312.10794, "
                    "eq. (9.4)); 0: of x_i = exp(t V) z_i (eq. (9.3))",
-    "tie_tolerance": "relative tolerance within which two hard-max scores tie",
+    "tie_rule": "how hard-max scores S_ij = <Q z_i, K z_j> tie: round-off (S_ij >= max_k S_ik - tie_tolerance d "
+                "max_k (|Q||z_i|).(|K||z_k|), the error bound of the computed scores) or relative (S_ij >= max_k S_ik "
+                "- tie_tolerance max(1, max_k |S_ik|)); at switching times also within the event's accuracy",
+    "tie_tolerance": "coefficient of the hard-max tie rule (tie_rule): 3 eps for round-off",
     "graph": "coupling graph A: dtheta_i = omega_i dt + (K/c_i) sum_j A_ij w_j h(theta_j - theta_i) dt (A_ij != 0: "
              "i feels j), its generator and parameters",
     "graph_normalization": "c_i of the sum over the edges: n (c_i = 1, K/n sum_j A_ij for equal weights) or degree "

@@ -7,7 +7,8 @@ when no row slides). Each such segment is integrated by scipy's DOP853 (order 8,
 
 * a non-member k passes the lowest score of a set, min_{j∈C_i} S_ij - S_ik < 0 (a new maximiser; a
   few ulps past equality, so that a token that stops exactly on a tie is not a switch);
-* the scores of a set spread beyond the tie tolerance (a tie breaks);
+* the scores of a set spread beyond the tie tolerance (a tie breaks; a sliding set, held to the integrator's
+  accuracy, beyond :func:`event_tolerance`);
 * a weight of a sliding row reaches 0, or no λ ≥ 0 holds its tie any longer (sliding ends).
 
 At an event the sets are selected anew and the next segment starts there. The solution is that of
@@ -50,8 +51,9 @@ class FilippovStepper(Stepper):
     Q, K, V : (d, d) arrays
     rtol, atol : float
         Tolerances of DOP853 on each segment.
-    tie_tolerance : float
-        Relative tolerance of a tie (:func:`._hardmax_selection.select`).
+    tie_tolerance : float or None
+        The tie rule (:func:`._hardmax_selection.select`): None, ties at the round-off of the scores; a float,
+        the relative rule.
     max_switches : int
         Events allowed in one step before :class:`SwitchingAccumulation`.
 
@@ -61,7 +63,7 @@ class FilippovStepper(Stepper):
     name = "filippov"
 
     def __init__(self, Q: np.ndarray, K: np.ndarray, V: np.ndarray, *, rtol: float, atol: float,
-                 tie_tolerance: float, max_switches: int = 10_000) -> None:
+                 tie_tolerance: float | None, max_switches: int = 10_000) -> None:
         super().__init__()
         self.Q, self.K, self.V = Q, K, V
         self.rtol, self.atol = rtol, atol
@@ -86,7 +88,7 @@ class FilippovStepper(Stepper):
         while True:
             solution = scipy.integrate.solve_ivp(
                 _rhs(selection, shape), (t, t_end), z.ravel(), method="DOP853", rtol=self.rtol, atol=self.atol,
-                events=_events(selection, shape, tolerance))
+                events=_events(selection, shape, tolerance, self._held(selection, z, tolerance)))
             self.nfev += int(solution.nfev)
             if solution.status == -1:
                 raise SchemeError(f"{self.name}: DOP853 failed on a segment from t = {t:.17g}: {solution.message}")
@@ -101,22 +103,34 @@ class FilippovStepper(Stepper):
                     f"accumulate at t ≈ {t:.17g}: a Zeno point of the selection rule)")
             selection, tolerance = self._reselect(selection, z, t)
 
-    def _reselect(self, previous: Selection, z: np.ndarray, t: float) -> tuple[Selection, float]:
+    def _held(self, selection: Selection, z: np.ndarray, tolerance: float | None) -> float | None:
+        """The tie tolerance of the sliding rows of a segment: their ties are held by the equivalent control to
+        the integrator's accuracy, not to round-off (:func:`event_tolerance` at the segment's start)."""
+        if not selection.sliding.any():
+            return tolerance
+        return max(tolerance or 0.0, event_tolerance(z, self.Q, self.K, self.rtol, self.atol))
+
+    def _reselect(self, previous: Selection, z: np.ndarray, t: float) -> tuple[Selection, float | None]:
         """The selection after a switching time, and the tie tolerance of the next segment.
 
-        The event is located on DOP853's dense output, so the state reached may lie short of the crossing by
-        the integrator's error. When the rule then selects what it selected before, the tolerance is widened
-        to admit the gap left (at most :data:`MAX_WIDENED_TOLERANCE`); a selection that still does not change
-        is a failure of the rule, reported as such (a sliding set whose weight reaches 0 while all its members
-        stay tied, as in a collapsed cluster, is one).
+        The state of a switching time is the root of an event function on DOP853's dense output: a token
+        that meets a set there has overtaken it by the event's threshold (64 ε · max(1, max_k |S_ik|)), and
+        the state is known to the step's error, δ = atol + rtol |z| per component. Its scores are therefore
+        tied to the relative tolerance :func:`event_tolerance`, not to their round-off, and the sets are
+        selected with it (a wider explicit ``tie_tolerance`` wins). When the rule then selects what it
+        selected before, the tolerance is widened to admit the gap left (at most
+        :data:`MAX_WIDENED_TOLERANCE`); a selection that still does not change is a failure of the rule,
+        reported as such (a sliding set whose weight reaches 0 while all its members stay tied, as in a
+        collapsed cluster, is one).
         """
-        selection = select(z, self.Q, self.K, self.V, self.tie_tolerance)
+        tolerance = max(self.tie_tolerance or 0.0, event_tolerance(z, self.Q, self.K, self.rtol, self.atol))
+        selection = select(z, self.Q, self.K, self.V, tolerance)
         if not previous.same_sets(selection):
-            return selection, self.tie_tolerance
+            return selection, tolerance
         s = scores(z, self.Q, self.K)
         gaps = previous.gaps(z)
         widened = 2 * float(np.abs(gaps).min()) / max(1.0, float(np.abs(s).max())) if gaps.size else 0.0
-        if self.tie_tolerance < widened <= MAX_WIDENED_TOLERANCE:
+        if tolerance < widened <= MAX_WIDENED_TOLERANCE:
             selection = select(z, self.Q, self.K, self.V, widened)
             if not previous.same_sets(selection):
                 return selection, widened
@@ -126,6 +140,21 @@ class FilippovStepper(Stepper):
     def check(self, y: np.ndarray) -> None:
         if not np.all(np.isfinite(y)):
             raise SchemeError(f"{self.name}: the tokens contain NaN or infinity")
+
+
+def event_tolerance(z: np.ndarray, Q: np.ndarray, K: np.ndarray, rtol: float, atol: float) -> float:
+    """The relative tie tolerance at a switching time: the event's threshold and the state's error, in scores.
+
+    With δ_i = atol + rtol |z_i| (per component) the scores err by at most
+    D_ij = (|Q| δ_i) · (|K| |z_j|) + (|Q| |z_i|) · (|K| δ_j); two scores of a row are tied when they differ by
+    less than 2 max_k D_ik + 2 · 64 ε max(1, max_k |S_ik|) (twice the event's threshold). Returned relative
+    to max(1, max_k |S_ik|), the largest over the rows.
+    """
+    a = np.abs(z)
+    delta = atol + rtol * a
+    errors = (delta @ np.abs(Q).T) @ (a @ np.abs(K).T).T + (a @ np.abs(Q).T) @ (delta @ np.abs(K).T).T
+    scale = np.maximum(1.0, np.abs(scores(z, Q, K)).max(axis=1))
+    return float((2 * errors.max(axis=1) / scale).max() + 2 * ROUND_OFF)
 
 
 def _rhs(selection: Selection, shape: tuple[int, ...]) -> Any:
@@ -141,13 +170,16 @@ def _rhs(selection: Selection, shape: tuple[int, ...]) -> Any:
     return rhs
 
 
-def _events(selection: Selection, shape: tuple[int, ...], tie_tolerance: float) -> list[Any]:
+def _events(selection: Selection, shape: tuple[int, ...], tie_tolerance: float | None,
+            held_tolerance: float | None) -> list[Any]:
     def entering(t: float, flat: np.ndarray) -> float:
         gaps = selection.gaps(flat.reshape(shape))
         return float(gaps.min()) if gaps.size else 1.0
 
     def splitting(t: float, flat: np.ndarray) -> float:
-        return float(selection.spreads(flat.reshape(shape), tie_tolerance).max())
+        z = flat.reshape(shape)
+        spreads = np.where(selection.sliding, selection.spreads(z, held_tolerance), selection.spreads(z, tie_tolerance))
+        return float(spreads.max())
 
     def leaving(t: float, flat: np.ndarray) -> float:
         if not selection.sliding.any():

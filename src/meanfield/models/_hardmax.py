@@ -22,7 +22,7 @@ import numpy as np
 from ..domains._geometry import EuclideanGeometry
 from ._attention import _AttentionVelocity, _as_heads
 from ._filippov import FILIPPOV_METHOD, FilippovStepper
-from ._hardmax_selection import select
+from ._hardmax_selection import SCORE_ROUND_OFF, select
 from ._model import Model
 
 __all__ = ["HardmaxAttention"]
@@ -36,14 +36,18 @@ class HardmaxAttention(Model):
     ----------
     Q, K, V : None or (d, d) arrays
         None means the identity (Example 9.3 takes Q = K = V = I).
-    tie_tolerance : float
-        Scores within ``tie_tolerance`` · max(1, max_k |S_ik|) of the maximum tie
-        (:func:`meanfield.models._hardmax_selection.select`); 0 < tie_tolerance < 1e-3.
+    tie_tolerance : None or float, default None
+        The tie rule (:func:`meanfield.models._hardmax_selection.select`). None: scores tie only at their
+        round-off, S_ij ≥ max_k S_ik - 3 d ε max_k (|Q| |z_i|) · (|K| |z_k|) (3 d ε bounds the error of a
+        computed difference of two scores, to first order). A float in [0, 1e-3): the wider relative rule,
+        scores within ``tie_tolerance`` · max(1, max_k |S_ik|) of the maximum tie. attrs ``tie_rule``
+        ("round-off" or "relative") and ``tie_tolerance`` (3ε for round-off) record it.
 
     Raises
     ------
     ValueError
-        Q, K, V not square (d, d) matrices of one dimension d, or a tie tolerance outside (0, 1e-3).
+        Q, K, V not square (d, d) matrices of one dimension d, or a ``tie_tolerance`` that is negative,
+        not finite or ≥ 1e-3.
 
     Notes
     -----
@@ -70,7 +74,8 @@ class HardmaxAttention(Model):
     Paper 2's Example 9.3: z_1 = (1, 1) and z_2 = (-1, 1) are their own maximisers and stay. z_3 = (0, 0)
     scores 0 with every token; the rule takes the maximisers along its motion (right-continuous: at
     z_3 = (0, s), 0 < s < 1, the scores are s, s, s², so C_3 = {1, 2}) with equal weights, and z_3 moves
-    towards the midpoint (0, 1) of z_1 and z_2: z_3(t) = (0, 1 - e^{-t}).
+    towards the midpoint (0, 1) of z_1 and z_2: z_3(t) = (0, 1 - e^{-t}). From z_3 = (1e-12, 0) the
+    scores 1e-12, -1e-12, 1e-24 differ far beyond their round-off: C_3 = {1} and z_3 → z_1.
 
     >>> import numpy as np
     >>> import meanfield as mf
@@ -84,12 +89,15 @@ class HardmaxAttention(Model):
     >>> z3 = run["positions"].values[-1, 2]
     >>> print(f"{z3[0] + 0.0:.6f} {z3[1]:.6f} {1 - np.exp(-1.0):.6f}")
     0.000000 0.632121 0.632121
+    >>> near = z0.copy(); near[2, 0] = 1e-12
+    >>> print(mf.attention_matrix(model, near)[2], model.attrs["tie_rule"])
+    [1. 0. 0.] round-off
     """
 
     Q: Any = None
     K: Any = None
     V: Any = None
-    tie_tolerance: float = 1e-9
+    tie_tolerance: float | None = None
 
     particle_domain = "euclidean"
 
@@ -107,13 +115,18 @@ class HardmaxAttention(Model):
             object.__setattr__(self, name, None if m is None else m[0])
         object.__setattr__(self, "_dim", dims.pop() if dims else None)
         tol = self.tie_tolerance
-        if isinstance(tol, bool) or not isinstance(tol, (int, float, np.floating)) or not (0 < tol < 1e-3):
-            raise ValueError(f"tie_tolerance must be a number in (0, 1e-3), got {tol!r}")
-        object.__setattr__(self, "tie_tolerance", float(tol))
+        if tol is not None:
+            if isinstance(tol, bool) or not isinstance(tol, (int, float, np.floating)) or not np.isfinite(tol) \
+                    or not (0 <= tol < 1e-3):
+                raise ValueError(f"tie_tolerance must be None (ties at the round-off of the scores) or a finite "
+                                 f"number in [0, 1e-3), got {tol!r}")
+            object.__setattr__(self, "tie_tolerance", float(tol))
 
     @property
     def attrs(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"model": self.name, "noise": 0.0, "tie_tolerance": self.tie_tolerance,
+        rule = "round-off" if self.tie_tolerance is None else "relative"
+        out: dict[str, Any] = {"model": self.name, "noise": 0.0, "tie_rule": rule,
+                               "tie_tolerance": SCORE_ROUND_OFF if self.tie_tolerance is None else self.tie_tolerance,
                                "selection": "uniform on ties, right-continuous maximisers, Filippov sliding "
                                             "closest to uniform (meanfield.models._hardmax_selection)"}
         for name in ("Q", "K", "V"):

@@ -9,10 +9,26 @@ which (9.5) writes with λ_ij = 1/|C_i| on C_i. The velocity jumps where a maxim
 solutions are taken in Filippov's sense: at a tie any convex combination over the tied set is
 admitted, and solutions are not unique (Example 9.3). :func:`select` fixes one:
 
-1. **Ties.** C_i = {j : S_ij ≥ max_k S_ik - τ_i}, τ_i = ``tie_tolerance`` · max(1, max_k |S_ik|).
+1. **Ties.** C_i = {j : S_ij ≥ max_k S_ik - τ_i}. By default (``tie_tolerance=None``) ties are
+   decided at the round-off of the scores: the computed Q z_i and K z_j err by at most γ_d |Q||z_i|
+   and γ_d |K||z_j| elementwise (γ_d = d u/(1 - d u), u = ε/2), and their d-term dot product adds
+   γ_d of the product of the absolute values, so to first order
+
+       |fl(S_ij) - S_ij| ≤ 3 γ_d E_ij,   E_ij = (|Q| |z_i|) · (|K| |z_j|),
+
+   and the computed difference of two scores of a row errs by at most 6 γ_d max_k E_ik ≈ 3 d ε max_k E_ik:
+   τ_i = 3 d ε max_k E_ik (:data:`SCORE_ROUND_OFF` = 3ε). Scores that differ by more are not tied,
+   however small both are (z₃(0) = (1e-12, 0) in Example 9.3 has one maximiser, z₁); exactly equal
+   scores (z₃ = 0) are. A float ``tie_tolerance`` is the wider relative rule
+   τ_i = ``tie_tolerance`` · max(1, max_k |S_ik|). At a switching time the state is known only to the
+   integrator's accuracy, and the stepper decides ties there with the relative rule at that accuracy
+   (:func:`meanfield.models._filippov.event_tolerance`).
 2. **Right-continuous maximisers.** With the uniform weights of (9.5) on C_i, the scores move at
    Ṡ_ij = <Q ż_i, K z_j> + <Q z_i, K ż_j>; a member whose score falls behind the best rate of its
-   set (by more than τ'_i = ``tie_tolerance`` · max(1, max |Ṡ_i·|)) leaves, and the weights are
+   set (by more than τ'_i: by default the round-off of the rates, (4d + n + 1) ε max_k R_ik with
+   R_ij = (|Q| w_i) · (|K| |z_j|) + (|Q| |z_i|) · (|K| w_j) and w_i = |V| (Σ_j λ_ij |z_j| + |z_i|) ≥ |ż_i|,
+   which adds the error γ_{n+d+1} w_i of the computed ż_i to the 3 γ_d of the products; with a float
+   ``tie_tolerance``, τ'_i = ``tie_tolerance`` · max(1, max |Ṡ_i·|)) leaves, and the weights are
    recomputed, until every member keeps pace. The sets are then those of the time just after:
    C_i(t+) is the lexicographic argmax of (S_ij, Ṡ_ij). A tie that the uniform weights keep
    (Example 9.3, where z₃ runs along the symmetry axis between z₁ and z₂) is kept.
@@ -37,13 +53,16 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.optimize
 
-__all__ = ["ROUND_OFF", "Selection", "TIE_RESTORING_RATE", "score_rates", "scores", "select", "velocity"]
+__all__ = ["ROUND_OFF", "SCORE_ROUND_OFF", "Selection", "TIE_RESTORING_RATE", "rate_tolerance", "score_rates",
+           "score_scale", "score_tolerance", "scores", "select", "velocity"]
 
 #: κ of the sliding constraint Ṡ_ij - Ṡ_ij₀ = -κ (S_ij - S_ij₀): a tie held by equivalent control
 #: returns to exact equality at this rate when integration round-off moves it
 TIE_RESTORING_RATE = 10.0
 #: a few ulps: how far a quantity must pass a switching threshold for the crossing to count
 ROUND_OFF = 64 * np.finfo(float).eps
+#: 3ε: the computed difference of two scores of a row errs by at most 3 d ε max_k E_ik (module docstring, step 1)
+SCORE_ROUND_OFF = 3 * np.finfo(float).eps
 
 
 def scores(z: np.ndarray, Q: np.ndarray, K: np.ndarray) -> np.ndarray:
@@ -109,32 +128,56 @@ class Selection:
         above a member does not hide the crossings of the others)."""
         return self._raw_gaps(z) - self._offsets
 
-    def spreads(self, z: np.ndarray, tie_tolerance: float) -> np.ndarray:
+    def spreads(self, z: np.ndarray, tie_tolerance: float | None) -> np.ndarray:
         """max - min of S_ij over each set, minus its tie tolerance (a set splits where it turns positive)."""
         s = scores(z, self.Q, self.K)
         high = np.where(self.members, s, -np.inf).max(axis=1)
         low = np.where(self.members, s, np.inf).min(axis=1)
-        return high - low - _tolerance(s, tie_tolerance)
+        return high - low - score_tolerance(z, s, self.Q, self.K, tie_tolerance)
 
 
-def _tolerance(values: np.ndarray, tie_tolerance: float) -> np.ndarray:
-    return tie_tolerance * np.maximum(1.0, np.abs(values).max(axis=1))
+def score_scale(z: np.ndarray, Q: np.ndarray, K: np.ndarray) -> np.ndarray:
+    """E_ij = (|Q| |z_i|) · (|K| |z_j|) (absolute values elementwise): the scale of the round-off of S_ij."""
+    return (np.abs(z) @ np.abs(Q).T) @ (np.abs(z) @ np.abs(K).T).T
 
 
-def select(z: np.ndarray, Q: np.ndarray, K: np.ndarray, V: np.ndarray, tie_tolerance: float) -> Selection:
-    """The maximiser sets and weight rule at the state z (n, d) (module docstring, steps 1-3)."""
+def score_tolerance(z: np.ndarray, s: np.ndarray, Q: np.ndarray, K: np.ndarray,
+                    tie_tolerance: float | None) -> np.ndarray:
+    """τ_i of each row (module docstring, step 1): 3 d ε max_k E_ik (None), or ``tie_tolerance`` · max(1, max_k |S_ik|)."""
+    if tie_tolerance is None:
+        return SCORE_ROUND_OFF * z.shape[-1] * score_scale(z, Q, K).max(axis=1)
+    return tie_tolerance * np.maximum(1.0, np.abs(s).max(axis=1))
+
+
+def rate_tolerance(z: np.ndarray, weights: np.ndarray, rates: np.ndarray, Q: np.ndarray, K: np.ndarray,
+                   V: np.ndarray, tie_tolerance: float | None) -> np.ndarray:
+    """τ'_i of each row (module docstring, step 2): (4d + n + 1) ε max_k R_ik (None), or
+    ``tie_tolerance`` · max(1, max_k |Ṡ_ik|)."""
+    if tie_tolerance is None:
+        n, d = z.shape
+        a = np.abs(z)
+        w = (weights @ a + a) @ np.abs(V).T
+        scale = (w @ np.abs(Q).T) @ (a @ np.abs(K).T).T + (a @ np.abs(Q).T) @ (w @ np.abs(K).T).T
+        return (4 * d + n + 1) * np.finfo(float).eps * scale.max(axis=1)
+    return tie_tolerance * np.maximum(1.0, np.abs(rates).max(axis=1))
+
+
+def select(z: np.ndarray, Q: np.ndarray, K: np.ndarray, V: np.ndarray, tie_tolerance: float | None) -> Selection:
+    """The maximiser sets and weight rule at the state z (n, d) (module docstring, steps 1-3); ``tie_tolerance``
+    None is the round-off rule of step 1."""
     s = scores(z, Q, K)
-    tied = s >= s.max(axis=1, keepdims=True) - _tolerance(s, tie_tolerance)[:, None]
+    tied = s >= s.max(axis=1, keepdims=True) - score_tolerance(z, s, Q, K, tie_tolerance)[:, None]
     members = tied.copy()
     while True:
-        dz = velocity(z, members / members.sum(axis=1, keepdims=True), V)
-        rates = score_rates(z, dz, Q, K)
+        uniform = members / members.sum(axis=1, keepdims=True)
+        rates = score_rates(z, velocity(z, uniform, V), Q, K)
         best = np.where(members, rates, -np.inf).max(axis=1, keepdims=True)
-        behind = members & (rates < best - _tolerance(rates, tie_tolerance)[:, None])
+        slack = rate_tolerance(z, uniform, rates, Q, K, V, tie_tolerance)[:, None]
+        behind = members & (rates < best - slack)
         if not behind.any():
             break
         members &= ~behind
-    overtaking = tied & ~members & (rates > best + _tolerance(rates, tie_tolerance)[:, None])
+    overtaking = tied & ~members & (rates > best + slack)
     sliding = overtaking.any(axis=1)
     if not sliding.any():
         return Selection(members, sliding, Q, K, V, z)

@@ -24,6 +24,8 @@ import numpy as np
 import xarray as xr
 
 from ...models import Attention, HardmaxAttention
+from ...models._filippov import event_tolerance
+from ...models._hardmax_selection import score_tolerance, scores, select
 from ...particles import simulate
 from ..._validate import as_times
 
@@ -33,7 +35,7 @@ DEFAULT_BETAS = (4.0, 8.0, 16.0, 32.0, 64.0, 128.0, 256.0)
 
 
 def hardmax_limit(z0: Any, t: Any, betas: Any = DEFAULT_BETAS, *, Q: Any = None, K: Any = None, V: Any = None,
-                  rtol: float = 1e-12, atol: float = 1e-14, tie_tolerance: float = 1e-9,
+                  rtol: float = 1e-12, atol: float = 1e-14, tie_tolerance: float | None = None,
                   progress: bool = False) -> xr.Dataset:
     r"""Run (9.4) for each β of ``betas`` and the hard-max dynamics (9.5)–(9.6) from ``z0``; their distance.
 
@@ -50,8 +52,9 @@ def hardmax_limit(z0: Any, t: Any, betas: Any = DEFAULT_BETAS, *, Q: Any = None,
         The weights (None: identity).
     rtol, atol : float, default 1e-12, 1e-14
         Tolerances of both integrators (dopri5 for (9.4), DOP853 segments for the hard-max run).
-    tie_tolerance : float, default 1e-9
-        Ties of the hard-max scores (:class:`meanfield.HardmaxAttention`).
+    tie_tolerance : None or float, default None
+        The tie rule of the hard-max scores (:class:`meanfield.HardmaxAttention`): None, ties at the
+        round-off of the scores; a float, the wider relative rule.
     progress : bool, default False
         A progress bar per run.
 
@@ -61,12 +64,30 @@ def hardmax_limit(z0: Any, t: Any, betas: Any = DEFAULT_BETAS, *, Q: Any = None,
         ``limit`` (time, particle, component): z^∞; ``positions`` (beta, time, particle, component): z^β;
         ``error`` (beta, time): max_i |z_i^β - z_i^∞|; ``sup_error`` (beta); attrs ``rate`` (r of the fit
         e ≈ c β^{-r} over the ladder), ``prefactor`` (c), ``monotone`` (1 when e decreases along the
-        ladder) and ``success`` (every run succeeded).
+        ladder). The branches, at the last output time T (token indices from 0):
+
+        - ``limit_maximisers`` (particle, attended), bool: the maximiser set C_i(T) the hard-max run
+          selects (a sliding row: the tied set its weights hold), and ``limit_sliding`` (particle);
+        - ``maximisers`` (beta, particle, attended), bool: argmax_j S_ij^β(T) of each run of (9.4), ties
+          at the round-off of the scores;
+        - ``limit_attends_to`` (particle) and ``attends_to`` (beta, particle): the one token of the set,
+          -1 where the set is a tie;
+        - ``branch_agrees`` (beta): 1 when run β selected the hard-max run's branch, token by token: a
+          tie the hard-max run keeps with uniform weights (held by a symmetry) is kept exactly; on a
+          sliding row the set lies inside the held set (at finite β the token hovers beside the tie, on
+          one side); a single maximiser j is the single maximiser of run β too, and the same one unless
+          S_ij^∞(T) is within 2 max_k |S_ik^β(T) - S_ik^∞(T)| of the score of run β's choice (run β
+          is not yet close enough to the limit to resolve them: e(β) measures that);
+
+        attrs ``branches_agree`` (1 when the largest β, the run nearest the limit, agrees; smaller β may
+        still sit on the other side of a near tie, e.g. inside a cluster), ``success`` (every run
+        succeeded and the branches agree) and ``message`` (which β select another branch; when the
+        largest does, the limit claim does not hold for these data, whatever e(β) does).
 
     Raises
     ------
     ValueError
-        Fewer than two betas, betas not increasing and positive, ``z0`` not of shape (n, d), bad times
+        ``tie_tolerance`` negative, non-finite or ≥ 1e-3; fewer than two betas, betas not increasing and positive, ``z0`` not of shape (n, d), bad times
         or weights (from :func:`meanfield.simulate` and the models).
 
     Notes
@@ -113,8 +134,8 @@ def hardmax_limit(z0: Any, t: Any, betas: Any = DEFAULT_BETAS, *, Q: Any = None,
     tokens = np.asarray(z0, dtype=float)
     if tokens.ndim != 2:
         raise ValueError(f"z0 must be tokens of shape (n, d), got shape {tokens.shape}")
-    limit_run = simulate(HardmaxAttention(Q, K, V, tie_tolerance=tie_tolerance), tokens, times, rtol=rtol,
-                         atol=atol, progress=progress)
+    model = HardmaxAttention(Q, K, V, tie_tolerance=tie_tolerance)
+    limit_run = simulate(model, tokens, times, rtol=rtol, atol=atol, progress=progress)
     limit = limit_run["positions"].values
     runs = [simulate(Attention(beta, Q, K, V, projection=False, rescaled=True, scores_at_z=True), tokens, times,
                      rtol=rtol, atol=atol, progress=progress) for beta in ladder]
@@ -122,15 +143,60 @@ def hardmax_limit(z0: Any, t: Any, betas: Any = DEFAULT_BETAS, *, Q: Any = None,
     error = np.linalg.norm(positions - limit[None], axis=-1).max(axis=-1)
     sup = error.max(axis=1)
     slope, intercept = np.polyfit(np.log(ladder), np.log(sup), 1)
-    success = bool(limit_run.attrs["success"]) and all(bool(run.attrs["success"]) for run in runs)
+    Qm, Km, Vm = model.matrices(tokens.shape[1])
+    end = limit[-1]
+    held = select(end, Qm, Km, Vm, max(tie_tolerance or 0.0, event_tolerance(end, Qm, Km, rtol, atol)))
+    chosen = np.stack([maximisers(z, Qm, Km) for z in positions[:, -1]])
+    agrees = _branches_agree(chosen, held.members, held.sliding, scores(end, Qm, Km),
+                             np.stack([scores(z, Qm, Km) for z in positions[:, -1]]))
+    ran = bool(limit_run.attrs["success"]) and all(bool(run.attrs["success"]) for run in runs)
+    if not ran:
+        message = "a run stopped early: " + "; ".join(
+            str(run.attrs["message"]) for run in [limit_run, *runs] if not run.attrs["success"])
+    elif not agrees[-1]:
+        message = ("the runs of (9.4) at beta = " + ", ".join(f"{b:g}" for b in ladder[~agrees])
+                   + " select another branch than the hard-max run at the last time: the limit claim does not hold "
+                     "for these data")
+    else:
+        message = "every run succeeded; the largest beta selects the hard-max run's branch" + (
+            "" if agrees.all() else ", beta = " + ", ".join(f"{b:g}" for b in ladder[~agrees]) + " not yet")
     dims = ("time", "particle", "component")
+    pairs = ("particle", "attended")
     return xr.Dataset(
         {"limit": (dims, limit), "positions": (("beta",) + dims, positions), "error": (("beta", "time"), error),
-         "sup_error": (("beta",), sup)},
+         "sup_error": (("beta",), sup), "limit_maximisers": (pairs, held.members),
+         "limit_sliding": (("particle",), held.sliding), "maximisers": (("beta",) + pairs, chosen),
+         "limit_attends_to": (("particle",), _attends_to(held.members)),
+         "attends_to": (("beta", "particle"), _attends_to(chosen)),
+         "branch_agrees": (("beta",), agrees.astype(int))},
         coords={"beta": ladder, "time": times},
         attrs={"study": "hardmax_limit", "equation": "(9.4) with scores <Q z_i, K z_j>; limit (9.5)-(9.6)",
                "rate": float(-slope), "prefactor": float(np.exp(intercept)),
-               "monotone": int(np.all(np.diff(sup) < 0)), "success": int(success),
-"rtol": rtol, "atol": atol,
-               "tie_tolerance": tie_tolerance, **{k: limit_run.attrs[k] for k in ("Q", "K", "V")}},
+               "monotone": int(np.all(np.diff(sup) < 0)), "branches_agree": int(agrees[-1]),
+               "success": int(ran and agrees[-1]), "message": message, "rtol": rtol, "atol": atol,
+               **{k: limit_run.attrs[k] for k in ("tie_rule", "tie_tolerance", "Q", "K", "V")}},
     )
+
+
+def maximisers(z: np.ndarray, Q: np.ndarray, K: np.ndarray) -> np.ndarray:
+    """argmax_j S_ij of tokens z (n, d), S_ij = <Q z_i, K z_j>, ties at the round-off of the scores (n, n) bool."""
+    s = scores(z, Q, K)
+    return s >= s.max(axis=1, keepdims=True) - score_tolerance(z, s, Q, K, None)[:, None]
+
+
+def _branches_agree(chosen: np.ndarray, members: np.ndarray, sliding: np.ndarray, limit_scores: np.ndarray,
+                    run_scores: np.ndarray) -> np.ndarray:
+    """Per β, whether its maximiser sets ``chosen`` (beta, n, n) are the hard-max branch (see hardmax_limit)."""
+    inside = ~np.any(chosen & ~members[None], axis=2)
+    same = np.all(chosen == members[None], axis=2)
+    resolution = 2 * np.abs(run_scores - limit_scores[None]).max(axis=2)
+    best = limit_scores.max(axis=1)
+    choice = np.where(chosen, limit_scores[None], np.inf).min(axis=2)
+    near = (chosen.sum(axis=2) == 1) & (best[None] - choice <= resolution)
+    single = (members.sum(axis=1) == 1)[None]
+    return np.all(np.where(sliding[None], inside, same | (single & near)), axis=1)
+
+
+def _attends_to(sets: np.ndarray) -> np.ndarray:
+    """The one member of each set, -1 where the set holds several tokens."""
+    return np.where(sets.sum(axis=-1) == 1, sets.argmax(axis=-1), -1)
