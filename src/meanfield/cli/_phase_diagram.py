@@ -29,12 +29,12 @@ __all__ = ["add_phase_diagram_arguments", "phase_diagram_command", "default_outp
 
 
 def default_output(d: int | list[int], n: int, systems: int, betas: np.ndarray, t_final: float, unnormalized: bool,
-                   ginibre: bool) -> Path:
-    """``phase_diagram_d<d>[-<d'>…]_n<n>_s<systems>_beta<first>-<last>x<count>_t<t_final>[_usa][_ginibre].nc``."""
+                   ginibre: bool, mask: str | None = None) -> Path:
+    """``phase_diagram_d<d>[-<d'>…]_n<n>_s<systems>_beta<first>-<last>x<count>_t<t_final>[_usa][_ginibre][_<mask>].nc``."""
     dims = "-".join(str(value) for value in np.atleast_1d(d))
     grid = f"beta{betas[0]:g}-{betas[-1]:g}x{betas.size}"
     return Path(f"phase_diagram_d{dims}_n{n}_s{systems}_{grid}_t{t_final:g}{'_usa' if unnormalized else ''}"
-                f"{'_ginibre' if ginibre else ''}.nc")
+                f"{'_ginibre' if ginibre else ''}{'_' + mask if mask else ''}.nc")
 
 
 def parse_dimensions(text: str) -> list[int]:
@@ -64,6 +64,8 @@ def add_phase_diagram_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--unnormalized", action="store_true", help="USA instead of SA")
     parser.add_argument("--ginibre", action="store_true",
                         help="SA with random (Q, K, V), entries iid N(0, 1/d), drawn from --seed (Figure 5)")
+    parser.add_argument("--mask", choices=("causal",), default=None,
+                        help="attention mask: causal = token i attends to the tokens j <= i (a decoder)")
     parser.add_argument("--seed", type=int, default=0, help="base seed of the tokens (and matrices)")
     parser.add_argument("--rtol", type=float, default=RTOL, help="relative tolerance of each system's integrator")
     parser.add_argument("--atol", type=float, default=ATOL, help="absolute tolerance of each system's integrator")
@@ -77,7 +79,8 @@ def add_phase_diagram_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--trajectory-times", type=float, nargs="+", default=[2.5, 18.0, 30.0],
                         help="times of the Figure-4 panel (d = 2)")
     add_output_arguments(parser,
-                         "NetCDF output (default phase_diagram_d<d>_n<n>_s<systems>_beta<first>-<last>x<count>_t<t>[_usa][_ginibre].nc); "
+                         "NetCDF output (default phase_diagram_d<d>_n<n>_s<systems>_beta<first>-<last>x<count>_t<t>[_usa][_ginibre]"
+                         "[_causal].nc); "
                          "PNGs beside it",
                          "hide the progress bar over tasks")
 
@@ -92,9 +95,9 @@ def phase_diagram_command(args: argparse.Namespace) -> int:
     if args.ginibre and len(dims) > 1:
         raise ValueError(f"--ginibre draws (Q, K, V) for one dimension; got --dimension {args.dimension}")
     output, png = result_paths(args, default_output(dims, args.particles, args.systems, betas, args.t_final,
-                                                    args.unnormalized, args.ginibre))
+                                                    args.unnormalized, args.ginibre, args.mask))
     trajectories_png = output.with_name(output.stem + "_trajectories.png")
-    draw_trajectories = 2 in dims and not args.ginibre
+    draw_trajectories = 2 in dims and not args.ginibre and args.mask is None
     if draw_trajectories:
         check_output_path(trajectories_png, "--output")
         refuse_existing(args, trajectories_png)
@@ -102,7 +105,7 @@ def phase_diagram_command(args: argparse.Namespace) -> int:
     ds = mf.phase_diagram(
         dims[0] if len(dims) == 1 else dims, args.particles, betas, times, args.systems, args.delta,
         normalized=not args.unnormalized, matrices="ginibre" if args.ginibre else None, seed=args.seed,
-        rtol=args.rtol, atol=args.atol, representation=args.representation, batch=args.batch,
+        rtol=args.rtol, atol=args.atol, representation=args.representation, mask=args.mask, batch=args.batch,
         progress=not args.no_progress, **sweep_options(args),
     )
     ds.attrs = described_run(ds.attrs, args.command_line)

@@ -13,8 +13,9 @@ never positions. With Q = K = V = I the block's systems step together in one
 vectorised Dormand–Prince 5(4) (:mod:`meanfield.particles._token_ensembles`), in the
 representation that costs least at that d: angles (d = 2), points (d < n/2) or the
 Gram matrix (d ≥ n/2, a cost independent of d); a system whose pairs are all linked
-is finished there (linked pairs stay linked). Ginibre weights run through
-:func:`meanfield.simulate`.
+is finished there (linked pairs stay linked). Ginibre weights and attention masks (causal:
+token i attends to j ≤ i, or any boolean matrix) run through :func:`meanfield.simulate`, with
+:class:`meanfield.Attention` restricted to the edges of the mask.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from ...models._self_attention import SelfAttention
 from ..._validate import as_times, check_positive, check_positive_int, check_rtol
 from ..._version import __version__
 from ...models._attention import Attention
+from ...models._graph import Graph
 from ...particles import number_of_clusters, pair_fraction, simulate
 from ...particles._token_ensembles import (REPRESENTATIONS, TokenRepresentation, representation_for,
                                             token_representation, token_statistics)
@@ -38,7 +40,7 @@ from ._equiangular import check_delta, equiangular_curve
 from ..sweeps._sweep import sweep
 
 __all__ = ["phase_diagram", "phase_diagram_block", "phase_diagram_tokens", "phase_diagram_trajectories",
-           "ginibre_matrices", "crossing_time",
+           "ginibre_matrices", "crossing_time", "attention_mask",
            "span_coordinates"]
 
 logger = logging.getLogger(__name__)
@@ -53,6 +55,7 @@ BLOCK_VALUES = 2**23
 #: a block are drawn once for its β)
 BLOCK_SYSTEMS, BLOCK_BETAS = 512, 6
 MATRIX_CHOICES = (None, "ginibre")
+MASK_CHOICES = (None, "causal")
 #: the default tolerances of the per-system Dormand–Prince 5(4) (see :func:`phase_diagram`)
 RTOL, ATOL = 1e-4, 3e-5
 
@@ -164,7 +167,8 @@ def ginibre_matrices(d: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray, np.
 
 def phase_diagram_block(beta: float | np.ndarray, seed: np.ndarray, *, d: int, n: int, times: Sequence[float],
                         delta: float, normalized: bool = True, matrices: str | None = None, base_seed: int = 0,
-                        rtol: float = RTOL, atol: float = ATOL, representation: str = "auto") -> xr.Dataset:
+                        rtol: float = RTOL, atol: float = ATOL, representation: str = "auto",
+                        mask: Any = None) -> xr.Dataset:
     """Per-system statistics of one block of systems at one d and one β or a block of β (the task of
     :func:`phase_diagram`).
 
@@ -193,6 +197,9 @@ def phase_diagram_block(beta: float | np.ndarray, seed: np.ndarray, *, d: int, n
     representation : {"auto", "angles", "points", "gram"}
         The state of a system with Q = K = V = I ("auto": the cheapest at this d,
         :func:`meanfield.particles._token_ensembles.representation_for`).
+    mask : None, "causal" or boolean array_like (n, n)
+        Attention restricted to the pairs (i, j) with mask[i, j] true (:func:`attention_mask`), through
+        :class:`meanfield.Attention` with ``graph`` and :func:`meanfield.simulate`.
 
     Returns
     -------
@@ -213,11 +220,12 @@ def phase_diagram_block(beta: float | np.ndarray, seed: np.ndarray, *, d: int, n
     t = np.asarray(times, dtype=float)
     betas = np.atleast_1d(np.asarray(beta, dtype=float))
     rep = states = None
-    if matrices is None:
+    graph = attention_mask(mask, n)
+    if matrices is None and graph is None:
         rep = representation_for(d, n) if representation == "auto" else token_representation(representation, d, n)
         states = rep.initial(x0)
     blocks = [_block_statistics(float(b), x0, systems, d, t, delta, normalized, matrices, base_seed, rtol, atol,
-                                rep, states) for b in betas]
+                                rep, states, graph) for b in betas]
     if np.ndim(beta) == 0:
         return blocks[0]
     return xr.concat(blocks, dim=xr.DataArray(betas, dims="beta"), combine_attrs="override")
@@ -225,13 +233,13 @@ def phase_diagram_block(beta: float | np.ndarray, seed: np.ndarray, *, d: int, n
 
 def _block_statistics(beta: float, x0: np.ndarray, systems: np.ndarray, d: int, t: np.ndarray, delta: float,
                       normalized: bool, matrices: str | None, base_seed: int, rtol: float, atol: float,
-                      rep: TokenRepresentation | None, states: np.ndarray | None) -> xr.Dataset:
-    """Per-system statistics at one β: Ginibre weights through :func:`simulate`, or the representation
-    ``rep`` of the tokens ``x0`` (initial ``states``, shared by the β of a block)."""
+                      rep: TokenRepresentation | None, states: np.ndarray | None, graph: Graph | None) -> xr.Dataset:
+    """Per-system statistics at one β: Ginibre weights or a mask (``graph``) through :func:`simulate`, or the
+    representation ``rep`` of the tokens ``x0`` (initial ``states``, shared by the β of a block)."""
     dims = ("seed", "time")
-    if matrices == "ginibre":
-        Q, K, V = ginibre_matrices(d, base_seed)
-        run = simulate(Attention(beta, Q=Q, K=K, V=V), x0, t, rtol=rtol, atol=atol, domain="sphere")
+    if matrices == "ginibre" or graph is not None:
+        Q, K, V = ginibre_matrices(d, base_seed) if matrices == "ginibre" else (None, None, None)
+        run = simulate(Attention(beta, Q=Q, K=K, V=V, graph=graph), x0, t, rtol=rtol, atol=atol, domain="sphere")
         if not run.attrs["success"]:
             raise RuntimeError(f"simulate failed at beta = {beta} for systems {systems.tolist()}: "
                                f"{run.attrs['message']}")
@@ -270,6 +278,7 @@ def phase_diagram(
     rtol: float = RTOL,
     atol: float = ATOL,
     representation: str = "auto",
+    mask: Any = None,
     scheduler: Any = None,
     n_workers: int | None = None,
     store: Any = None,
@@ -324,6 +333,12 @@ def phase_diagram(
     representation : {"auto", "angles", "points", "gram"}
         The state of a system with Q = K = V = I: "auto" picks the cheapest for each d (angles
         for d = 2, points for d < n/2, the Gram matrix from d ≥ n/2); the choice is recorded.
+    mask : None, "causal" or boolean array_like (n, n)
+        Attention restricted to the pairs (i, j) with mask[i, j] true: the softmax of token i runs
+        over {j : mask[i, j]} (:func:`attention_mask`). "causal" is the mask of a decoder, token i
+        attends to the tokens j ≤ i (mask[i, j] = j ≤ i). Masked systems (SA only, with identity or
+        Ginibre weights) run through :func:`meanfield.simulate` in the points representation; the
+        mask is recorded (attr ``mask``; a matrix also as the variable ``mask``).
     scheduler, n_workers, store, resume
         Passed to :func:`meanfield.studies.sweep` (dask LocalCluster by
         default; "serial" runs in this process; ``store`` keeps one file per
@@ -358,7 +373,9 @@ def phase_diagram(
     ValueError, TypeError
         d < 2 (or repeated), n < 2, systems < 1, δ outside (0, 2), β negative, non-finite,
         repeated or empty, t not increasing or not starting at 0, unknown
-        ``matrices`` or ``representation``, USA with matrices, several d with matrices, batch < 1.
+        ``matrices`` or ``representation``, USA with matrices, several d with matrices, batch < 1;
+        a ``mask`` that is neither None, "causal" nor a boolean (n, n) matrix whose every row has a
+        true entry, a mask with USA or with a ``representation`` other than "auto" or "points".
 
     Notes
     -----
@@ -411,13 +428,19 @@ def phase_diagram(
     if matrices is not None and dims.size > 1:
         raise ValueError(f"matrices='ginibre' draws (Q, K, V) for one d; run the dimensions {dims.tolist()} "
                          "one at a time")
+    graph = attention_mask(mask, n)
+    if graph is not None and not normalized:
+        raise ValueError("mask restricts the softmax of SA to the pairs of the mask; it needs normalized=True")
+    if graph is not None and representation not in ("auto", "points"):
+        raise ValueError(f"a masked system runs in the points representation, got representation={representation!r}")
+    mask_json = None if graph is None else mask if isinstance(mask, str) else graph.adjacency.toarray().astype(bool).tolist()
     if representation != "auto":
         if representation not in REPRESENTATIONS:
             raise ValueError(f"representation must be 'auto' or one of {REPRESENTATIONS}, got {representation!r}")
         for value in dims:
             token_representation(representation, int(value), n)
     if batch is None:
-        if matrices is not None:
+        if matrices is not None or graph is not None:
             batch = int(max(1, min(256, systems, BLOCK_VALUES // (times.size * n * int(dims[0])))))
         else:
             batch = min(BLOCK_SYSTEMS, systems)
@@ -426,27 +449,32 @@ def phase_diagram(
 
     fixed = {"n": n, "times": times.tolist(), "delta": delta, "normalized": bool(normalized),
              "matrices": matrices, "base_seed": seed, "rtol": float(rtol), "atol": float(atol),
-             "representation": representation}
+             "representation": representation, "mask": mask_json}
     logger.info("phase diagram d=%s n=%d: %d betas x %d systems in blocks of %d", dims.tolist(), n,
                 beta_values.size, systems, batch)
     start = _time.perf_counter()
-    _compile_kernels(dims, n, delta, bool(normalized), matrices, seed, representation)
-    blocks = {"seed": batch} if matrices is not None else {"seed": batch, "beta": BLOCK_BETAS}
+    _compile_kernels(dims, n, delta, bool(normalized), matrices, seed, representation, mask_json)
+    blocks = {"seed": batch} if matrices is not None or graph is not None else {"seed": batch, "beta": BLOCK_BETAS}
     raw = sweep(phase_diagram_block, {"d": dims, "beta": beta_values}, seeds=systems, batch=blocks,
                 fixed=fixed, store=store, resume=resume, scheduler=scheduler, n_workers=n_workers,
                 progress=progress)
     ds = _reduce(raw, systems, per_system)
-    used = [_representation_of(int(value), n, representation, matrices) for value in dims]
+    used = [_representation_of(int(value), n, representation, matrices, graph) for value in dims]
     ds["critical_time"] = ("beta", equiangular_curve(beta_values, n, delta, normalized=normalized), {
         "long_name": "t*(beta): gamma_beta(t*) = 1 - delta (Theorem 6.8, Q = K = V = I)"})
     if matrices == "ginibre":
         for name, m in zip("QKV", ginibre_matrices(int(dims[0]), seed)):
             ds[name] = (("matrix_row", "matrix_column"), m, {"long_name": f"{name}: entries iid N(0, 1/d)"})
     model = "SA" if normalized else "USA"
+    if graph is not None:
+        ds["mask"] = (("token_i", "token_j"), graph.adjacency.toarray().astype(np.int8), {
+            "long_name": "attention mask: token i attends to token j where 1"})
     attrs = {
         **{f"sweep_{k}": v for k, v in raw.attrs.items() if k != "representation"},
         "title": "P(<x_1(t), x_2(t)> >= 1 - delta) for iid uniform tokens",
-        "model": model + (" with Ginibre (Q, K, V)" if matrices else ", Q = K = V = I"),
+        "model": model + (" with Ginibre (Q, K, V)" if matrices else ", Q = K = V = I")
+                 + ("" if graph is None else f", {_mask_name(mask)} mask"),
+        "mask": _mask_name(mask),
         "n": n, "delta": delta, "systems": systems, "seed": seed, "normalized": int(normalized),
         "matrices": matrices or "identity", "rtol": rtol, "atol": atol, "batch": batch,
         "seed_rule": f"system s: tokens normalised from default_rng(SeedSequence([seed, {TOKENS}, s]))"
@@ -456,7 +484,8 @@ def phase_diagram(
                      "<x_i, x_j> >= 1 - delta; stderr = sample sd (ddof=1) / sqrt(systems)",
         "integrator": "Dormand-Prince 5(4) per system (rtol, atol), all systems of a (d, beta) block together; "
                       "a system with every pair linked is finished there (its statistics stay 1)"
-                      if matrices is None else "meanfield.simulate (Dormand-Prince 5(4) in sphere charts)",
+                      if matrices is None and graph is None else
+                      "meanfield.simulate (Dormand-Prince 5(4) in sphere charts)",
         "wall_time": _time.perf_counter() - start,
         "meanfield_version": __version__,
     }
@@ -472,7 +501,7 @@ def phase_diagram(
 
 
 def _compile_kernels(dims: np.ndarray, n: int, delta: float, normalized: bool, matrices: str | None, seed: int,
-                     representation: str) -> None:
+                     representation: str, mask: Any) -> None:
     """Compile, or load from numba's on-disk cache, every kernel the sweep's tasks call, once, in this process.
 
     One task of two systems and three output times per representation in use (the first d that uses it)
@@ -481,16 +510,71 @@ def _compile_kernels(dims: np.ndarray, n: int, delta: float, normalized: bool, m
     read (the ``__pycache__`` next to the sources, or numba's user-wide cache directory where that is not
     writable, or ``NUMBA_CACHE_DIR``): a first run compiles once, not once per worker, and later runs load.
     """
-    firsts = {_representation_of(int(value), n, representation, matrices): int(value) for value in dims[::-1]}
+    firsts = {_representation_of(int(value), n, representation, matrices, attention_mask(mask, n)): int(value)
+              for value in dims[::-1]}
     for value in firsts.values():
         phase_diagram_block(1.0, np.arange(2), d=value, n=n, times=[0.0, 0.5, 1.0], delta=delta,
-                            normalized=normalized, matrices=matrices, base_seed=seed, representation=representation)
+                            normalized=normalized, matrices=matrices, base_seed=seed, representation=representation,
+                            mask=mask)
 
 
-def _representation_of(d: int, n: int, representation: str, matrices: str | None) -> str:
-    if matrices is not None:
+def _representation_of(d: int, n: int, representation: str, matrices: str | None, graph: Graph | None) -> str:
+    if matrices is not None or graph is not None:
         return "points"
     return representation_for(d, n).name if representation == "auto" else representation
+
+
+def attention_mask(mask: Any, n: int) -> Graph | None:
+    """The graph of an attention mask of n tokens: None (full attention), "causal" (token i attends to j ≤ i,
+    :meth:`meanfield.Graph.causal`) or a boolean array_like (n, n) whose row i marks the tokens i attends to.
+
+    Parameters
+    ----------
+    mask : None, "causal" or boolean array_like, shape (n, n)
+        The mask; every row needs a true entry (a token attends to at least one token).
+    n : int
+        Tokens per system.
+
+    Returns
+    -------
+    Graph or None
+        The directed graph i → j of the mask (adjacency mask[i, j], softmax over each row's edges), None for
+        full attention.
+
+    Raises
+    ------
+    ValueError
+        An unknown string, a matrix that is not boolean or not of shape (n, n), a row without a true entry.
+
+    Examples
+    --------
+    >>> from meanfield.studies.clustering._phase_diagram import attention_mask
+    >>> attention_mask("causal", 3).adjacency.toarray().astype(int).tolist()
+    [[1, 0, 0], [1, 1, 0], [1, 1, 1]]
+    >>> attention_mask(None, 3) is None
+    True
+    """
+    if mask is None:
+        return None
+    if isinstance(mask, str):
+        if mask not in MASK_CHOICES:
+            raise ValueError(f"mask must be None, 'causal' or a boolean matrix of shape (n, n), got {mask!r}")
+        return Graph.causal(n)
+    values = np.asarray(mask)
+    if values.dtype != bool:
+        raise ValueError(f"mask must be None, 'causal' or a boolean matrix of shape (n, n); got an array of dtype "
+                         f"{values.dtype}")
+    if values.shape != (n, n):
+        raise ValueError(f"mask must have shape (n, n) = ({n}, {n}), got {values.shape}")
+    empty = np.nonzero(~values.any(axis=1))[0]
+    if empty.size:
+        raise ValueError(f"mask rows {empty[:8].tolist()} have no true entry: token i must attend to at least one "
+                         "token")
+    return Graph(values.astype(float), name="mask")
+
+
+def _mask_name(mask: Any) -> str:
+    return "none" if mask is None else mask if isinstance(mask, str) else "matrix"
 
 
 def _check_dimensions(d: Any) -> np.ndarray:
