@@ -269,10 +269,14 @@ def test_a_failed_periodic_write_is_logged_and_retried(rho0, tmp_path, monkeypat
 def test_checkpoints_do_not_recompute_energies_of_earlier_outputs(rho0, tmp_path):
     evaluated = []
 
-    class Counting(mf.SelfAttention):
+    class Counting(mf.SelfAttention):  # E_β with e^{-β}E_β and log E_β, from one integral per output
         def density_energy(self, domain, values):
             evaluated.append(values.shape[0])
             return super().density_energy(domain, values)
+
+        def density_energy_forms(self, domain, values):
+            evaluated.append(values.shape[0])
+            return super().density_energy_forms(domain, values)
 
     t = np.linspace(0.0, 1.0, 11)
     mf.solve(Counting(beta=2.0), rho0, t, checkpoint=tmp_path / "run.nc", checkpoint_interval=0.0)

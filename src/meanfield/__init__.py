@@ -54,6 +54,7 @@ from .studies import kuramoto_bifurcation, kuramoto_critical_coupling, kuramoto_
 from .studies import bimodal_boundaries, bimodal_states, kuramoto_branches, kuramoto_linear_rates
 from .studies import kuramoto_locked_frequency
 from .studies import cluster_dynamics, energy_staircase, equispaced_instability_rate, two_cluster_jump
+from .studies import arc_length_staircase, staircase_angles
 from .studies import check_good_triple, check_mixed_triple, hyperplanes, polytope_vertices, random_good_triple
 from .studies import random_mixed_triple
 from .studies import MostUnstableMode, most_unstable_mode, unstable_mode_run
@@ -120,6 +121,7 @@ __all__ = [
     "WriteError",
     "ZonalSphere",
     "__version__",
+    "arc_length_staircase",
     "attention_matrix",
     "bimodal_lorentzian",
     "bimodal_boundaries",
@@ -131,6 +133,7 @@ __all__ = [
     "effective_frequencies",
     "energy",
     "energy_staircase",
+    "staircase_angles",
     "equispaced_instability_rate",
     "equiangular_concentration",
     "equiangular_curve",

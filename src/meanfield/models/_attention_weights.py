@@ -18,6 +18,10 @@ Energy (paper 2, (3.5)):
     E_β[μ] = e^β/(2β) · ∬ a_β(x, y) dμ(x) dμ(y)   (β > 0),     E_0[μ] = |m|²/2,  m = ∫ y dμ(y)
                                                                           (:func:`interaction_energy`).
 
+E_β overflows a double once β - log 2β > 709.78, so every energy is also reported in two forms that stay
+finite for any β (:func:`energy_forms`): the normalised energy e^{-β}E_β = S/(2β) ∈ (0, 1/(2β)] and
+log E_β = β + log S - log 2β, with S = ∬ a_β dμ dμ ∈ (0, 1] (S/2 and log(S/2) at β = 0).
+
 :func:`attention_exponent` and :func:`attention_velocity` are compiled with ``numba.njit(inline="always")``:
 the compiled kernels inline them (with the kernel's own compiler flags) and NumPy paths call the same
 formula on arrays as ``attention_exponent.py_func`` / ``attention_velocity.py_func``. The exponential
@@ -37,6 +41,7 @@ __all__ = [
     "attention_exponent",
     "attention_velocity",
     "check_unnormalized_beta",
+    "energy_forms",
     "interaction_energy",
     "velocity_factor",
 ]
@@ -48,12 +53,17 @@ BETA_MAX_UNNORMALIZED = float(np.log(np.finfo(float).max))
 
 
 def check_unnormalized_beta(beta: float, normalized: bool) -> None:
-    """Reject β whose factor e^β of the unnormalized (USA) velocity overflows float64."""
+    """Reject β whose factor e^β of the unnormalized (USA) velocity overflows float64, naming the rescaled
+    alternative: in s = e^β t the USA velocity is P⊥_x ∫ e^{β(<x,y>-1)} y dμ(y), the interaction model of the kernel
+    W(t) = -e^{β(t-1)}/β (``-Kernel.gaussian(2/β)/β``), finite for every β."""
     if not normalized and beta > BETA_MAX_UNNORMALIZED:
         raise ValueError(
             f"beta = {beta:g} is too large for the unnormalized model (USA): its velocity carries the "
             f"factor e^beta, which overflows float64 for beta > {BETA_MAX_UNNORMALIZED:.2f}; use "
-            f"normalized=True (SA) or a smaller beta"
+            f"normalized=True (SA) or a smaller beta, or run USA in the rescaled time s = e^beta t, whose velocity "
+            f"P_x^perp int e^(beta(<x,y>-1)) y dmu(y) carries no e^beta: "
+            f"mf.Interaction(-mf.Kernel.gaussian(2 / beta) / beta) (its energy is -e^(-beta) E_beta; E_beta itself "
+            f"in logarithms: mf.energy(model, x, scale='log'))"
         )
 
 
@@ -74,12 +84,14 @@ def attention_velocity(numerator, denominator, normalized, factor):
     return numerator / denominator if normalized else factor * numerator
 
 
-def interaction_energy(beta: float, kernel_integral: float | np.ndarray) -> float | np.ndarray:
+def interaction_energy(beta: float, kernel_integral: float | np.ndarray, *, warn: bool = True
+                       ) -> float | np.ndarray:
     """E_β = e^β/(2β) · S from S = ∬ e^{β(<x,y> - 1)} dμ dμ (paper 2, (3.5)); E_0 = S/2 from S = |m|² at β = 0.
 
     Where the prefactor e^β/(2β) overflows (β > :data:`BETA_MAX_UNNORMALIZED`, or β below ~1e-308)
     it is applied in logarithms, E = exp(β + log S - log 2β); an energy beyond the largest double is
-    returned as inf with a logged warning.
+    returned as inf, with a logged warning unless ``warn`` is False (a caller that also reports the
+    finite forms of :func:`energy_forms`).
     """
     if beta == 0:
         return 0.5 * kernel_integral
@@ -88,6 +100,24 @@ def interaction_energy(beta: float, kernel_integral: float | np.ndarray) -> floa
         out = (prefactor * kernel_integral if np.isfinite(prefactor)
                else np.exp(beta + np.log(kernel_integral) - np.log(2 * beta)))
     if not np.all(np.isfinite(out)):
-        logger.warning("the interaction energy at beta = %g exceeds the largest double: returned as inf", beta)
+        if warn:
+            logger.warning("the interaction energy at beta = %g exceeds the largest double: returned as inf", beta)
         out = np.where(np.isnan(out), np.inf, out)
     return out
+
+
+def energy_forms(beta: float, kernel_integral: float | np.ndarray
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(E_β, e^{-β}E_β, log E_β) from S = ∬ e^{β(<x,y> - 1)} dμ dμ (S = |m|² at β = 0), without a warning.
+
+    E_β is :func:`interaction_energy` (inf beyond the largest double); the normalised energy
+    e^{-β}E_β = S/(2β) (S/2 at β = 0) and log E_β = β + log S - log 2β (log(S/2) at β = 0; -inf where S = 0)
+    involve no e^β and are finite for every normal β > 0 and S > 0: each is S times or plus a few correctly
+    rounded operations, so accurate to a few ulps of S (of log E_β: a few ulps of β + |log S|).
+    """
+    total = np.asarray(kernel_integral, dtype=float)
+    energy = np.asarray(interaction_energy(beta, total, warn=False), dtype=float)
+    with np.errstate(divide="ignore"):
+        if beta == 0:
+            return energy, 0.5 * total, np.log(0.5 * total)
+        return energy, total / (2 * beta), beta + (np.log(total) - np.log(2 * beta))

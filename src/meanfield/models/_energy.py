@@ -6,6 +6,9 @@
 for self-attention; for Kuramoto models with an odd interaction h, E = (1/2) ∬ G(θ - φ) dμ dμ with
 G' = h(-·) (K|m|²/2 for h = sin). The model computes it (``density_energy``, ``particle_energy``); for a
 density the double integral is a convolution by the domain's transform (:func:`double_integral`).
+
+E_β exceeds the largest double once β - log 2β > 709.78; ``scale="normalized"`` gives e^{-β}E_β and
+``scale="log"`` gives log E_β instead, both finite for every β (:data:`ENERGY_SCALES`).
 """
 
 from __future__ import annotations
@@ -19,7 +22,23 @@ from ..measures._measure import Density, EmpiricalMeasure
 from ..measures._read_particles import SPHERE_TOLERANCE, read_particles
 from ._model import check_model
 
-__all__ = ["double_integral", "energy", "entropy", "particle_energy"]
+__all__ = ["ENERGY_ATTRS", "ENERGY_SCALES", "ENERGY_VARIABLES", "double_integral", "energy", "entropy",
+           "particle_energy"]
+
+#: the forms ``energy`` reports: E_β, e^{-β}E_β (the model's ``particle_energy_forms``), log E_β
+ENERGY_SCALES = ("energy", "normalized", "log")
+#: the result variables of those forms (``normalized_energy`` and ``log_energy`` for self-attention models,
+#: whose ``has_energy_forms``), in the order of :data:`ENERGY_SCALES`
+ENERGY_VARIABLES = ("energy", "normalized_energy", "log_energy")
+#: their attrs in a particle result (a density result names its energy by the model's ``energy_description``)
+ENERGY_ATTRS = {
+    "energy": {"long_name": "interaction energy E"},
+    "normalized_energy": {"long_name": "normalised interaction energy e^(-beta) E_beta = (1/2beta) "
+                                       "sum_ij w_i w_j e^(beta(<x_i,x_j> - 1)), finite for every beta",
+                          "units": "1"},
+    "log_energy": {"long_name": "natural logarithm of the interaction energy, log E_beta, computed without "
+                                "e^beta (finite where E_beta overflows a double)", "units": "1"},
+}
 
 
 def double_integral(domain: Any, values: np.ndarray, multipliers: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
@@ -39,7 +58,8 @@ def entropy(domain: Any, values: np.ndarray) -> np.ndarray:
 
 
 def particle_energy(model: Any, measure: EmpiricalMeasure | np.ndarray, *, domain: str | None = None,
-                    renormalize: bool = False, sphere_tolerance: float = SPHERE_TOLERANCE) -> float | np.ndarray:
+                    renormalize: bool = False, sphere_tolerance: float = SPHERE_TOLERANCE,
+                    scale: str = "energy") -> float | np.ndarray:
     """Interaction energy of particles, E = (1/2β) Σ_ij w_i w_j e^{β<x_i,x_j>} for self-attention.
 
     Parameters
@@ -58,28 +78,48 @@ def particle_energy(model: Any, measure: EmpiricalMeasure | np.ndarray, *, domai
         Project points onto the sphere instead of rejecting points off it.
     sphere_tolerance : float
         Allowed | |x_i| - 1 | of points on S^{d-1}.
+    scale : {"energy", "normalized", "log"}
+        What is returned (:func:`energy`): E_β, e^{-β}E_β or log E_β.
 
     Returns
     -------
     float, or ndarray of shape (systems,) for a batch. For β > 709.78 the
     prefactor e^β/(2β) is applied in logarithms; an energy beyond the largest
-    double is returned as inf (with a logged warning).
+    double is returned as inf (with a logged warning); the normalised and
+    logarithmic forms are finite for every β.
 
     Raises
     ------
     ValueError
         A model without an energy, points off the unit sphere (beyond ``sphere_tolerance``),
-        wrong shapes, non-finite positions, an unknown ``domain``.
+        wrong shapes, non-finite positions, an unknown ``domain`` or ``scale``, a ``scale`` other than
+        "energy" for a model without the normalised and logarithmic forms.
     """
     check_model(model)
+    form = _check_scale(model, scale)
     read = read_particles(measure, name="measure", domain=domain, fixed=model.particle_domain,
                           renormalize=renormalize, tolerance=sphere_tolerance)
     model.check_particles(read.geometry)
-    out = model.particle_energy(read.points, read.weights, read.geometry)
+    if form == 0:
+        out = model.particle_energy(read.points, read.weights, read.geometry)
+    else:
+        out = model.particle_energy_forms(read.points, read.weights, read.geometry)[form]
     return out if read.batched else float(out[0])
 
 
-def energy(model: Any, measure: Density | EmpiricalMeasure | np.ndarray, **particle_options: Any) -> float | np.ndarray:
+def _check_scale(model: Any, scale: str) -> int:
+    """The index of ``scale`` in :data:`ENERGY_SCALES`, for a model that reports that form."""
+    if scale not in ENERGY_SCALES:
+        raise ValueError(f"scale must be one of {list(ENERGY_SCALES)} (E, e^(-beta) E, log E), got {scale!r}")
+    form = ENERGY_SCALES.index(scale)
+    if form and not model.has_energy_forms:
+        raise ValueError(f"scale={scale!r}: {model.name} reports its energy as E only; the normalised and "
+                         f"logarithmic forms are those of E_beta = e^beta S/(2 beta) (self-attention)")
+    return form
+
+
+def energy(model: Any, measure: Density | EmpiricalMeasure | np.ndarray, *, scale: str = "energy",
+           **particle_options: Any) -> float | np.ndarray:
     r"""Interaction energy E_β of a density or of particles.
 
     Parameters
@@ -90,6 +130,12 @@ def energy(model: Any, measure: Density | EmpiricalMeasure | np.ndarray, **parti
         Densities are integrated by their domain's quadrature (spectrally
         accurate for smooth densities); particles give
         E_β = (1/2β) Σ_ij w_i w_j e^{β<x_i,x_j>} (:func:`particle_energy`).
+    scale : {"energy", "normalized", "log"}
+        "energy": E_β itself (inf where it exceeds the largest double, β - log 2β > 709.78, with a
+        logged warning); "normalized": e^{-β}E_β = (1/2β) ∬ e^{β(<x,y>-1)} dμ dμ ∈ (0, 1/(2β)];
+        "log": log E_β = β + log ∬ e^{β(<x,y>-1)} dμ dμ - log 2β. The last two are computed
+        without e^β (the exponent shifted by its maximum β), finite and accurate to a few ulps
+        for any β; self-attention models only (at β = 0: E_0 and log E_0).
     **particle_options
         For particles: ``domain``, ``renormalize``, ``sphere_tolerance`` (points off the
         sphere beyond the tolerance are an error unless renormalised).
@@ -102,7 +148,8 @@ def energy(model: Any, measure: Density | EmpiricalMeasure | np.ndarray, **parti
     ------
     ValueError
         A model without an energy (a Kuramoto interaction that is not odd, attention weights
-        without the gradient structure), or a measure the model does not live on.
+        without the gradient structure), a measure the model does not live on, an unknown
+        ``scale``, or ``scale`` "normalized"/"log" for a model other than self-attention.
 
     Notes
     -----
@@ -134,8 +181,15 @@ def energy(model: Any, measure: Density | EmpiricalMeasure | np.ndarray, **parti
     >>> x = np.array([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]])
     >>> print(f"{mf.energy(mf.SelfAttention(2.0), x):.6f} {(2 * np.exp(2.0) + 2) / 16:.6f}")
     1.048632 1.048632
+    >>> # one cluster at β = 4000: E_β = e^β/(2β) overflows; e^{-β}E_β = 1/(2β), log E_β = β - log 2β
+    >>> sa = mf.SelfAttention(4000.0)
+    >>> print(mf.energy(sa, np.zeros(5), scale="normalized"), mf.energy(sa, np.zeros(5), scale="log"))
+    0.000125 3991.012803179338
     """
     check_model(model)
     if isinstance(measure, Density):
-        return float(model.density_energy(measure.domain, measure.values))
-    return particle_energy(model, measure, **particle_options)
+        form = _check_scale(model, scale)
+        if form == 0:
+            return float(model.density_energy(measure.domain, measure.values))
+        return float(model.density_energy_forms(measure.domain, measure.values)[form])
+    return particle_energy(model, measure, scale=scale, **particle_options)

@@ -29,6 +29,8 @@ Particles
 Energy
     ``has_energy``; ``particle_energy(states, weights, geometry, accuracy)`` (one per
     system); ``density_energy(domain, values)`` (one per leading index of the node values);
+    ``has_energy_forms``, ``particle_energy_forms`` and ``density_energy_forms``: (E, e^{-β}E, log E) of an
+    energy E = e^β S/(2β) that overflows a double at large β, the last two finite for every β (self-attention);
     ``has_free_energy`` and ``density_free_energy(domain, values)``: the Lyapunov functional
     (energy and σ ∫ρ log ρ) of a noisy gradient flow, recorded by :func:`meanfield.solve` as ``free_energy``.
 The PDE
@@ -158,6 +160,21 @@ class Model:
     def density_energy(self, domain: Any, values: np.ndarray) -> np.ndarray:
         """The energy of node values (..., *domain.shape), one per leading index."""
         raise self._no_energy()
+
+    @property
+    def has_energy_forms(self) -> bool:
+        """Whether the energy is E = e^β S/(2β) with S > 0 and is also reported as the normalised energy e^{-β}E
+        and log E, finite for every β (``particle_energy_forms``, ``density_energy_forms``; here: no)."""
+        return False
+
+    def particle_energy_forms(self, states: np.ndarray, weights: np.ndarray, geometry: Any,
+                              accuracy: float | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(E, e^{-β}E, log E) of each system of particles, each of shape (systems,)."""
+        raise ValueError(f"{self.name} reports its energy as E only (no normalised or logarithmic form)")
+
+    def density_energy_forms(self, domain: Any, values: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(E, e^{-β}E, log E) of node values (..., *domain.shape), one per leading index."""
+        raise ValueError(f"{self.name} reports its energy as E only (no normalised or logarithmic form)")
 
     @property
     def energy_description(self) -> str:

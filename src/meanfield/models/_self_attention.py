@@ -16,7 +16,7 @@ from ..domains._funk_hecke import scaled_funk_hecke, scaled_funk_hecke_over_beta
 from ..domains._geometry import CircleGeometry, EuclideanGeometry
 from .._validate import as_degrees, check_beta, check_nonnegative
 from ._attention import softmax_attention
-from ._attention_weights import check_unnormalized_beta, interaction_energy, velocity_factor
+from ._attention_weights import check_unnormalized_beta, energy_forms, interaction_energy, velocity_factor
 from ._compiled_kernels import kernel_sums
 from ._edge_attention import EdgeSelfAttention, edge_energy_sums
 from ._energy import double_integral, entropy
@@ -259,11 +259,27 @@ class SelfAttention(Model):
 
         return multipliers, beta
 
+    @property
+    def has_energy_forms(self) -> bool:
+        """E_β = e^β S/(2β) is also reported as e^{-β}E_β = S/(2β) and log E_β, finite for every β
+        (:func:`meanfield.models._attention_weights.energy_forms`)."""
+        return self.has_energy
+
     def particle_energy(self, states: np.ndarray, weights: np.ndarray, geometry: Any,
                         accuracy: float | None = None) -> np.ndarray:
         """E_β = e^β/(2β) Σ_ij w_i w_j e^{β(<x_i,x_j>-1)} per system, each pair once, in parallel over systems
         (:func:`kernel_sums`); on S¹ with ``accuracy`` the Fourier sum of the NUFFT path
         (:func:`fourier_kernel_sums`, relative error ≤ ``accuracy``, O(n)). E_0 = |m|²/2."""
+        return interaction_energy(self.beta, self._particle_kernel_integral(states, weights, geometry, accuracy))
+
+    def particle_energy_forms(self, states: np.ndarray, weights: np.ndarray, geometry: Any,
+                              accuracy: float | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(E_β, e^{-β}E_β, log E_β) per system from the sums of :meth:`particle_energy`, computed once."""
+        return energy_forms(self.beta, self._particle_kernel_integral(states, weights, geometry, accuracy))
+
+    def _particle_kernel_integral(self, states: np.ndarray, weights: np.ndarray, geometry: Any,
+                                  accuracy: float | None) -> np.ndarray:
+        """S = Σ_ij w_i w_j e^{β(<x_i,x_j>-1)} per system (|m|² at β = 0), on a graph with A_ij."""
         beta = self.beta
         angles = isinstance(geometry, CircleGeometry)
         if self.graph is not None:
@@ -272,27 +288,33 @@ class SelfAttention(Model):
                                  f"graph is undirected and normalised by n")
             self.graph.check_nodes(weights.shape[-1], "states")
             adjacency = self.graph.operator(weights)  # A diag(w): normalisation "n"
-            return interaction_energy(beta, edge_energy_sums(adjacency, geometry.embed(states), weights, beta))
+            return edge_energy_sums(adjacency, geometry.embed(states), weights, beta)
         if beta == 0:
             m = np.einsum("sn,snd->sd", weights, geometry.embed(states))
-            return interaction_energy(beta, np.sum(m * m, axis=-1))
+            return np.sum(m * m, axis=-1)
         if angles and accuracy is not None:
-            total = fourier_kernel_sums(states, weights, float(beta), accuracy)
-        else:
-            stack = states[..., None] if angles else states
-            total = kernel_sums(np.ascontiguousarray(stack, dtype=float), np.ascontiguousarray(weights, dtype=float),
-                                angles, float(beta))
-        return interaction_energy(beta, total)
+            return fourier_kernel_sums(states, weights, float(beta), accuracy)
+        stack = states[..., None] if angles else states
+        return kernel_sums(np.ascontiguousarray(stack, dtype=float), np.ascontiguousarray(weights, dtype=float),
+                           angles, float(beta))
 
     def density_energy(self, domain: Any, values: np.ndarray) -> np.ndarray:
         """E_β = e^β/(2β) ∫ ρ (a_β ⋆ ρ) dσ with the Funk–Hecke multipliers e^{-β} c_l(β) of
         a_β(t) = e^{β(t-1)} (at β = 0 the kernel t, multiplier |S^{d-1}|/d at l = 1, E_0 = |m|²/2); an energy
         beyond the largest double (β ≳ 700, or β below ~1e-300) is inf with a logged warning
         (:func:`interaction_energy`)."""
+        return interaction_energy(self.beta, self._density_kernel_integral(domain, values))
+
+    def density_energy_forms(self, domain: Any, values: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(E_β, e^{-β}E_β, log E_β) of node values from the integral of :meth:`density_energy`, computed once."""
+        return energy_forms(self.beta, self._density_kernel_integral(domain, values))
+
+    def _density_kernel_integral(self, domain: Any, values: np.ndarray) -> np.ndarray:
+        """S = ∫ ρ (a_β ⋆ ρ) dσ (|m|² at β = 0) by the domain's quadrature."""
         self._no_graph_pde()
         beta, d = self.beta, domain.dimension
         scaled = scaled_funk_hecke if beta > 0 else scaled_funk_hecke_over_beta  # a_β, or t at β = 0
-        return interaction_energy(beta, double_integral(domain, values, lambda ell: scaled(ell, beta, d)))
+        return double_integral(domain, values, lambda ell: scaled(ell, beta, d))
 
     @property
     def has_free_energy(self) -> bool:

@@ -20,6 +20,7 @@ import xarray as xr
 from ..domains._geometry import ANGLES
 from ..io._conventions import COORD_ATTRS, describe, history_line, with_history
 from ..measures._read_particles import SPHERE_TOLERANCE
+from ..models._energy import ENERGY_ATTRS, ENERGY_VARIABLES
 from ..runs._finite import non_finite_outputs
 from .._version import __version__
 from ._compiled_statistics import order_parameters
@@ -75,7 +76,8 @@ class ParticleRecord:
         self.frequencies, self.rng, self.energy_accuracy = frequencies, rng, energy_accuracy
         self.outputs: list[np.ndarray] = []
         self.rng_states: list[str] = []
-        self.energy_rows: list[np.ndarray] = []
+        #: per energy variable (:data:`ENERGY_VARIABLES`), the values of the outputs computed so far
+        self.energy_rows: dict[str, list[np.ndarray]] = {name: [] for name in ENERGY_VARIABLES}
         self.first = 0  # index into ``times`` of the segment's first output
 
     def record(self, index: int, t: float, y: Any) -> None:
@@ -97,9 +99,10 @@ class ParticleRecord:
         saved = saved if self.batched else saved[None]
         self.outputs = list(np.moveaxis(saved, 1, 0))
         self.first = len(self.outputs) - 1
-        if "energy" in done:  # the saved values: on S¹ the saved angles are reduced mod 2π
-            energy = np.asarray(done["energy"].values, dtype=float)
-            self.energy_rows = list(np.moveaxis(energy if self.batched else energy[None], -1, 0))
+        for name in ENERGY_VARIABLES:  # the saved values: on S¹ the saved angles are reduced mod 2π
+            if name in done:
+                energy = np.asarray(done[name].values, dtype=float)
+                self.energy_rows[name] = list(np.moveaxis(energy if self.batched else energy[None], -1, 0))
         if self.rng is not None:
             if "rng_state" not in done.attrs:
                 raise ValueError("the checkpoint holds no noise generator state (attr rng_state); remove it or "
@@ -177,15 +180,7 @@ class ParticleRecord:
             if order is not None:
                 data["order_parameter"] = ((*sys_dims, "time"), order[sel], {"long_name": "|sum_i w_i x_i|"})
         if model.has_energy:
-            rows = self.energy_rows  # the outputs' energies computed so far
-            if len(rows) < n_t:
-                new = _diagnostic("energy", failures, traj[:, len(rows):], weights,
-                                  lambda x, w: model.particle_energy(x, w, geometry, self.energy_accuracy))
-                if new is not None:
-                    rows.extend(new.T)
-            if len(rows) >= n_t:
-                data["energy"] = ((*sys_dims, "time"), np.stack(rows[:n_t], axis=1)[sel],
-                                  {"long_name": "interaction energy E"})
+            self._energies(data, failures, traj, sys_dims, sel)
         if self.frequencies is not None:
             data["frequency"] = ((*sys_dims, "particle"), self.frequencies[sel], {"long_name": "natural frequency"})
         coords = {
@@ -205,9 +200,37 @@ class ParticleRecord:
         return xr.Dataset(data, coords=coords, attrs=attrs)
 
 
-def _diagnostic(name: str, failures: list[str], traj: np.ndarray, weights: np.ndarray, func: Any
+    def _energies(self, data: dict[str, Any], failures: list[str], traj: np.ndarray, sys_dims: tuple[str, ...],
+                  sel: Any) -> None:
+        """``energy`` of every output, and for a model with the finite forms ``normalized_energy`` = e^{-β}E and
+        ``log_energy`` = log E, each output's computed once (the values of a checkpoint kept)."""
+        model, geometry, n_t = self.model, self.geometry, traj.shape[1]
+        names = ENERGY_VARIABLES if model.has_energy_forms else ENERGY_VARIABLES[:1]
+        start = min(len(self.energy_rows[name]) for name in names)
+        if start < n_t:
+            if model.has_energy_forms:
+                new = _diagnostic("energy", failures, traj[:, start:], self.weights,
+                                  lambda x, w: np.stack(model.particle_energy_forms(x, w, geometry,
+                                                                                    self.energy_accuracy)),
+                                  count=len(names))
+            else:
+                new = _diagnostic("energy", failures, traj[:, start:], self.weights,
+                                  lambda x, w: model.particle_energy(x, w, geometry, self.energy_accuracy))
+                new = None if new is None else new[None]
+            if new is not None:
+                for name, values in zip(names, new):
+                    rows = self.energy_rows[name]
+                    rows.extend(values.T[len(rows) - start:])
+        for name in names:
+            rows = self.energy_rows[name]
+            if len(rows) >= n_t:
+                data[name] = ((*sys_dims, "time"), np.stack(rows[:n_t], axis=1)[sel], ENERGY_ATTRS[name])
+
+
+def _diagnostic(name: str, failures: list[str], traj: np.ndarray, weights: np.ndarray, func: Any, count: int = 1
                 ) -> np.ndarray | None:
-    """``func(states, weights)`` (one value per configuration) over every (system, time) of ``traj``.
+    """``func(states, weights)`` (one value per configuration, or ``count`` > 1 values: shape (count, configurations))
+    over every (system, time) of ``traj``: shape (systems, time), or (count, systems, time).
 
     Computed in blocks of at most :data:`DIAGNOSTIC_BLOCK_BYTES` of positions (each block copied
     once, its weights repeated once), so the memory beyond the trajectory is bounded for any
@@ -219,16 +242,16 @@ def _diagnostic(name: str, failures: list[str], traj: np.ndarray, weights: np.nd
     per_block = max(1, DIAGNOSTIC_BLOCK_BYTES // per_output)
     t_len = min(n_t, per_block)
     s_len = max(1, per_block // t_len)
-    out = np.empty((n_sys, n_t))
+    out = np.empty((count, n_sys, n_t))
     try:
         for s0 in range(0, n_sys, s_len):
             for t0 in range(0, n_t, t_len):
                 block = np.ascontiguousarray(traj[s0:s0 + s_len, t0:t0 + t_len], dtype=float)
                 ns, nt = block.shape[:2]
                 values = func(block.reshape(ns * nt, *block.shape[2:]), np.repeat(weights[s0:s0 + ns], nt, axis=0))
-                out[s0:s0 + ns, t0:t0 + nt] = np.reshape(values, (ns, nt))
+                out[:, s0:s0 + ns, t0:t0 + nt] = np.reshape(values, (count, ns, nt))
     except Exception as exc:  # noqa: BLE001 -- a diagnostic never costs the integrated result
         logger.exception("simulate: the %s diagnostic failed; positions are returned without it", name)
         failures.append(f"{name}: {type(exc).__name__}: {exc}")
         return None
-    return out
+    return out[0] if count == 1 else out

@@ -177,7 +177,9 @@ def simulate(
         ``positions`` (time, particle) on S¹ (angles in [0, 2π)), else (time,
         particle, component), with a leading ``system`` dim for batches;
         ``energy`` (E_β, or Kuramoto's energy when h is odd; absent for
-        ``Attention``), ``mass`` Σ_i w_i (= 1), ``order_parameter`` |Σ w_i x_i|,
+        ``Attention``; inf beyond the largest double), for self-attention also
+        ``normalized_energy`` e^{-β}E_β and ``log_energy`` log E_β (finite for every
+        β), ``mass`` Σ_i w_i (= 1), ``order_parameter`` |Σ w_i x_i|,
         ``weights``; attrs with
         the model's parameters, method, tolerances, path, integrator, seed,
         ``n_steps``, ``n_rejected``, ``nfev`` (sums over systems), ``dt_min``,

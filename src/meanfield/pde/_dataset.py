@@ -18,6 +18,7 @@ from solvers import ConvolutionVelocity
 
 from ..io._checkpoint import snapshot_of
 from ..io._conventions import COORD_ATTRS, describe, history_line, with_history
+from ..models._energy import ENERGY_ATTRS, ENERGY_VARIABLES
 from ._resolution import ResolutionMonitor
 from ..runs._finite import non_finite_outputs
 
@@ -32,9 +33,11 @@ logger = logging.getLogger(__name__)
 
 def density_dataset(model: Any, domain: Any, velocity: ConvolutionVelocity, times: np.ndarray, states: np.ndarray,
                     mass: np.ndarray, energies: np.ndarray, steps: np.ndarray, attrs: dict[str, Any],
-                    call: str = "meanfield.solve", free_energies: np.ndarray | None = None) -> xr.Dataset:
+                    call: str = "meanfield.solve", free_energies: np.ndarray | None = None,
+                    energy_forms: np.ndarray | None = None) -> xr.Dataset:
     """Dataset of a PDE run: marginal density, energy, mass, order parameter, steps (and the free energy of a
-    model that has one, ``free_energies``).
+    model that has one, ``free_energies``; the normalised energy e^{-β}E_β and log E_β of a model that reports
+    them, ``energy_forms`` of shape (time, 2)).
 
     ``states`` has shape (time, m, *grid) (node values); the marginal is
     ρ̄ = Σ_m w_m ρ_m. ``mass`` is the scheme's own total mass of ρ̄ (exact for
@@ -61,6 +64,9 @@ def density_dataset(model: Any, domain: Any, velocity: ConvolutionVelocity, time
         "order_parameter": ("time", np.linalg.norm(first_moment, axis=-1), {"long_name": "|∫ x dμ|", "units": "1"}),
         "steps": ("time", steps, {"long_name": "accepted steps since the previous output", "units": "1"}),
     }
+    if energy_forms is not None:
+        for name, values in zip(ENERGY_VARIABLES[1:], np.moveaxis(energy_forms, -1, 0)):
+            data[name] = ("time", values, ENERGY_ATTRS[name])
     if free_energies is not None:
         data["free_energy"] = ("time", free_energies, {"long_name": "free energy (energy and σ∫ρ log ρ dσ), "
                                                                     "non-increasing", "units": "1"})
@@ -130,6 +136,7 @@ class DensityRecord:
         self.masses = np.empty(times.size)
         self.energies = np.empty(times.size)
         self.free_energies = np.empty(times.size) if self.model.has_free_energy else None
+        self.energy_forms = np.empty((times.size, 2)) if self.model.has_energy_forms else None
 
     def record(self, index: int, t: float, y: Any) -> None:
         """Node values, mass and energy of output ``index`` of the segment; the resolution tail."""
@@ -137,8 +144,12 @@ class DensityRecord:
         self.resolution(t, y)
         self.masses[index] = self.velocity.weights @ self.scheme.mass(y)
         marginal = np.tensordot(self.velocity.weights, self.states[index: index + 1], axes=([0], [1]))
-        self.energies[index] = (self.model.density_energy(self.domain, marginal)[0] if self.model.has_energy
-                                else np.nan)
+        if self.energy_forms is not None:  # E_β, e^{-β}E_β and log E_β from one double integral
+            energy, normalized, log = self.model.density_energy_forms(self.domain, marginal)
+            self.energies[index], self.energy_forms[index] = energy[0], (normalized[0], log[0])
+        else:
+            self.energies[index] = (self.model.density_energy(self.domain, marginal)[0] if self.model.has_energy
+                                    else np.nan)
         if self.free_energies is not None:
             self.free_energies[index] = self.model.density_free_energy(self.domain, marginal)[0]
 
@@ -150,6 +161,11 @@ class DensityRecord:
                  else done["density"].expand_dims("species", axis=1))
         self.previous = {"states": np.asarray(field.values), "times": done.time.values,
                          "masses": done.mass.values, "energies": done.energy.values, "steps": done.steps.values}
+        if self.model.has_energy_forms:  # a checkpoint written before they were recorded: computed here
+            saved = [done[name].values for name in ENERGY_VARIABLES[1:] if name in done]
+            self.previous["energy_forms"] = np.stack(
+                saved if len(saved) == 2
+                else self.model.density_energy_forms(self.domain, np.asarray(done.density.values))[1:], axis=-1)
         if self.model.has_free_energy:  # a checkpoint written before free energies were recorded: computed here
             self.previous["free_energies"] = (done.free_energy.values if "free_energy" in done else np.array(
                 [self.model.density_free_energy(self.domain, rho)[()] for rho in done.density.values]))
@@ -177,9 +193,11 @@ class DensityRecord:
                  "masses": self.masses[:n_outputs], "energies": self.energies[:n_outputs], "steps": steps}
         if self.free_energies is not None:
             parts["free_energies"] = self.free_energies[:n_outputs]
+        if self.energy_forms is not None:
+            parts["energy_forms"] = self.energy_forms[:n_outputs]
         if self.previous is not None:
             parts = {name: np.concatenate([self.previous[name][:-1], part]) for name, part in parts.items()
                      if name != "steps"} | {"steps": np.concatenate([self.previous["steps"], steps[1:]])}
         return density_dataset(self.model, self.domain, self.velocity, parts["times"], parts["states"],
                                parts["masses"], parts["energies"], parts["steps"], attrs,
-                               free_energies=parts.get("free_energies"))
+                               free_energies=parts.get("free_energies"), energy_forms=parts.get("energy_forms"))

@@ -164,7 +164,8 @@ def solve(
     -------
     xarray.Dataset
         ``density`` (time, then the grid's dims, e.g. ``theta``), ``energy``, ``mass``, ``order_parameter``,
-        ``steps`` (time); ``free_energy`` (time) for a noisy gradient flow whose model computes it
+        ``steps`` (time); for self-attention ``normalized_energy`` e^{-β}E_β and ``log_energy`` log E_β (time, finite
+        for every β); ``free_energy`` (time) for a noisy gradient flow whose model computes it
         (USA, :class:`~meanfield.Interaction` without normalisation); for a Kuramoto frequency law on quadrature nodes also
         ``density_by_frequency`` (time, frequency, θ) and ``frequency_weight``
         (at a Lorentzian's pole ``density`` is the marginal itself).

@@ -19,9 +19,9 @@ from __future__ import annotations
 from . import clustering, kuramoto, limits, noisy, open_problems, repulsive, rescaled, sweeps
 from .sweeps import SweepError, sweep
 from .clustering import (
-    MostUnstableMode, cluster_dynamics, energy_staircase, equiangular_concentration, equiangular_curve,
-    equiangular_gamma, equispaced_instability_rate, ginibre_matrices, most_unstable_mode, phase_diagram,
-    phase_diagram_tokens, phase_diagram_trajectories, two_cluster_jump, unstable_mode_run,
+    MostUnstableMode, arc_length_staircase, cluster_dynamics, energy_staircase, equiangular_concentration,
+    equiangular_curve, equiangular_gamma, equispaced_instability_rate, ginibre_matrices, most_unstable_mode, phase_diagram,
+    phase_diagram_tokens, phase_diagram_trajectories, staircase_angles, two_cluster_jump, unstable_mode_run,
 )
 from .noisy import (
     continuation, critical_beta, critical_noise, landau_coefficient, stationary_density, stationary_state,
