@@ -280,7 +280,8 @@ def test_mp4_needs_ffmpeg_and_other_suffixes_are_refused(circle, tmp_path):
 
 def test_wrong_datasets_name_what_is_missing(circle, sphere, circle_particles, sphere_particles):
     with pytest.raises(ValueError, match=r"density_map needs the variable 'density' in the dataset, which has "
-                                         r"\['energy', 'mass', 'order_parameter', 'positions', 'weights'\]"):
+                                         r"\['energy', 'log_energy', 'mass', 'normalized_energy', 'order_parameter', "
+                                         r"'positions', 'weights'\]"):
         mf.plot.density_map(circle_particles)
     with pytest.raises(ValueError, match="draw S² results with sphere_maps"):
         mf.plot.density_map(sphere)
