@@ -56,7 +56,7 @@ from .studies import kuramoto_locked_frequency
 from .studies import cluster_dynamics, energy_staircase, equispaced_instability_rate, two_cluster_jump
 from .studies import arc_length_staircase, staircase_angles
 from .studies import check_good_triple, check_mixed_triple, hyperplanes, polytope_vertices, random_good_triple
-from .studies import random_mixed_triple
+from .studies import limit_attention_rank, limit_set, random_mixed_triple
 from .studies import MostUnstableMode, most_unstable_mode, unstable_mode_run
 from .studies import equiangular_concentration
 from .studies import continuation, critical_beta, critical_noise, landau_coefficient
@@ -172,6 +172,8 @@ __all__ = [
     "wrapped_cauchy",
     "check_good_triple",
     "check_mixed_triple",
+    "limit_attention_rank",
+    "limit_set",
     "hyperplanes",
     "polytope_vertices",
     "random_good_triple",

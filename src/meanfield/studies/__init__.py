@@ -32,8 +32,8 @@ from .kuramoto import (
     kuramoto_critical_coupling, kuramoto_linear_rates, kuramoto_locked_frequency, kuramoto_run, kuramoto_theory,
 )
 from .rescaled import (
-    TripleCheck, check_good_triple, check_mixed_triple, group_levels, hyperplanes, polytope_vertices,
-    random_good_triple, random_mixed_triple,
+    TripleCheck, check_good_triple, check_mixed_triple, group_levels, hyperplanes, limit_attention_rank, limit_set,
+    polytope_vertices, random_good_triple, random_mixed_triple,
 )
 from .repulsive import (
     SharpConfiguration, candidate_configurations, design_strength, optimal_configurations, sharp_configuration,
