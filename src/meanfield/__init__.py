@@ -49,7 +49,7 @@ from .reduced import ManifoldError, ott_antonsen
 from ._version import __version__
 from ._compare import compare
 from .studies import SweepError, sweep
-from .studies import equiangular_curve, equiangular_gamma, phase_diagram, phase_diagram_trajectories
+from .studies import equiangular_curve, equiangular_gamma, equiangular_layers, phase_diagram, phase_diagram_trajectories
 from .studies import kuramoto_bifurcation, kuramoto_critical_coupling, kuramoto_theory
 from .studies import bimodal_boundaries, bimodal_states, kuramoto_branches, kuramoto_linear_rates
 from .studies import kuramoto_locked_frequency
@@ -138,6 +138,7 @@ __all__ = [
     "equiangular_concentration",
     "equiangular_curve",
     "equiangular_gamma",
+    "equiangular_layers",
     "frequency_clusters",
     "kuramoto_bifurcation",
     "kuramoto_branches",

@@ -20,6 +20,8 @@ Every geometry has
 * ``atom_ndim``: 1 for angles, 2 for points with a component axis;
 * ``unit_vectors``: whether the points are unit vectors (of S¹ as angles, or of S^{d-1}), which have an
   order parameter |Σ_i w_i x_i|;
+* ``layer(p, v, h)``: the discrete layer Π(p + h v) of a velocity v at p (Π the normalisation of the
+  space: x/|x| on S^{d-1}, the identity on R^d, on S¹ that of the unit vector, read back as an angle);
 * ``exp``, ``dexpinv``, ``tangent_noise``, ``scale`` (the size of a state for
   relative error control), ``start_size`` (d0 of the first-step rule),
   ``deviation`` (the distance of states from the manifold);
@@ -125,6 +127,11 @@ class CircleGeometry(_Flat):
     """"exact": W₁ by the cumulative distribution functions and the median shift, W_p (p > 1) by the
     quantile functions with an optimal rotation (Delon, Salomon and Sobolevski 2010)."""
 
+    def layer(self, p: np.ndarray, v: np.ndarray, h: float) -> np.ndarray:
+        """The layer map on the unit vectors u = (cos θ, sin θ), read back as an angle: u + h θ̇ u^⊥ normalised
+        is the angle θ + arctan(h θ̇) (not θ + h θ̇, which is the exponential-map Euler step)."""
+        return p + np.arctan(h * v)
+
     def scale(self, p: np.ndarray, q: np.ndarray) -> float:
         """Size of the state used by relative error control (angles: 1, the radius)."""
         return 1.0
@@ -186,6 +193,12 @@ class SphereGeometry(_Components):
         r = np.linalg.norm(u, axis=-1, keepdims=True)
         return np.cos(r) * p + np.sinc(r / np.pi) * u
 
+    def layer(self, p: np.ndarray, v: np.ndarray, h: float) -> np.ndarray:
+        """(p + h v)/|p + h v|: the layer normalisation of the residual step."""
+        y = p + h * v
+        y /= np.linalg.norm(y, axis=-1, keepdims=True)
+        return y
+
     def dexpinv(self, p: np.ndarray, u: np.ndarray, f: np.ndarray) -> np.ndarray:
         r = np.linalg.norm(u, axis=-1, keepdims=True)
         if not np.any(r):
@@ -246,6 +259,10 @@ class EuclideanGeometry(_Flat, _Components):
     name: ClassVar[str] = "euclidean"
     unit_vectors: ClassVar[bool] = False
     transport_methods: ClassVar[tuple[str, ...]] = ()
+
+    def layer(self, p: np.ndarray, v: np.ndarray, h: float) -> np.ndarray:
+        """p + h v: no normalisation in R^d (the residual step itself)."""
+        return p + h * v
 
     def wasserstein(self, xa: np.ndarray, wa: np.ndarray, xb: np.ndarray, wb: np.ndarray, p: float, method: str,
                     **options: Any) -> TransportResult:

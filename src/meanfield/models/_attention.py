@@ -335,11 +335,38 @@ class Attention(Model):
         self.graph.check_nodes(weights.shape[-1])
         return _AttentionVelocity(self._edge_velocity(geometry.dimension, self.graph.operator(weights)), "edges")
 
-    def _velocity(self, d: int, block_elements: int = BLOCK_ELEMENTS):
-        """The velocity function X(t, x) for states (systems, n, d)."""
+    def particle_velocity_parts(self, geometry: Any, weights: np.ndarray, frequencies: np.ndarray | None,
+                                split: str, *, path: str = "auto", accuracy: float = 1e-10,
+                                block_elements: int = BLOCK_ELEMENTS) -> tuple[Any, Any]:
+        """The attention part Π_x Σ_h Σ_j P^h_ij V_h x_j and the feed-forward part Π_x W φ(A x + b) of the velocity
+        (their sum is :meth:`particle_velocity`), the sub-layers of a Lie–Trotter split; a model without a
+        feed-forward term has no split."""
+        if self.ffn is None or self.graph is not None:
+            given = {name: "none" if value is None else "given" for name, value in (("ffn", self.ffn),
+                                                                                     ("graph", self.graph))}
+            raise ValueError(f"split={split!r} takes a layer as attention then feed-forward: it needs an Attention "
+                             f"with a feed-forward term (ffn) and no graph, got ffn={given['ffn']}, "
+                             f"graph={given['graph']}")
+        if path not in ("auto", "direct"):
+            raise ValueError(f"path={path!r} is not available for Attention, whose velocity is summed directly; "
+                             f"use path='auto'")
+        d = geometry.dimension
+        ffn, projection = self.ffn, self.projection
+
+        def feed_forward(t: float, x: np.ndarray) -> np.ndarray:
+            out = ffn(x)
+            return tangent_projection(x, out) if projection else out
+
+        return (_AttentionVelocity(self._velocity(d, block_elements, with_ffn=False)),
+                _AttentionVelocity(feed_forward))
+
+    def _velocity(self, d: int, block_elements: int = BLOCK_ELEMENTS, with_ffn: bool = True):
+        """The velocity function X(t, x) for states (systems, n, d) (without the feed-forward term if not
+        ``with_ffn``)."""
         Q, K, V = self.matrices(d)
         M = np.einsum("hab,hac->hbc", Q, K)  # <Q x, K y> = xᵀ (QᵀK) y
-        beta, ffn, projection, rescaled = self.beta, self.ffn, self.projection, self.rescaled
+        beta, projection, rescaled = self.beta, self.projection, self.rescaled
+        ffn = self.ffn if with_ffn else None
         scores_at_z = self.scores_at_z
 
         def velocity(t: float, x: np.ndarray) -> np.ndarray:

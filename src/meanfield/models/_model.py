@@ -16,6 +16,8 @@ Particles
     the callable X(t, x) on states (systems, n[, d]), with attributes ``path`` (how it
     sums), ``collapse_rate`` (the rate of the velocity's linearisation at a single
     cluster, for the stability bound of fixed steps) and ``fourier_modes``.
+    ``particle_velocity_parts(geometry, weights, frequencies, split, ...)``: the parts of that velocity (attention,
+    feed-forward) taken one after the other by a split discrete layer, or a ValueError naming ``split``.
     ``natural_frequencies(rule, shape, rng)``: the particles' own frequencies ω_i, or None.
     ``default_particle_method(geometry)``: the integrator a run in ``geometry`` takes when none is named.
     ``riccati_form(frequencies)``: the coefficients of the exact Möbius flow (method "moebius").
@@ -102,6 +104,14 @@ class Model:
                           path: str = "auto", accuracy: float = 1e-10, block_elements: int = 1 << 16) -> Any:
         """X(t, x) on states (systems, n[, d]) of particles with ``weights`` (systems, n)."""
         raise TypeError(f"{self.name} has no particle velocity")
+
+    def particle_velocity_parts(self, geometry: Any, weights: np.ndarray, frequencies: np.ndarray | None,
+                                split: str, *, path: str = "auto", accuracy: float = 1e-10,
+                                block_elements: int = 1 << 16) -> tuple[Any, ...]:
+        """The parts of X(t, x), in the order of the sub-layers of the split ``split`` of a discrete layer
+        (:mod:`meanfield.particles._layers`); here: none (a ValueError naming ``split``)."""
+        raise ValueError(f"split={split!r} needs a model whose velocity has parts (attention and feed-forward: "
+                         f"an Attention with ffn), got {self.name}")
 
     def natural_frequencies(self, rule: Any, shape: tuple[int, ...], rng: np.random.Generator) -> np.ndarray | None:
         """The particles' own frequencies (None: the model has none)."""

@@ -3,7 +3,9 @@
 ``method`` names the time stepping (:data:`METHODS`): "dopri5" (adaptive Dormand–Prince 5(4) in
 exponential charts, dense output), "rk4", "euler", "euler-maruyama" (fixed steps, the last with
 noise), "moebius" (the exact Möbius flow of a Kuramoto model with one harmonic,
-:mod:`._moebius`; on a graph with local fields, :mod:`._network_moebius`); a model with integrators of its own (``model.particle_methods``, the Filippov
+:mod:`._moebius`; on a graph with local fields, :mod:`._network_moebius`), "layers" (the discrete
+layers x_{k+1} = Π(x_k + h v(x_k)) of a Transformer, optionally split into attention and feed-forward
+sub-layers, :mod:`._layers`); a model with integrators of its own (``model.particle_methods``, the Filippov
 stepper of the hard-max dynamics) takes only those. ``path`` names how the velocity is summed; the model answers for the paths it has
 (``model.particle_velocity``), and "ensemble" runs SA/USA systems each with its own adaptive step on
 the compiled kernels of :mod:`._ensemble` where the model has them (``model.ensemble_kernel``).
@@ -25,6 +27,7 @@ from ..runs import EvolveIntegrator, Integrator
 from ._chart_steppers import METHODS as CHART_METHODS
 from ._chart_steppers import ChartDormandPrince, ChartFixedStep, check_fixed_step
 from ._ensemble import EnsembleIntegrator
+from ._layers import LAYER_SCHEME, SPLITS, DiscreteLayers
 from ._moebius import MoebiusStepper
 from ._network_moebius import NetworkMoebiusStepper
 
@@ -41,6 +44,7 @@ METHODS = {
     "moebius": "commutator-free Lie-group RK4 (Celledoni-Marthinsen-Owren) with exact Moebius flows of the "
                "frozen-Z Riccati equation (natural frequencies exact); adaptive by a local error estimate on Z "
                "(step doubling on a graph's local fields), or fixed step dt",
+    "layers": LAYER_SCHEME,
 }
 ENSEMBLE_INTEGRATOR = "Dormand–Prince 5(4) in exponential charts, adaptive per system (compiled), dense output"
 
@@ -65,7 +69,7 @@ def _identity(t: float, x: np.ndarray) -> np.ndarray:
 def particle_integrator(model: Any, geometry: Any, states: np.ndarray, weights: np.ndarray,
                         frequencies: np.ndarray | None, times: np.ndarray, method: str, *, path: str, rtol: float,
                         atol: float, dt: float | None, accuracy: float, block_elements: int, max_steps: int,
-                        rng: np.random.Generator, live: bool) -> ParticleIntegrator:
+                        rng: np.random.Generator, live: bool, split: str | None = None) -> ParticleIntegrator:
     """The integrator of ``method`` and ``path`` for the model's particles (module docstring).
 
     Raises
@@ -81,11 +85,14 @@ def particle_integrator(model: Any, geometry: Any, states: np.ndarray, weights: 
         return ParticleIntegrator(EvolveIntegrator(stepper, max_steps=max_steps), states, _identity, _identity,
                                   attrs, None)
     kernel = model.ensemble_kernel(geometry)
-    ensemble_applies = kernel is not None and method == "dopri5"
+    ensemble_applies = kernel is not None and (method == "dopri5" or (method == "layers" and split is None))
     if path == "ensemble" and not ensemble_applies:
         raise ValueError(f"path='ensemble' is available for the attractive SelfAttention without noise and "
-                         f"method='dopri5' on the circle or a sphere (the compiled kernels), got {model.name} with "
-                         f"noise = {model.noise}, method={method!r} on a {geometry.name!r} domain")
+                         f"method='dopri5' or 'layers' (unsplit) on the circle or a sphere (the compiled kernels), got "
+                         f"{model.name} with noise = {model.noise}, method={method!r} on a {geometry.name!r} domain")
+    if method == "layers":
+        return _layers(model, geometry, states, weights, frequencies, kernel, path, dt, split, accuracy,
+                       block_elements, max_steps)
     use_ensemble = path == "ensemble" or (path == "auto" and ensemble_applies
                                           and states.shape[1] <= ENSEMBLE_MAX_PARTICLES)
     attrs: dict[str, Any] = {"method": method, "path_requested": path, "accuracy": -1.0, "fourier_modes": -1}
@@ -125,5 +132,34 @@ def particle_integrator(model: Any, geometry: Any, states: np.ndarray, weights: 
         if times.size > 1:
             attrs["stability_rate"] = check_fixed_step(geometry, velocity, method, times, states, dt)
         stepper = ChartFixedStep(geometry, velocity, method, dt, model.noise, rng)
+    return ParticleIntegrator(EvolveIntegrator(stepper, max_steps=max_steps), states, stepper.positions,
+                              stepper.state, attrs, accuracy if nufft else None)
+
+
+def _layers(model: Any, geometry: Any, states: np.ndarray, weights: np.ndarray, frequencies: np.ndarray | None,
+            kernel: tuple[float, bool] | None, path: str, dt: float, split: str | None, accuracy: float,
+            block_elements: int, max_steps: int) -> ParticleIntegrator:
+    """The discrete layers of step ``dt`` (:mod:`._layers`): compiled where the model has the ensemble kernels and
+    ``path`` is "auto" or "ensemble" (unsplit), else of the model's velocity (or its parts with ``split``)."""
+    attrs: dict[str, Any] = {"method": "layers", "path_requested": path, "accuracy": -1.0, "fourier_modes": -1,
+                             "integrator": LAYER_SCHEME, "layer_step": float(dt), "order": 1,
+                             "split": "none" if split is None else f"{split}: {SPLITS[split]}"}
+    if kernel is not None and split is None and path in ("auto", "ensemble"):
+        beta, normalized = kernel
+        attrs["path"] = "ensemble"
+        stepper = DiscreteLayers(geometry, (), dt, kernel=(np.ascontiguousarray(weights, dtype=float), beta,
+                                                           normalized))
+        return ParticleIntegrator(EvolveIntegrator(stepper, max_steps=max_steps), states, stepper.positions,
+                                  stepper.state, attrs, None)
+    options = {"path": path, "accuracy": accuracy, "block_elements": block_elements}
+    if split is None:
+        parts = (model.particle_velocity(geometry, weights, frequencies, **options),)
+    else:
+        parts = model.particle_velocity_parts(geometry, weights, frequencies, split, **options)
+    attrs.update(path=parts[0].path, fourier_modes=int(parts[0].fourier_modes))
+    nufft = parts[0].path == "nufft"
+    if nufft:
+        attrs["accuracy"] = accuracy
+    stepper = DiscreteLayers(geometry, parts, dt)
     return ParticleIntegrator(EvolveIntegrator(stepper, max_steps=max_steps), states, stepper.positions,
                               stepper.state, attrs, accuracy if nufft else None)

@@ -21,6 +21,7 @@ from ..models._self_attention_sums import BLOCK_ELEMENTS
 from ..runs import Run, drive
 from .._validate import as_times, check_flag, check_nonnegative, check_positive, check_positive_int, check_rtol
 from ._integrators import METHODS, PATHS, particle_integrator
+from ._layers import SPLITS, layer_counts
 from ._record import ParticleRecord
 
 __all__ = ["simulate"]
@@ -44,6 +45,7 @@ def simulate(
     rtol: float = 1e-8,
     atol: float = 1e-10,
     dt: float | None = None,
+    split: str | None = None,
     seed: int | np.random.Generator | None = None,
     path: str = "auto",
     accuracy: float = 1e-10,
@@ -79,7 +81,7 @@ def simulate(
         ``Kuramoto``.
     t : array_like
         Output times, strictly increasing; t[0] is the initial time.
-    method : {"dopri5", "rk4", "euler", "euler-maruyama", "moebius", "filippov"}, optional
+    method : {"dopri5", "rk4", "euler", "euler-maruyama", "moebius", "layers", "filippov"}, optional
         Default: the model's ``default_particle_method``: "dopri5" (adaptive,
         error control by ``rtol``/``atol``); with noise > 0 "euler-maruyama"
         (required); for a Kuramoto model whose h has one harmonic (h = sin,
@@ -90,14 +92,26 @@ def simulate(
         (:mod:`meanfield.particles._moebius`). Other fixed-step methods
         need ``dt``. A model with an integrator of its own takes only that one
         (``HardmaxAttention``: "filippov", the event-driven Filippov flow of
-        :mod:`meanfield.models._filippov`, error control by ``rtol``/``atol``). See :mod:`meanfield.particles._integrators`.
+        :mod:`meanfield.models._filippov`, error control by ``rtol``/``atol``). "layers": the discrete
+        layers of a Transformer, x_{k+1} = Π(x_k + h v(x_k)) with h = ``dt`` and Π the layer
+        normalisation x/|x| on S^{d-1} (the identity in R^d; on S¹ the map of the unit vectors, read back
+        as the angle θ + arctan(h θ̇)), one velocity evaluation per layer; the layers are the model, so
+        every output time must be t[0] plus whole layers, and there is no error control (``rtol`` and
+        ``atol`` do not apply: ignored, recorded as -1). As an approximation of the flow it has order 1
+        in h (:mod:`meanfield.particles._layers`). See :mod:`meanfield.particles._integrators`.
     rtol, atol : float
-        Local error tolerances of the adaptive method (chart coordinates).
+        Local error tolerances of the adaptive method (chart coordinates); not used by "layers".
     dt : float, optional
         Step of fixed-step methods (each output interval is split into equal
         steps h ≤ dt). A step with h·L above the method's stability limit (2
         for Euler and Euler–Maruyama, 2.785 for RK4), L the estimated rate of
-        the velocity (:func:`._chart_steppers.check_fixed_step`), is an error.
+        the velocity (:func:`._chart_steppers.check_fixed_step`), is an error. With
+        ``method="layers"``: the layer step h itself (no stability bound: the layers are the model), and
+        every interval of ``t`` must be a whole number of layers (to a relative 1e-12).
+    split : {None, "lie-trotter"}
+        With ``method="layers"``, a layer taken as sub-layers, each normalised: "lie-trotter" is
+        x ← Π(x + h v_att(x)), then x ← Π(x + h v_ffn(x)) for an ``Attention`` with a feed-forward term
+        (still order 1). None (default): one layer of the whole velocity.
     seed : int, Generator or None
         Randomness of the noise and of "iid" frequencies; recorded in attrs.
         With noise, the generator's state at the last output is stored in the
@@ -183,7 +197,8 @@ def simulate(
         ``weights``; attrs with
         the model's parameters, method, tolerances, path, integrator, seed,
         ``n_steps``, ``n_rejected``, ``nfev`` (sums over systems), ``dt_min``,
-        ``dt_max``, ``max_sphere_deviation`` (max_i,t | |x_i(t)| - 1 |),
+        ``dt_max``, ``max_sphere_deviation`` (max_i,t | |x_i(t)| - 1 |), with "layers" ``layer_step``
+        h, ``order`` (1), ``split`` and ``integrator`` (the layer map in words),
         ``success``/``message`` and wall time. The diagnostics (energy, order parameter) are
         computed in blocks of bounded memory (``DIAGNOSTIC_BLOCK_BYTES``); one that fails is
         left out, logged and named in attr ``diagnostic_errors``, never costing the positions.
@@ -193,7 +208,8 @@ def simulate(
     ValueError, TypeError
         Unknown model/method/path, x0 of the wrong shape or off the sphere,
         t not increasing, missing or non-positive dt, a dt beyond the stability
-        bound, non-positive tolerances, β > 709.78 for USA (e^β overflows), a
+        bound, output times that are not whole layers of dt (method "layers"), a ``split`` without
+        method "layers" or for a model without a feed-forward term, non-positive tolerances, β > 709.78 for USA (e^β overflows), a
         checkpoint made by a different run.
 
     Examples
@@ -225,6 +241,7 @@ def simulate(
     method = model.default_particle_method(read.geometry) if method is None else method
     _check_settings(model, method, dt, rtol, atol, path, block_elements, checkpoint_interval, progress, max_steps,
                     accuracy)
+    _check_layers(method, dt, split, times)
     if resume and checkpoint is None:
         raise ValueError("resume=True needs a checkpoint path")
     seed_value = _seed_record(seed)
@@ -234,8 +251,10 @@ def simulate(
     omega = model.natural_frequencies(frequencies, states.shape, rng)
     chosen = particle_integrator(model, read.geometry, states, weights, omega, times, method, path=path, rtol=rtol,
                                  atol=atol, dt=dt, accuracy=accuracy, block_elements=block_elements,
-                                 max_steps=max_steps, rng=rng, live=progress or checkpoint is not None)
-    attrs = {**model.attrs, **chosen.attrs, "rtol": rtol, "atol": atol, "dt": -1.0 if dt is None else float(dt),
+                                 max_steps=max_steps, rng=rng, live=progress or checkpoint is not None, split=split)
+    controlled = method != "layers"
+    attrs = {**model.attrs, **chosen.attrs, "rtol": rtol if controlled else -1.0, "atol": atol if controlled else -1.0,
+             "dt": -1.0 if dt is None else float(dt),
              "seed": str(seed_value), "noise_convention": NOISE_CONVENTION, "renormalize": int(renormalize),
              "x0_sha1": _fingerprint(states, weights, omega), "domain": read.geometry.name,
              "dimension": int(read.geometry.dimension), "n_particles": int(states.shape[1]),
@@ -263,7 +282,7 @@ def _check_settings(model: Any, method: str, dt: float | None, rtol: float, atol
     if method == "moebius":
         if dt is not None and not (np.isfinite(dt) and dt > 0):
             raise ValueError(f"dt must be a positive time step (or None: adaptive) for method='moebius', got {dt!r}")
-    elif method != "dopri5" and method not in own:
+    elif method not in ("dopri5", "layers") and method not in own:
         if dt is None or not np.isfinite(dt) or dt <= 0:
             raise ValueError(f"dt must be a positive time step for method={method!r}, got {dt!r}")
     check_rtol("rtol", rtol)
@@ -276,6 +295,16 @@ def _check_settings(model: Any, method: str, dt: float | None, rtol: float, atol
     check_positive_int("max_steps", max_steps)
     if not (np.isfinite(accuracy) and 1e-15 <= accuracy < 1):
         raise ValueError(f"accuracy must lie in [1e-15, 1), got {accuracy!r}")
+
+
+def _check_layers(method: str, dt: float | None, split: str | None, times: np.ndarray) -> None:
+    """Refuse a ``split`` without layers or of an unknown name, and layers whose ``dt`` or times do not fit."""
+    if split is not None and split not in SPLITS:
+        raise ValueError(f"split must be None or one of {sorted(SPLITS)}, got {split!r}")
+    if split is not None and method != "layers":
+        raise ValueError(f"split={split!r} splits a discrete layer: it needs method='layers', got method={method!r}")
+    if method == "layers":
+        layer_counts(times, dt)
 
 
 def _fingerprint(states: np.ndarray, weights: np.ndarray, frequencies: np.ndarray | None) -> str:

@@ -12,6 +12,10 @@ monotonically to 1 and reaches every level 1 - δ (0 < δ < 1) at one time
 t*(β); Γ_{∞,δ} = {(t, β): γ_β(t) = 1 - δ} is the graph β ↦ t*(β). At β = 0
 both equations read γ' = (2/n)(1 - γ)((n - 1)γ + 1), solved by
 γ_0(t) = (e^{2t} - 1)/(e^{2t} + n - 1), so t*(0) = ½ log((n - (n - 1)δ)/δ).
+
+Under the discrete layers x_{k+1} = (x_k + h ẋ_k)/|x_k + h ẋ_k| (:mod:`meanfield.particles._layers`) the
+tokens stay equiangular too, with an explicit recursion γ_{k+1} = g_h(γ_k) (:func:`equiangular_layers`)
+that tends to the ODE's solution at rate O(h).
 """
 
 from __future__ import annotations
@@ -23,7 +27,7 @@ from scipy.integrate import solve_ivp
 
 from ..._validate import check_beta, check_positive, check_positive_int, check_rtol
 
-__all__ = ["equiangular_gamma", "equiangular_curve"]
+__all__ = ["equiangular_gamma", "equiangular_curve", "equiangular_layers"]
 
 #: default tolerances of the DOP853 integration of u = log(1 - γ): measured relative error of t*
 #: ≤ 1.2e-12 against quadrature of ∫ dg/γ'(g) for β ∈ [0, 20], n ∈ {2, 8, 32}, δ ∈ {1e-6, 1e-3, 0.1}
@@ -235,3 +239,79 @@ def equiangular_curve(betas: Sequence[float] | np.ndarray | float, n: int, delta
             raise RuntimeError(f"gamma did not reach 1 - delta = {1 - delta} for beta = {beta} ({sol.message})")
         out[k] = sol.t_events[0][0]
     return out.reshape(beta_array.shape)
+
+
+def equiangular_layers(beta: float, n: int, h: float, n_layers: int, *, normalized: bool = True) -> np.ndarray:
+    r"""The common inner product γ_k of n initially orthogonal tokens after k discrete layers of step h.
+
+    The layer map x_{k+1} = (x_k + h v_k)/|x_k + h v_k| of SA or USA (``simulate(method="layers")``)
+    permutes with the tokens, so n orthonormal tokens stay equiangular, ⟨x_i, x_j⟩ = γ_k for i ≠ j, and
+    γ_{k+1} = g_h(γ_k), γ_0 = 0. Derivation: with every inner product equal to γ, the attention weights are
+    a = e^β/Z on the diagonal and b = e^{βγ}/Z off it (SA: Z = e^β + (n - 1)e^{βγ}; USA: a = e^β/n,
+    b = e^{βγ}/n), so with S_i = Σ_{j≠i} x_j the tangent velocity is v_i = b (S_i - (n - 1)γ x_i) and
+
+    .. math::
+
+        y_i = x_i + h v_i = p\, x_i + q\, S_i, \qquad p = 1 - h b (n - 1)\gamma, \quad q = h b .
+
+    The Gram entries of the x_i give ⟨x_i, S_i⟩ = (n - 1)γ, ⟨x_i, S_j⟩ = 1 + (n - 2)γ,
+    |S_i|² = (n - 1)(1 + (n - 2)γ), ⟨S_i, S_j⟩ = (n - 2) + ((n - 1)² - (n - 2))γ (i ≠ j), hence
+
+    .. math::
+
+        g_h(\gamma) = \frac{p^2 \gamma + 2pq\,(1 + (n - 2)\gamma) + q^2 \big((n - 2) + ((n - 1)^2 - (n - 2))\gamma\big)}
+                           {p^2 + 2pq\,(n - 1)\gamma + q^2 (n - 1)(1 + (n - 2)\gamma)} .
+
+    Expanding in h, g_h(γ) = γ + 2hb(1 - γ)((n - 1)γ + 1) + O(h²): one Euler step of Theorem 6.8's
+    (6.9)/(6.10), so γ_k - γ(kh) = O(h) at a fixed time kh.
+
+    Parameters
+    ----------
+    beta : float
+        β ≥ 0.
+    n : int
+        Number of tokens, n ≥ 2 (orthogonal tokens need the dimension d ≥ n).
+    h : float
+        Layer step h > 0.
+    n_layers : int
+        Number of layers K ≥ 0.
+    normalized : bool
+        SA (True) or USA (False).
+
+    Returns
+    -------
+    numpy.ndarray
+        γ_0 = 0, γ_1, …, γ_K (K + 1 values).
+
+    Raises
+    ------
+    ValueError
+        β < 0, n < 2, h not positive and finite, n_layers negative.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import meanfield as mf
+    >>> gamma = mf.equiangular_layers(1.0, 4, 0.01, 100)       # 100 layers of h = 0.01 reach t = 1
+    >>> ode = mf.equiangular_gamma(1.0, 4, [1.0])[0]
+    >>> print(f"{gamma[-1]:.4f} {ode:.4f}")                 # O(h) apart
+    0.4786 0.4795
+    """
+    beta = check_beta(beta)
+    n = check_positive_int("n", n, 2)
+    h = check_positive("h", h)
+    n_layers = check_positive_int("n_layers", n_layers, 0)
+    gamma = np.zeros(n_layers + 1)
+    for k in range(n_layers):
+        g = gamma[k]
+        if normalized:
+            b = 1.0 / (np.exp(beta * (1.0 - g)) + n - 1)  # e^{βγ}/Z with Z = e^β + (n - 1)e^{βγ}
+        else:
+            b = np.exp(beta * g) / n
+        q = h * b
+        p = 1.0 - q * (n - 1) * g
+        cross = (n - 2) + ((n - 1) ** 2 - (n - 2)) * g
+        inner = p * p * g + 2 * p * q * (1 + (n - 2) * g) + q * q * cross
+        norm2 = p * p + 2 * p * q * (n - 1) * g + q * q * (n - 1) * (1 + (n - 2) * g)
+        gamma[k + 1] = inner / norm2
+    return gamma
