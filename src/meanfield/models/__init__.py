@@ -22,6 +22,7 @@ from ._model import Model
 from ._potentials import Potential
 from ._repulsive_self_attention import RepulsiveSelfAttention
 from ._self_attention import SelfAttention
+from ._sinkhorn import SinkhornNotConverged, sinkhorn_attention
 
 __all__ = [
     "Attention",
@@ -39,8 +40,10 @@ __all__ = [
     "Potential",
     "RepulsiveSelfAttention",
     "SelfAttention",
+    "SinkhornNotConverged",
     "bimodal_lorentzian",
     "energy",
     "particle_energy",
+    "sinkhorn_attention",
     "softmax_attention",
 ]

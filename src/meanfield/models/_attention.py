@@ -18,6 +18,10 @@ and paper 2's (9.4), the same with the scores of z itself (``scores_at_z=True``)
 
 whose limit β → ∞ is the hard-max dynamics (:class:`meanfield.HardmaxAttention`).
 Weights are time-independent.
+
+With ``normalization="sinkhorn"`` (paper 2, Remark 3.5; Sander et al. 2022) every softmax P^h above is
+replaced by the doubly stochastic P^h = diag(e^f) e^{β<Q_h x_i, K_h x_j>} diag(e^g), rows and columns
+summing to 1, found by Sinkhorn's iteration in logarithms (:mod:`meanfield.models._sinkhorn`).
 """
 
 from __future__ import annotations
@@ -35,10 +39,16 @@ from ._graph import model_repr, read_graph
 from ._matrix_exponential import matrix_exponential
 from ._model import Model
 from ._self_attention_sums import BLOCK_ELEMENTS, blocks
+from ._sinkhorn import SinkhornNotConverged, sinkhorn_attention
 
 __all__ = ["Attention", "FeedForward", "consensus_velocity", "softmax_attention"]
 
 _ACTIVATIONS = {"relu": lambda z: np.maximum(z, 0.0), "tanh": np.tanh}
+NORMALIZATIONS = ("softmax", "sinkhorn")
+#: default bound on the normalisations of ``normalization="sinkhorn"`` and its default tolerance on the row and
+#: column sums
+SINKHORN_ITERATIONS = 1000
+SINKHORN_TOLERANCE = 1e-10
 
 
 @dataclass(frozen=True)
@@ -106,6 +116,21 @@ class Attention(Model):
         (a softmax over i's edges, whatever the graph's normalisation), summed over the edges in
         O(entries · d) (:mod:`meanfield.models._edge_attention`). ``mf.Graph.causal(n)`` is the causal mask of a
         decoder (token i attends to j ≤ i). Weights must be non-negative and every node needs an edge.
+    normalization : {"softmax", "sinkhorn"}
+        "softmax" (default): P^h of (2.7), rows summing to 1. "sinkhorn": the doubly stochastic
+        P^h = diag(e^f) K^h diag(e^g), K^h_ij = e^{β<Q_h x_i, K_h x_j>}, rows and columns summing to 1
+        (paper 2, Remark 3.5; Sander et al. 2022), by Sinkhorn's iteration in logarithms
+        (:mod:`meanfield.models._sinkhorn`). It needs equal token weights (a run with unequal weights is
+        refused) and no graph.
+    sinkhorn_iterations : int
+        With "sinkhorn": the largest number k of normalisations, alternately of the rows and the columns,
+        rows first (default 1000). k = 1 is one row normalisation: the softmax, SA.
+    sinkhorn_tolerance : float or None
+        With "sinkhorn": the iteration stops at the first normalisation after which every row and column
+        sum is within this of 1 (default 1e-10); one that does not get there in ``sinkhorn_iterations``
+        stops a :func:`meanfield.simulate` run with ``success = 0`` and a message giving the iterations and
+        the residual reached, and is a ValueError of :func:`meanfield.attention_matrix`. None: exactly
+        ``sinkhorn_iterations`` normalisations, nothing judged (Sander et al.'s fixed-count Sinkformer).
 
     Raises
     ------
@@ -113,7 +138,9 @@ class Attention(Model):
         β < 0 or not finite; Q, K, V not square, not finite, or disagreeing in d or in the number of
         heads; an ``ffn`` whose shapes do not fit; ``rescaled=True`` with a projection, several heads or
         an ffn; ``scores_at_z=True`` without ``rescaled=True``; a graph with negative weights or
-        isolated nodes.
+        isolated nodes; ``normalization`` not "softmax" or "sinkhorn", ``sinkhorn_iterations`` not a
+        positive integer, ``sinkhorn_tolerance`` not None or in (0, 1), Sinkhorn settings with
+        ``normalization="softmax"``, or "sinkhorn" with a graph.
 
     Notes
     -----
@@ -137,6 +164,14 @@ class Attention(Model):
     dynamics has the energy E_β = (1/2β) Σ_ij w_i w_j e^{β<Q x_i, K x_j>} when V = c QᵀK with QᵀK
     symmetric (one head, no ffn, not rescaled, paper 2, §3.4.1).
 
+    Sinkhorn attention (``normalization="sinkhorn"``) replaces each P^h by its doubly stochastic scaling.
+    Because the columns sum to 1 too, Σ_i Σ_j P_ij V x_j = V Σ_j x_j: on R^d (no projection, one head, no
+    ffn) the mean m = (1/n) Σ_i x_i solves ṁ = V m exactly, m(t) = e^{tV} m(0), whatever Q, K, V, and the
+    rescaled tokens z = e^{-tV} x of (9.3) and (9.4), ż_i = Σ_j P_ij V (z_j - z_i), keep their mean, to the
+    tolerance of the iteration. With QᵀK symmetric the scaling is symmetric, P = diag(e^f) K diag(e^f),
+    Sander et al.'s symmetric case. The projection P⊥_{x_i} of the sphere breaks these identities. It has
+    no interaction energy in meanfield (:meth:`gradient_factor` refuses it).
+
     Examples
     --------
     >>> import numpy as np
@@ -151,6 +186,9 @@ class Attention(Model):
     >>> P = mf.attention_matrix(mf.Attention(2.0), x)
     >>> P.shape, np.round(P.sum(axis=1), 12).tolist()    # rows of a softmax sum to 1
     ((5, 5), [1.0, 1.0, 1.0, 1.0, 1.0])
+    >>> sink = mf.Attention(2.0, normalization="sinkhorn")   # doubly stochastic: columns sum to 1 too
+    >>> bool(np.abs(mf.attention_matrix(sink, x).sum(axis=0) - 1).max() <= 1e-10)
+    True
     """
 
     beta: float
@@ -163,9 +201,16 @@ class Attention(Model):
     rescaled: bool = False
     scores_at_z: bool = False
     graph: Any = field(default=None, repr=False)
+    normalization: str = field(default="softmax", repr=False)
+    sinkhorn_iterations: int = field(default=SINKHORN_ITERATIONS, repr=False)
+    sinkhorn_tolerance: float | None = field(default=SINKHORN_TOLERANCE, repr=False)
 
     def __repr__(self) -> str:
-        return model_repr(self)
+        text = model_repr(self)
+        if self.normalization == "softmax":
+            return text
+        return (f"{text[:-1]}, normalization={self.normalization!r}, sinkhorn_iterations={self.sinkhorn_iterations!r}, "
+                f"sinkhorn_tolerance={self.sinkhorn_tolerance!r})")
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "beta", check_beta(self.beta))
@@ -208,6 +253,33 @@ class Attention(Model):
                 raise ValueError(f"graph has isolated nodes {graph.isolated[:8].tolist()}: the softmax over a node's "
                                  f"edges needs at least one edge per node")
             object.__setattr__(self, "graph", graph)
+        self._check_normalization()
+
+    def _check_normalization(self) -> None:
+        """Refuse, by name, a normalisation or Sinkhorn setting that does not apply."""
+        if self.normalization not in NORMALIZATIONS:
+            raise ValueError(f"normalization must be one of {NORMALIZATIONS}, got {self.normalization!r}")
+        if self.normalization == "softmax":
+            if self.sinkhorn_iterations != SINKHORN_ITERATIONS or self.sinkhorn_tolerance != SINKHORN_TOLERANCE:
+                raise ValueError("sinkhorn_iterations and sinkhorn_tolerance set the doubly stochastic attention of "
+                                 "normalization='sinkhorn'; the softmax has none (got sinkhorn_iterations="
+                                 f"{self.sinkhorn_iterations!r}, sinkhorn_tolerance={self.sinkhorn_tolerance!r})")
+            return
+        k = self.sinkhorn_iterations
+        if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
+            raise ValueError(f"sinkhorn_iterations must be a positive integer (the number of row and column "
+                             f"normalisations; 1 is the softmax), got {k!r}")
+        object.__setattr__(self, "sinkhorn_iterations", int(k))
+        tol = self.sinkhorn_tolerance
+        if tol is not None:
+            if isinstance(tol, bool) or not isinstance(tol, (int, float, np.integer, np.floating)) \
+                    or not 0 < tol < 1:
+                raise ValueError(f"sinkhorn_tolerance must be None (a fixed number of normalisations) or a number in "
+                                 f"(0, 1) bounding |row and column sums - 1|, got {tol!r}")
+            object.__setattr__(self, "sinkhorn_tolerance", float(tol))
+        if self.graph is not None:
+            raise ValueError("normalization='sinkhorn' scales the full attention matrix; restricted to a graph the "
+                             "doubly stochastic scaling need not exist: pass graph=None")
 
     @property
     def name(self) -> str:
@@ -232,6 +304,9 @@ class Attention(Model):
             m = getattr(self, name)
             out[name] = "identity" if m is None else repr(np.round(m, 12).tolist())
         out["ffn"] = "none" if self.ffn is None else f"{self.ffn.activation}, width {self.ffn.A.shape[0]}"
+        if self.normalization == "sinkhorn":  # a softmax model's attrs stay those it always had
+            out.update(normalization="sinkhorn", sinkhorn_iterations=self.sinkhorn_iterations,
+                       sinkhorn_tolerance=-1.0 if self.sinkhorn_tolerance is None else self.sinkhorn_tolerance)
         return out if self.graph is None else {**out, **self.graph.attrs}
 
     def matrices(self, d: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -246,19 +321,42 @@ class Attention(Model):
         return tuple(out)
 
     def attention_matrix(self, points: np.ndarray, head: int = 0, t: float = 0.0) -> np.ndarray:
-        """P^h_ij = softmax_j(β<Q_h x_i, K_h x_j>) of points (systems, n, d); for the rescaled dynamics the
+        """P^h_ij = softmax_j(β<Q_h x_i, K_h x_j>) of points (systems, n, d) (its doubly stochastic scaling with
+        ``normalization="sinkhorn"``; a ValueError when that did not converge); for the rescaled dynamics the
         points are z and x = e^{tV} z enters P ((9.3)), or z itself with ``scores_at_z`` ((9.4))."""
         Q, K, V = self.matrices(points.shape[-1])
         if self.rescaled and not self.scores_at_z:
             points = points @ matrix_exponential(t * V[0]).T
+        if self.normalization == "sinkhorn":
+            try:
+                return self._sinkhorn(points, self.beta * Q[head].T @ K[head], t)
+            except SinkhornNotConverged as err:
+                raise ValueError(str(err)) from None
         mask = None if self.graph is None else self.graph.adjacency.toarray()
         return softmax_attention(points, points, self.beta * Q[head].T @ K[head], mask=mask)
+
+    def _sinkhorn(self, x: np.ndarray, M: np.ndarray, t: float, block_elements: int = BLOCK_ELEMENTS) -> np.ndarray:
+        """The doubly stochastic attention matrix of scores x_iᵀ M x_j (:func:`sinkhorn_attention`), or
+        :class:`SinkhornNotConverged` naming the iterations and the residual reached."""
+        result = sinkhorn_attention(x, x, M, self.sinkhorn_iterations, self.sinkhorn_tolerance, block_elements)
+        if self.sinkhorn_tolerance is not None and not result.residual <= self.sinkhorn_tolerance:
+            raise SinkhornNotConverged(
+                f"Sinkhorn attention did not converge at t = {t:.17g}: after sinkhorn_iterations = "
+                f"{result.iterations} normalisations the row and column sums are off by {result.residual:.3g} > "
+                f"sinkhorn_tolerance = {self.sinkhorn_tolerance:g}; allow more sinkhorn_iterations, a larger "
+                f"sinkhorn_tolerance, or lower beta = {self.beta:g}")
+        return result.matrix
 
     # ------------------------------------------------------------------ energy
     def gradient_factor(self, d: int) -> float:
         """c with V = c QᵀK, QᵀK symmetric, one head, no feed-forward term, not rescaled, no graph: the case where
         the dynamics is a gradient flow of E_β for the metric Σ_i Z_i <a_i, b_i> (paper 2, §3.4.1, (3.12)) turned
-        by c; a ValueError saying which condition fails otherwise."""
+        by c; a ValueError saying which condition fails otherwise (always for ``normalization="sinkhorn"``)."""
+        if self.normalization == "sinkhorn":
+            raise ValueError("Attention(normalization='sinkhorn') has no interaction energy in meanfield: E_β of "
+                             "paper 2 (3.5) is not a Lyapunov function of doubly stochastic attention (Sander et al. "
+                             "2022 write its symmetric case as a Wasserstein gradient flow of another functional, "
+                             "which meanfield does not compute)")
         if self.graph is not None:
             raise ValueError(f"Attention restricted to the graph {self.graph.name!r} has no interaction energy in "
                              f"meanfield")
@@ -330,6 +428,12 @@ class Attention(Model):
         if path not in ("auto", "direct"):
             raise ValueError(f"path={path!r} is not available for Attention, whose velocity is summed directly; "
                              f"use path='auto'")
+        if self.normalization == "sinkhorn":
+            spread = np.ptp(weights, axis=-1).max(initial=0.0)
+            if spread > 1e-12 * float(np.max(weights)):
+                raise ValueError(f"weights: Attention(normalization='sinkhorn') makes rows and columns of P sum to 1, "
+                                 f"the doubly stochastic matrix of equal token weights; got weights differing by "
+                                 f"{spread:.3g}")
         if self.graph is None:
             return _AttentionVelocity(self._velocity(geometry.dimension, block_elements))
         self.graph.check_nodes(weights.shape[-1])
@@ -368,18 +472,24 @@ class Attention(Model):
         beta, projection, rescaled = self.beta, self.projection, self.rescaled
         ffn = self.ffn if with_ffn else None
         scores_at_z = self.scores_at_z
+        if self.normalization == "sinkhorn":
+            def attention(t: float, x: np.ndarray, m: np.ndarray) -> np.ndarray:
+                return self._sinkhorn(x, m, t, block_elements)
+        else:
+            def attention(t: float, x: np.ndarray, m: np.ndarray) -> np.ndarray:
+                return softmax_attention(x, x, m, block_elements)
 
         def velocity(t: float, x: np.ndarray) -> np.ndarray:
             if rescaled:
                 xt = x if scores_at_z else x @ matrix_exponential(t * V[0]).T
-                p = softmax_attention(xt, xt, beta * M[0], block_elements)
+                p = attention(t, xt, beta * M[0])
                 if scores_at_z:
                     return consensus_velocity(p, x, block_elements) @ V[0].T
                 vz = x @ V[0].T
                 return np.matmul(p, vz) - vz
             out = np.zeros_like(x)
             for h in range(M.shape[0]):
-                p = softmax_attention(x, x, beta * M[h], block_elements)
+                p = attention(t, x, beta * M[h])
                 out += np.matmul(p, x @ V[h].T)
             if ffn is not None:
                 out += ffn(x)
