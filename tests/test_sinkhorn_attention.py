@@ -147,12 +147,13 @@ def test_non_convergence_ends_the_run_with_success_0():
     x0 = np.random.default_rng(1).normal(size=(4, 3))
     model = mf.Attention(50.0, projection=False, normalization="sinkhorn", sinkhorn_iterations=1000,
                          sinkhorn_tolerance=1e-10)
-    ds = mf.simulate(model, x0, [0.0, 1.0])
-    assert ds.attrs["success"] == 0 and ds.sizes["time"] == 1
-    assert "Sinkhorn attention did not converge at t = 0" in ds.attrs["message"]
-    assert "sinkhorn_iterations = 1000 normalisations" in ds.attrs["message"]
-    residual = float(ds.attrs["message"].split("are off by ")[1].split(" ")[0])
-    assert 1e-3 < residual < 1e-2
+    for method in ({}, dict(method="rk4", dt=0.01)):  # fixed steps too: their stability check meets it first
+        ds = mf.simulate(model, x0, [0.0, 1.0], **method)
+        assert ds.attrs["success"] == 0 and ds.sizes["time"] == 1
+        assert "Sinkhorn attention did not converge at t = 0" in ds.attrs["message"]
+        assert "sinkhorn_iterations = 1000 normalisations" in ds.attrs["message"]
+        residual = float(ds.attrs["message"].split("are off by ")[1].split(" ")[0])
+        assert 1e-3 < residual < 1e-2
     with pytest.raises(ValueError, match=r"did not converge .* sinkhorn_iterations = 1000"):
         mf.attention_matrix(model, x0)
 

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from solvers import SchemeError
 
 from ..models._self_attention import NUFFT_MIN_PARTICLES
 from ..runs import EvolveIntegrator, Integrator
@@ -130,7 +131,10 @@ def particle_integrator(model: Any, geometry: Any, states: np.ndarray, weights: 
         stepper = ChartDormandPrince(geometry, velocity, rtol, atol)
     else:
         if times.size > 1:
-            attrs["stability_rate"] = check_fixed_step(geometry, velocity, method, times, states, dt)
+            try:
+                attrs["stability_rate"] = check_fixed_step(geometry, velocity, method, times, states, dt)
+            except SchemeError:  # a velocity that cannot be evaluated at x0: the run's first step says so, success = 0
+                pass
         stepper = ChartFixedStep(geometry, velocity, method, dt, model.noise, rng)
     return ParticleIntegrator(EvolveIntegrator(stepper, max_steps=max_steps), states, stepper.positions,
                               stepper.state, attrs, accuracy if nufft else None)
