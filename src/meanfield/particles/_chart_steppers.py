@@ -81,13 +81,8 @@ def _stages(geometry, velocity, t, p, h, a_rows, c, k1):
     return ks
 
 
-class _ChartStepper(Stepper):
-    """Settings and the finiteness check shared by the chart steppers; states (systems, n[, d])."""
-
-    def __init__(self, geometry: Any, velocity: Velocity) -> None:
-        super().__init__()
-        self.geometry = geometry
-        self.velocity = velocity
+class PositionStepper(Stepper):
+    """A stepper whose state is the particles' positions (systems, n[, d]), checked finite after each step."""
 
     def check(self, y: np.ndarray) -> None:
         if not np.all(np.isfinite(y)):
@@ -100,6 +95,15 @@ class _ChartStepper(Stepper):
     def state(self, t: float, positions: np.ndarray) -> np.ndarray:
         """The state of ``positions`` at ``t`` (the positions themselves)."""
         return np.array(positions, dtype=float)
+
+
+class _ChartStepper(PositionStepper):
+    """Settings shared by the chart steppers."""
+
+    def __init__(self, geometry: Any, velocity: Velocity) -> None:
+        super().__init__()
+        self.geometry = geometry
+        self.velocity = velocity
 
 
 class ChartDormandPrince(_ChartStepper):

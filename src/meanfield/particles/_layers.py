@@ -48,11 +48,12 @@ from typing import Any
 import numba
 import numpy as np
 
-from solvers import NonFiniteError, Stepper, StepResult
+from solvers import StepResult
 
 from ..domains._geometry import ANGLES
 from ..models._attention_weights import velocity_factor
 from ..models._compiled_kernels import attention_velocity_kernel
+from ._chart_steppers import PositionStepper
 
 __all__ = ["LAYER_SCHEME", "SPLITS", "DiscreteLayers", "layer_counts"]
 
@@ -111,7 +112,7 @@ def _attention_layer(kind, x, w, beta, normalized, factor, h):
                     x[s, i, k] /= size
 
 
-class DiscreteLayers(Stepper):
+class DiscreteLayers(PositionStepper):
     """Layers of step ``h`` (module docstring) as a fixed-step :class:`solvers.Stepper` on states (systems, n[, d]).
 
     Parameters
@@ -151,14 +152,3 @@ class DiscreteLayers(Stepper):
             self.nfev += 1
         return StepResult(True, x, dt)
 
-    def check(self, y: np.ndarray) -> None:
-        if not np.all(np.isfinite(y)):
-            raise NonFiniteError(f"{self.name}: the particles' state contains NaN or infinity")
-
-    def positions(self, t: float, y: np.ndarray) -> np.ndarray:
-        """The positions of the state ``y`` at ``t`` (the state itself)."""
-        return y
-
-    def state(self, t: float, positions: np.ndarray) -> np.ndarray:
-        """The state of ``positions`` at ``t`` (the positions themselves)."""
-        return np.array(positions, dtype=float)
