@@ -79,8 +79,12 @@ def read_particles(x: Any, *, name: str, domain: str | None = None, fixed: str |
         The caller's argument name, used in messages.
     domain : {"circle", "sphere", "euclidean"} or None
         The caller's ``domain=`` argument.
-    fixed : {"circle", "euclidean"} or None
-        The domain the caller's model fixes for plain arrays (its ``particle_domain``).
+    fixed : {"circle", "euclidean"}, a token normalisation, or None
+        The domain the caller's model fixes for plain arrays (its ``particle_domain``). A token normalisation
+        (:class:`meanfield.domains._normalized.TokenNormalization`: an object with ``geometry(d)`` and
+        ``onto(states, name, tolerance, renormalize)``) puts points (n, d) or (systems, n, d) on its own
+        manifold (an ellipsoid, a centred sphere), checked against ``tolerance`` there; an EmpiricalMeasure's
+        points are read the same way. ``domain=`` overrides it.
     kinds : tuple of str
         Domains the caller accepts.
     renormalize : bool
@@ -108,6 +112,8 @@ def read_particles(x: Any, *, name: str, domain: str | None = None, fixed: str |
         raise ValueError(f"sphere_tolerance must be finite and >= 0, got {tolerance!r}")
     weights = None
     by_shape = False
+    if domain is None and fixed is not None and not isinstance(fixed, str):
+        return _on_normalized(x, fixed, name, tolerance, renormalize)
     if isinstance(x, EmpiricalMeasure):
         if domain is not None and domain != x.kind:
             raise ValueError(f"{name} is an EmpiricalMeasure on the {x.kind!r} domain, but domain={domain!r}; "
@@ -143,6 +149,30 @@ def read_particles(x: Any, *, name: str, domain: str | None = None, fixed: str |
     if kind == "sphere":
         states = _on_sphere(states, name, tolerance, renormalize, can_renormalize, points.shape if by_shape else None)
     return Particles(geometry_named(kind, states), states, weights, batched)
+
+
+def _on_normalized(x: Any, normalization: Any, name: str, tolerance: float, renormalize: bool) -> Particles:
+    """Points of ``x`` (n, d) or (systems, n, d) on the manifold of a model's token ``normalization``."""
+    weights = None
+    if isinstance(x, EmpiricalMeasure):
+        points, weights = np.asarray(x.points, dtype=float), x.weights
+    elif isinstance(x, (str, bytes)) or x is None:
+        raise TypeError(f"{name} must be an array of positions or an EmpiricalMeasure, got {type(x).__name__}")
+    else:
+        points = as_real_array(name, x, finite=False)
+    if points.ndim not in (2, 3) or points.size == 0:
+        raise ValueError(f"{name} on the {normalization.name} must have shape (n, d) or (systems, n, d) with "
+                         f"n >= 1, got {points.shape}")
+    if not np.all(np.isfinite(points)):
+        raise ValueError(f"{name} must be finite (found NaN or infinity)")
+    batched = points.ndim == 3
+    states = np.array(points if batched else points[None], dtype=float)
+    if weights is None:
+        weights = np.full(states.shape[:2], 1.0 / states.shape[1])
+    else:
+        weights = np.array(weights if batched else np.asarray(weights)[None], dtype=float)
+    states = normalization.onto(states, name, tolerance, renormalize)
+    return Particles(normalization.geometry(states.shape[-1]), states, weights, batched)
 
 
 def _on_sphere(states: np.ndarray, name: str, tolerance: float, renormalize: bool, can_renormalize: bool,

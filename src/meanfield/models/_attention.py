@@ -22,6 +22,19 @@ Weights are time-independent.
 With ``normalization="sinkhorn"`` (paper 2, Remark 3.5; Sander et al. 2022) every softmax P^h above is
 replaced by the doubly stochastic P^h = diag(e^f) e^{β<Q_h x_i, K_h x_j>} diag(e^g), rows and columns
 summing to 1, found by Sinkhorn's iteration in logarithms (:mod:`meanfield.models._sinkhorn`).
+
+With ``layer_norm="rms"`` (gain D) or ``layer_norm="centred"`` (LayerNorm) the tokens y_i live on the manifold of
+that normalisation (the ellipsoid |D^{-1} y| = 1; the sphere |y| = √d in Σ_k y_k = 0) and Π_y is the continuous
+limit of the normalised residual step there (:mod:`meanfield.domains._normalized`):
+
+    ẏ_i = Π_{y_i} w_i,   w_i = Σ_h Σ_j P^h_ij V_h y_j + W φ(A y_i + b),   P^h_ij = softmax_j(β<Q_h y_i, K_h y_j>),
+    rms:      Π_y w = w - y <D^{-2} y, w>              (oblique, along y, onto T_y of the ellipsoid),
+    centred:  Π_y w = C w - y <y, C w>/d,  C = I - 1 1ᵀ/d  (orthogonal onto T_y of the centred sphere).
+
+D = cI: y = c x with x on S^{d-1} solving the unit-sphere dynamics with β' = c²β *in the same time* (the
+scores β<Q cx_i, K cx_j> = c²β<Q x_i, K x_j>; w(cx) = c w'(x) and Π_{cx} = P⊥_x, so c ẋ = c P⊥_x w'(x)): the
+time factor is 1, the gain acts only through β. With Q = K = V = I, "centred" is SA on S^{d-2} (the
+hyperplane's unit sphere) with β' = dβ, tokens √d x.
 """
 
 from __future__ import annotations
@@ -33,6 +46,7 @@ import numpy as np
 import scipy.special
 
 from ..domains._geometry import EuclideanGeometry, SphereGeometry, tangent_projection
+from ..domains._normalized import TokenNormalization
 from .._validate import as_real_array, check_beta
 from ._edge_attention import edge_sums
 from ._graph import model_repr, read_graph
@@ -131,6 +145,15 @@ class Attention(Model):
         stops a :func:`meanfield.simulate` run with ``success = 0`` and a message giving the iterations and
         the residual reached, and is a ValueError of :func:`meanfield.attention_matrix`. None: exactly
         ``sinkhorn_iterations`` normalisations, nothing judged (Sander et al.'s fixed-count Sinkformer).
+    layer_norm : {None, "rms", "centred"}
+        The token normalisation (:mod:`meanfield.domains._normalized`). None (default): the unit sphere
+        (``projection=True``) or R^d. "rms": RMS norm with the diagonal ``gain`` D, unit-norm convention
+        y = D z/|z|, tokens on the ellipsoid |D^{-1} y| = 1 (the RMSNorm D z/rms(z), rms = |z|/√d, is the gain
+        √d·g). "centred": the LayerNorm (z - mean z)/std z with γ = 1, b = 0, tokens on the sphere |y| = √d of
+        the hyperplane Σ_k y_k = 0 (d ≥ 3). The velocity is projected by the continuous limit Π_y of the
+        layer (module docstring); ``simulate(method="layers")`` takes the layers themselves.
+    gain : array_like (d,), optional
+        With ``layer_norm="rms"``: the positive diagonal g of D (None: D = I, which is the unit sphere).
 
     Raises
     ------
@@ -140,7 +163,9 @@ class Attention(Model):
         an ffn; ``scores_at_z=True`` without ``rescaled=True``; a graph with negative weights or
         isolated nodes; ``normalization`` not "softmax" or "sinkhorn", ``sinkhorn_iterations`` not a
         positive integer, ``sinkhorn_tolerance`` not None or in (0, 1), Sinkhorn settings with
-        ``normalization="softmax"``, or "sinkhorn" with a graph.
+        ``normalization="softmax"``, or "sinkhorn" with a graph; ``layer_norm`` not None, "rms" or "centred",
+        or with ``projection=False`` or ``rescaled=True``; ``gain`` without ``layer_norm="rms"``, not a 1-D
+        array of positive finite numbers, or of a length other than the weights' d; "centred" with d < 3.
 
     Notes
     -----
@@ -189,6 +214,9 @@ class Attention(Model):
     >>> sink = mf.Attention(2.0, normalization="sinkhorn")   # doubly stochastic: columns sum to 1 too
     >>> bool(np.abs(mf.attention_matrix(sink, x).sum(axis=0) - 1).max() <= 1e-10)
     True
+    >>> rms = mf.Attention(2.0, layer_norm="rms", gain=[0.5, 0.5, 0.5])   # D = cI: SA at β' = c²β, same time
+    >>> print(np.allclose(rms.velocity(0.5 * x), 0.5 * mf.Attention(0.5).velocity(x)))
+    True
     """
 
     beta: float
@@ -204,13 +232,18 @@ class Attention(Model):
     normalization: str = field(default="softmax", repr=False)
     sinkhorn_iterations: int = field(default=SINKHORN_ITERATIONS, repr=False)
     sinkhorn_tolerance: float | None = field(default=SINKHORN_TOLERANCE, repr=False)
+    layer_norm: str | None = field(default=None, repr=False)
+    gain: Any = field(default=None, repr=False)
 
     def __repr__(self) -> str:
         text = model_repr(self)
-        if self.normalization == "softmax":
-            return text
-        return (f"{text[:-1]}, normalization={self.normalization!r}, sinkhorn_iterations={self.sinkhorn_iterations!r}, "
-                f"sinkhorn_tolerance={self.sinkhorn_tolerance!r})")
+        if self.normalization != "softmax":
+            text = (f"{text[:-1]}, normalization={self.normalization!r}, sinkhorn_iterations="
+                    f"{self.sinkhorn_iterations!r}, sinkhorn_tolerance={self.sinkhorn_tolerance!r})")
+        if self.layer_norm is not None:
+            gain = None if self.gain is None else self.gain.tolist()
+            text = f"{text[:-1]}, layer_norm={self.layer_norm!r}, gain={gain!r})"
+        return text
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "beta", check_beta(self.beta))
@@ -254,6 +287,24 @@ class Attention(Model):
                                  f"edges needs at least one edge per node")
             object.__setattr__(self, "graph", graph)
         self._check_normalization()
+        self._check_layer_norm()
+
+    def _check_layer_norm(self) -> None:
+        """Refuse, by name, a token normalisation that does not apply; keep it as ``_tokens``."""
+        if self.layer_norm is None:
+            if self.gain is not None:
+                raise ValueError("gain is the diagonal D of layer_norm='rms'; pass layer_norm='rms' with it")
+            object.__setattr__(self, "_tokens", None)
+            return
+        tokens = TokenNormalization(self.layer_norm, self.gain)
+        if not self.projection or self.rescaled:
+            raise ValueError(f"layer_norm={self.layer_norm!r} normalises the tokens after every layer: it needs "
+                             f"projection=True and rescaled=False, got projection={self.projection}, "
+                             f"rescaled={self.rescaled}")
+        if self._dim is not None:
+            tokens.check_dimension(self._dim)
+        object.__setattr__(self, "gain", tokens.gain)
+        object.__setattr__(self, "_tokens", tokens)
 
     def _check_normalization(self) -> None:
         """Refuse, by name, a normalisation or Sinkhorn setting that does not apply."""
@@ -290,8 +341,11 @@ class Attention(Model):
         return 0.0
 
     @property
-    def particle_domain(self) -> str | None:
-        """R^d ("euclidean") for pure self-attention (``projection=False``); else read by shape (S^{d-1})."""
+    def particle_domain(self) -> Any:
+        """R^d ("euclidean") for pure self-attention (``projection=False``); the manifold of a ``layer_norm``
+        (its :class:`~meanfield.domains._normalized.TokenNormalization`); else read by shape (S^{d-1})."""
+        if self._tokens is not None:
+            return self._tokens
         return None if self.projection else "euclidean"
 
     @property
@@ -307,6 +361,8 @@ class Attention(Model):
         if self.normalization == "sinkhorn":  # a softmax model's attrs stay those it always had
             out.update(normalization="sinkhorn", sinkhorn_iterations=self.sinkhorn_iterations,
                        sinkhorn_tolerance=-1.0 if self.sinkhorn_tolerance is None else self.sinkhorn_tolerance)
+        if self._tokens is not None:  # a unit-sphere model's attrs stay those it always had
+            out.update(self._tokens.attrs)
         return out if self.graph is None else {**out, **self.graph.attrs}
 
     def matrices(self, d: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -360,6 +416,11 @@ class Attention(Model):
         if self.graph is not None:
             raise ValueError(f"Attention restricted to the graph {self.graph.name!r} has no interaction energy in "
                              f"meanfield")
+        if self._tokens is not None and self._tokens.kind == "rms" and self._tokens.scalar_gain is None:
+            raise ValueError("Attention(layer_norm='rms') with a gain D whose entries differ has no interaction "
+                             "energy in meanfield: its projection Π_y = I - y (D^{-2} y)ᵀ is oblique, and along it "
+                             "dE_β/dt = Σ_i (c/Z_i)<P⊥ g_i, D^{-2} g_i> (x = D^{-1} y, g_i = ∇_{x_i} E_β) has no sign; "
+                             "only D = cI (SA's energy at β' = c²β) and layer_norm='centred' have one")
         if self.heads != 1 or self.ffn is not None or self.rescaled:
             raise ValueError("Attention has an interaction energy only with one head, no ffn and rescaled=False "
                              f"(got heads={self.heads}, ffn={'none' if self.ffn is None else 'given'}, "
@@ -396,25 +457,44 @@ class Attention(Model):
 
             dE_β/dt = (1/c) Σ_i w_i Z_i |ẋ_i|²,   Z_i = Σ_j w_j e^{β<Q x_i, K x_j>},
 
-        so E_β increases for c > 0 and decreases for c < 0 (V = -I)."""
+        so E_β increases for c > 0 and decreases for c < 0 (V = -I).
+
+        With a ``layer_norm`` of scalar G = g I (the "rms" gain cI: g = c; "centred": g = √d) it is the energy
+        of the unit tokens x = y/g at β' = g²β, E_{β'}(x) = (1/(2g²β)) Σ w_i w_j e^{β<Q y_i, K y_j>}: x solves
+        ẋ_i = Π_{x_i} Σ_j softmax_j(β'<Q x_i, K x_j>) V x_j with Π the orthogonal projection onto the tangent
+        space of the unit sphere (of S^{d-1} ∩ 1^⊥ for "centred"), a gradient flow of E_{β'} for the same metric
+        Σ_i Z_i <a_i, b_i> as on S^{d-1} (the argument of (3.12) holds on any submanifold whose projection is
+        orthogonal), so the identity above holds for x, β'."""
         x = np.asarray(states, dtype=float)
         self.gradient_factor(x.shape[-1])
+        beta = self.beta
+        if self._tokens is not None:
+            d = x.shape[-1]
+            g = self._tokens.scalar_gain if self._tokens.kind == "rms" else float(np.sqrt(d))
+            x, beta = x / g, beta * g * g
         Q, K, _ = (m[0] for m in self.matrices(x.shape[-1]))
         M = Q.T @ K
         out = np.empty(x.shape[0])
         for system, (points, w) in enumerate(zip(x, weights)):  # one (n, n) Gram matrix in memory at a time
             inner = points @ M @ points.T
-            if self.beta == 0:
+            if beta == 0:
                 out[system] = 0.5 * w @ inner @ w
             else:
-                out[system] = scipy.special.logsumexp(self.beta * inner, b=np.outer(w, w)) - np.log(2 * self.beta)
-        if self.beta == 0:
+                out[system] = scipy.special.logsumexp(beta * inner, b=np.outer(w, w)) - np.log(2 * beta)
+        if beta == 0:
             return out
         with np.errstate(over="ignore"):
             return np.exp(out)
 
     def check_particles(self, geometry: Any) -> None:
-        """Points of S^{d-1} with the projection, of R^d without it (shape (n, d))."""
+        """Points of S^{d-1} with the projection, of R^d without it, of the manifold of the ``layer_norm``
+        (shape (n, d))."""
+        if self._tokens is not None:
+            if not self._tokens.holds(geometry):
+                raise ValueError(f"Attention(layer_norm={self.layer_norm!r}) needs points on the {self._tokens.name} "
+                                 f"of its normalisation (shape (n, d), read with domain=None), got domain "
+                                 f"{geometry.name!r}")
+            return
         want = SphereGeometry if self.projection else EuclideanGeometry
         if not isinstance(geometry, want):
             raise ValueError(f"Attention(projection={self.projection}) needs points on the "
@@ -434,10 +514,19 @@ class Attention(Model):
                 raise ValueError(f"weights: Attention(normalization='sinkhorn') makes rows and columns of P sum to 1, "
                                  f"the doubly stochastic matrix of equal token weights; got weights differing by "
                                  f"{spread:.3g}")
+        project = self._projector(geometry)
         if self.graph is None:
-            return _AttentionVelocity(self._velocity(geometry.dimension, block_elements))
+            return _AttentionVelocity(self._velocity(geometry.dimension, project, block_elements))
         self.graph.check_nodes(weights.shape[-1])
-        return _AttentionVelocity(self._edge_velocity(geometry.dimension, self.graph.operator(weights)), "edges")
+        return _AttentionVelocity(self._edge_velocity(geometry.dimension, project, self.graph.operator(weights)),
+                                  "edges")
+
+    def _projector(self, geometry: Any):
+        """Π(x, w) of the velocity: P⊥_x (the unit sphere), Π_y of the ``layer_norm``'s manifold
+        (``geometry.tangent``), or None (R^d, no projection)."""
+        if self._tokens is not None:
+            return geometry.tangent
+        return tangent_projection if self.projection else None
 
     def particle_velocity_parts(self, geometry: Any, weights: np.ndarray, frequencies: np.ndarray | None,
                                 split: str, *, path: str = "auto", accuracy: float = 1e-10,
@@ -455,21 +544,21 @@ class Attention(Model):
             raise ValueError(f"path={path!r} is not available for Attention, whose velocity is summed directly; "
                              f"use path='auto'")
         d = geometry.dimension
-        ffn, projection = self.ffn, self.projection
+        ffn, project = self.ffn, self._projector(geometry)
 
         def feed_forward(t: float, x: np.ndarray) -> np.ndarray:
             out = ffn(x)
-            return tangent_projection(x, out) if projection else out
+            return out if project is None else project(x, out)
 
-        return (_AttentionVelocity(self._velocity(d, block_elements, with_ffn=False)),
+        return (_AttentionVelocity(self._velocity(d, project, block_elements, with_ffn=False)),
                 _AttentionVelocity(feed_forward))
 
-    def _velocity(self, d: int, block_elements: int = BLOCK_ELEMENTS, with_ffn: bool = True):
-        """The velocity function X(t, x) for states (systems, n, d) (without the feed-forward term if not
-        ``with_ffn``)."""
+    def _velocity(self, d: int, project: Any, block_elements: int = BLOCK_ELEMENTS, with_ffn: bool = True):
+        """The velocity function X(t, x) for states (systems, n, d), projected by ``project`` (None: not)
+        (without the feed-forward term if not ``with_ffn``)."""
         Q, K, V = self.matrices(d)
         M = np.einsum("hab,hac->hbc", Q, K)  # <Q x, K y> = xᵀ (QᵀK) y
-        beta, projection, rescaled = self.beta, self.projection, self.rescaled
+        beta, rescaled = self.beta, self.rescaled
         ffn = self.ffn if with_ffn else None
         scores_at_z = self.scores_at_z
         if self.normalization == "sinkhorn":
@@ -493,17 +582,17 @@ class Attention(Model):
                 out += np.matmul(p, x @ V[h].T)
             if ffn is not None:
                 out += ffn(x)
-            return tangent_projection(x, out) if projection else out
+            return out if project is None else project(x, out)
 
         return velocity
 
-    def _edge_velocity(self, d: int, operator: Any):
+    def _edge_velocity(self, d: int, project: Any, operator: Any):
         """X(t, x) restricted to the edges of ``operator`` (the graph's): per head N/D of
         :func:`edge_sums` with a row-max shift (the softmax over each node's edges); the rescaled forms as
         Σ_j P_ij (v_j - v_i), summed as differences."""
         Q, K, V = self.matrices(d)
         M = np.einsum("hab,hac->hbc", Q, K)
-        beta, ffn, projection, rescaled = self.beta, self.ffn, self.projection, self.rescaled
+        beta, ffn, rescaled = self.beta, self.ffn, self.rescaled
         scores_at_z = self.scores_at_z
 
         def velocity(t: float, x: np.ndarray) -> np.ndarray:
@@ -519,7 +608,7 @@ class Attention(Model):
                 out += num / den[..., None]
             if ffn is not None:
                 out += ffn(x)
-            return tangent_projection(x, out) if projection else out
+            return out if project is None else project(x, out)
 
         return velocity
 

@@ -121,7 +121,8 @@ class ParticleRecord:
     def failure(self, ds: xr.Dataset) -> str | None:
         """Why the run's outputs are not a valid result, or None.
 
-        * points of a sphere further than ``sphere_tolerance`` from it (``max_sphere_deviation``), the bound
+        * points of a sphere (or of the manifold of a token normalisation, its ``deviation``) further than
+          ``sphere_tolerance`` from it (``max_sphere_deviation``), the bound
           the initial positions are held to;
         * positions that are not finite;
         * angles that lost their digits: the largest unwrapped angle |θ| (or, with natural frequencies,
@@ -135,6 +136,9 @@ class ParticleRecord:
         if self.geometry.unit_vectors and self.geometry.atom_ndim == 2 and not deviation <= self.sphere_tolerance:
             return (f"the particles left the sphere: max | |x_i| - 1 | = {deviation:.3g} > sphere_tolerance = "
                     f"{self.sphere_tolerance:g} (the steps are too large for the noise or the velocity)")
+        if not deviation <= self.sphere_tolerance:  # a manifold of a token normalisation (its ``manifold`` in words)
+            return (f"the particles left {self.geometry.manifold} = {deviation:.3g} > sphere_tolerance = "
+                    f"{self.sphere_tolerance:g} (the steps are too large for the velocity)")
         largest = max((float(np.max(np.abs(x), initial=0.0)) for x in self.outputs), default=0.0)
         if not np.isfinite(largest):
             return "the positions are not finite"
