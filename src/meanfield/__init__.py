@@ -27,7 +27,8 @@ from .measures import (
     wasserstein,
     wrapped_cauchy,
 )
-from .models import Attention, HardmaxAttention, Kuramoto, RepulsiveSelfAttention, SelfAttention, energy
+from .models import Attention, DepthVaryingAttention, HardmaxAttention, Kuramoto, RepulsiveSelfAttention
+from .models import SelfAttention, energy
 from .models import Graph, GraphonKuramoto, Interaction, Kernel, Potential
 from .models import DiscreteLaw, LorentzianMixture, Mixture, bimodal_lorentzian
 from .particles import (
@@ -94,6 +95,7 @@ __all__ = [
     "perturbed_uniform",
     "plot",
     "Attention",
+    "DepthVaryingAttention",
     "CheckpointError",
     "CheckpointInUseError",
     "Circle",

@@ -45,6 +45,7 @@ from ._errors import (
 from ._batched_dormand_prince import BatchEvolution, evolve_batch
 from ._funk_hecke import FunkHeckeMultipliers, funk_hecke_multipliers, legendre_table
 from ._evolve import Advance, Continuation, Evolution, Stepper, StepResult, evolve, fixed_steps
+from ._piecewise import PiecewiseStepper
 from ._scheme import Scheme
 from ._spectral import FINITE_VOLUME_TAIL_TOL, SPECTRAL_TAIL_TOL, SpectralScheme, degree_tail, kernel_tail
 from ._runge_kutta import (
@@ -119,6 +120,7 @@ def schemes_for(grid: object) -> dict[str, type[Scheme]]:
 
 
 __all__ = [
+    "PiecewiseStepper",
     "BatchEvolution",
     "ButcherTableau",
     "CallableVelocity",

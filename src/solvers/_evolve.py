@@ -38,6 +38,18 @@ How the steps meet the output times is the stepper's declaration:
   into ⌈(t_i - t_{i-1})/h⌉ equal steps, taken at the times t_{i-1} + s·h_i;
   a fixed step that is not accepted is an error.
 
+Switching times. A right-hand side that jumps at known times (weights that change
+with depth) is declared by ``switching_times(t0, t1)``: the times in the open
+interval (t0, t1) at which F(t, ·) switches (default: none). Every step ends
+exactly at each of them, whatever the stepper's kind: an adaptive step is cut
+short to land on it (a dense-output stepper too), and a fixed-step stepper splits
+each piece between consecutive output and switching times into equal steps ≤ h
+(``fixed_steps`` of the merged times). After a switching time an adaptive stepper
+restarts its step-size control: the next step size is ``initial_step(y, t)`` at
+the switching time, as at the start of a run. A switching time is not an output;
+a checkpoint made at an output that is a switching time records the restart as
+pending (``Continuation.dt`` = NaN), so a resumed run restarts the same way.
+
 Step size of adaptive steppers (one rule for all). The stepper proposes
 ``dt_next`` after each attempt. A proposal below :func:`solvers.step_floor`
 (16 ε max(|t0|, |t_end|), the round-off of the run's times) stops the run with a
@@ -216,6 +228,11 @@ class Stepper:
         takes them (steps capped by ``max_step``, the floor ``h_min``, at most ``attempts`` attempts), in one
         call; None (here) to have :func:`evolve` take them one by one."""
         return None
+
+    def switching_times(self, t0: float, t1: float) -> np.ndarray:
+        """The times in the open interval (t0, t1), increasing, at which the right-hand side switches (every step
+        ends at them; module docstring); here none."""
+        return np.empty(0)
 
     def interpolate(self, t: float) -> Any:
         """The state at time ``t`` inside the last accepted step (``dense_output`` steppers)."""
@@ -490,8 +507,9 @@ def evolve(
     result = record if record is not None else Evolution(t=t_eval, y=out_y)
     result.t, result.y = t_eval, out_y
     result.steps_per_output = np.zeros(t_eval.size, dtype=int)
-    loop = _Loop(stepper, result, out_y, observers, max_step, max_steps)
     t, y_loop = (float(t_eval[0]), y) if start is None else (float(start[0]), _loop_state(start[1]))
+    breaks = np.asarray(stepper.switching_times(t, float(t_eval[-1])), dtype=float)
+    loop = _Loop(stepper, result, out_y, observers, max_step, max_steps, breaks)
     planned = stepper.fixed_step if stepper.fixed_step is not None else first_step
     try:
         try:
@@ -527,9 +545,10 @@ class _Loop:
     """The stepping of :func:`evolve`: one adaptive loop (landing or dense) and one fixed-step loop."""
 
     def __init__(self, stepper: Stepper, result: Evolution, out_y: np.ndarray, observers: Sequence[Observer],
-                 max_step: float, max_steps: int) -> None:
+                 max_step: float, max_steps: int, breaks: np.ndarray) -> None:
         self.stepper, self.result, self.out_y = stepper, result, out_y
         self.observers, self.max_step, self.max_steps = observers, max_step, max_steps
+        self.breaks = breaks
         self.reached = 0
         self.attempts = 0
 
@@ -570,39 +589,49 @@ class _Loop:
         return self.result.n_steps, self.result.n_rejected, self.stepper.nfev
 
     def run_fixed(self, t_eval: np.ndarray, y: Any) -> None:
-        stepper = self.stepper
-        n_subs, sizes = fixed_steps(t_eval, float(stepper.fixed_step))
+        stepper, breaks = self.stepper, self.breaks
         for i in range(1, t_eval.size):
-            t0, n_sub, h = float(t_eval[i - 1]), int(n_subs[i - 1]), float(sizes[i - 1])
-            if self.attempts + n_sub > self.max_steps:
-                raise StepSizeError(f"{stepper.name}: exceeded max_steps = {self.max_steps} at t = {t0:.6g}")
-            for s in range(n_sub):
-                self.attempts += 1
-                res = stepper.step(t0 + s * h, y, h)
-                if not res.accepted:
-                    raise StepSizeError(f"{stepper.name}: the fixed step {h:.6g} was not accepted at "
-                                        f"t = {t0 + s * h:.6g}")
-                y = res.y
-                stepper.check(y)
-                self.accepted(i, h)
-            self.emit(i, float(t_eval[i]), y, Continuation(float(t_eval[i]), y, h, *self.counts()))
+            start, end = float(t_eval[i - 1]), float(t_eval[i])
+            ends = np.concatenate(([start], breaks[(breaks > start) & (breaks < end)], [end]))
+            n_subs, sizes = fixed_steps(ends, float(stepper.fixed_step))  # the pieces between switching times
+            if self.attempts + int(n_subs.sum()) > self.max_steps:
+                raise StepSizeError(f"{stepper.name}: exceeded max_steps = {self.max_steps} at t = {start:.6g}")
+            for t0, n_sub, h in zip(ends[:-1].tolist(), n_subs.tolist(), sizes.tolist()):
+                for s in range(n_sub):
+                    self.attempts += 1
+                    res = stepper.step(t0 + s * h, y, h)
+                    if not res.accepted:
+                        raise StepSizeError(f"{stepper.name}: the fixed step {h:.6g} was not accepted at "
+                                            f"t = {t0 + s * h:.6g}")
+                    y = res.y
+                    stepper.check(y)
+                    self.accepted(i, h)
+            self.emit(i, end, y, Continuation(end, y, h, *self.counts()))
 
     def run_adaptive(self, t_eval: np.ndarray, t: float, y: Any, dt: float) -> None:
-        stepper, result = self.stepper, self.result
+        stepper, result, breaks = self.stepper, self.result, self.breaks
         dense = stepper.dense_output
         h_min = step_floor(t_eval[0], t_eval[-1])
         self.floor(dt, h_min, t)
         continuation = Continuation(t, y, dt, *self.counts())
+        switch = int(np.searchsorted(breaks, t, side="right"))  # the next switching time
         for i in range(1, t_eval.size):
             target = float(t_eval[i])
-            stop = float(t_eval[-1]) if dense else target
+            end = float(t_eval[-1]) if dense else target
             while t < target:
+                if np.isnan(dt):  # a switching time was reached: the step-size control restarts there
+                    dt = min(stepper.initial_step(y, t), self.max_step)
+                    self.floor(dt, h_min, t)
+                switching = switch < breaks.size and breaks[switch] <= end
+                stop = float(breaks[switch]) if switching else end
                 if not dense:
-                    out = stepper.advance(t, y, target, dt, max_step=self.max_step, h_min=h_min,
+                    out = stepper.advance(t, y, stop, dt, max_step=self.max_step, h_min=h_min,
                                           attempts=self.max_steps - self.attempts)
                     if out is not None:
                         t, y, dt = out.t, out.y, out.dt
-                        self.advanced(i, target, h_min, out)
+                        self.advanced(i, stop, h_min, out)
+                        if switching and t == stop:
+                            switch, dt = switch + 1, np.nan
                         continue
                 if self.attempts >= self.max_steps:
                     raise StepSizeError(f"{stepper.name}: exceeded max_steps = {self.max_steps} at t = {t:.6g}")
@@ -628,6 +657,8 @@ class _Loop:
                     dt = min(res.dt_next, self.max_step)
                 if not last:
                     self.floor(dt, h_min, t)
+                elif switching:
+                    switch, dt = switch + 1, np.nan
             if not dense:
                 continuation = Continuation(target, y, dt, *self.counts())
             self.emit(i, target, y if t == target else stepper.interpolate(target), continuation)

@@ -10,6 +10,7 @@ and the SA/USA rule. What a model provides is written in :mod:`._model`.
 from __future__ import annotations
 
 from ._attention import Attention, FeedForward, softmax_attention
+from ._depth_varying import DepthVaryingAttention
 from ._energy import energy, particle_energy
 from ._hardmax import HardmaxAttention
 from ._interaction import Interaction
@@ -26,6 +27,7 @@ from ._sinkhorn import SinkhornNotConverged, sinkhorn_attention
 
 __all__ = [
     "Attention",
+    "DepthVaryingAttention",
     "DiscreteLaw",
     "FeedForward",
     "Graph",

@@ -18,6 +18,10 @@ Particles
     cluster, for the stability bound of fixed steps) and ``fourier_modes``.
     ``particle_velocity_parts(geometry, weights, frequencies, split, ...)``: the parts of that velocity (attention,
     feed-forward) taken one after the other by a split discrete layer, or a ValueError naming ``split``.
+    ``time_pieces``, ``switching_times(t0, t1)``, ``piece_of(t)``, ``piece_model(k)``, ``switching_rule``: a velocity
+    that switches at times (weights that change with depth): the switching times in (t0, t1), the piece
+    containing t (right-continuous), the model of a piece, the rule in words; the integrators end a step at every
+    switching time and step each piece with the velocity of its own model (:class:`solvers.PiecewiseStepper`).
     ``natural_frequencies(rule, shape, rng)``: the particles' own frequencies ω_i, or None.
     ``default_particle_method(geometry)``: the integrator a run in ``geometry`` takes when none is named.
     ``riccati_form(frequencies)``: the coefficients of the exact Möbius flow (method "moebius").
@@ -112,6 +116,28 @@ class Model:
         (:mod:`meanfield.particles._layers`); here: none (a ValueError naming ``split``)."""
         raise ValueError(f"split={split!r} needs a model whose velocity has parts (attention and feed-forward: "
                          f"an Attention with ffn), got {self.name}")
+
+    @property
+    def time_pieces(self) -> bool:
+        """Whether the velocity switches at times (:meth:`switching_times`; here: no)."""
+        return False
+
+    @property
+    def switching_rule(self) -> str:
+        """When the velocity switches, in words (here: never)."""
+        return "none"
+
+    def switching_times(self, t0: float, t1: float) -> np.ndarray:
+        """The times in the open interval (t0, t1), increasing, at which the velocity switches (here: none)."""
+        return np.empty(0)
+
+    def piece_of(self, t: float) -> int:
+        """The piece k of the switching times with s_k ≤ t < s_{k+1} (here: 0, the only one)."""
+        return 0
+
+    def piece_model(self, k: int) -> Model:
+        """The model whose velocity holds on piece k (here: the model itself)."""
+        return self
 
     def natural_frequencies(self, rule: Any, shape: tuple[int, ...], rng: np.random.Generator) -> np.ndarray | None:
         """The particles' own frequencies (None: the model has none)."""

@@ -6,7 +6,9 @@ noise), "moebius" (the exact Möbius flow of a Kuramoto model with one harmonic,
 :mod:`._moebius`; on a graph with local fields, :mod:`._network_moebius`), "layers" (the discrete
 layers x_{k+1} = Π(x_k + h v(x_k)) of a Transformer, optionally split into attention and feed-forward
 sub-layers, :mod:`._layers`); a model with integrators of its own (``model.particle_methods``, the Filippov
-stepper of the hard-max dynamics) takes only those. ``path`` names how the velocity is summed; the model answers for the paths it has
+stepper of the hard-max dynamics) takes only those. A model whose velocity switches at times
+(``model.time_pieces``: weights that change with depth) is stepped piece by piece, each piece by a fresh stepper of
+its own model's velocity, every step ending at the switching times (:class:`solvers.PiecewiseStepper`). ``path`` names how the velocity is summed; the model answers for the paths it has
 (``model.particle_velocity``), and "ensemble" runs SA/USA systems each with its own adaptive step on
 the compiled kernels of :mod:`._ensemble` where the model has them (``model.ensemble_kernel``).
 "auto" takes "ensemble" where it applies and the systems hold at most
@@ -21,7 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from solvers import SchemeError
+from solvers import PiecewiseStepper, SchemeError, Stepper
 
 from ..models._self_attention import NUFFT_MIN_PARTICLES
 from ..runs import EvolveIntegrator, Integrator
@@ -92,7 +94,7 @@ def particle_integrator(model: Any, geometry: Any, states: np.ndarray, weights: 
                          f"method='dopri5' or 'layers' (unsplit) on the circle or a sphere (the compiled kernels), got "
                          f"{model.name} with noise = {model.noise}, method={method!r} on a {geometry.name!r} domain")
     if method == "layers":
-        return _layers(model, geometry, states, weights, frequencies, kernel, path, dt, split, accuracy,
+        return _layers(model, geometry, states, weights, frequencies, times, kernel, path, dt, split, accuracy,
                        block_elements, max_steps)
     use_ensemble = path == "ensemble" or (path == "auto" and ensemble_applies
                                           and states.shape[1] <= ENSEMBLE_MAX_PARTICLES)
@@ -121,27 +123,34 @@ def particle_integrator(model: Any, geometry: Any, states: np.ndarray, weights: 
             attrs["path"] = "edges"  # each oscillator is driven by its local field Z_i = Σ_j B_ij u_j
         return ParticleIntegrator(EvolveIntegrator(stepper, max_steps=max_steps), stepper.state(times[0], states),
                                   stepper.positions, stepper.state, attrs, None)
-    velocity = model.particle_velocity(geometry, weights, frequencies, path=path, accuracy=accuracy,
+    def velocity_of(piece: Any) -> Any:
+        return piece.particle_velocity(geometry, weights, frequencies, path=path, accuracy=accuracy,
                                        block_elements=block_elements)
+
+    velocity = velocity_of(_first_piece(model, times))
     attrs.update(path=velocity.path, fourier_modes=int(velocity.fourier_modes))
     nufft = velocity.path == "nufft"
     if nufft:
         attrs["accuracy"] = accuracy
     if method == "dopri5":
-        stepper = ChartDormandPrince(geometry, velocity, rtol, atol)
+        def make(v: Any) -> Stepper:
+            return ChartDormandPrince(geometry, v, rtol, atol)
     else:
-        if times.size > 1:
+        if times.size > 1:  # for a velocity that switches: the bound of its first piece
             try:
                 attrs["stability_rate"] = check_fixed_step(geometry, velocity, method, times, states, dt)
             except SchemeError:  # a velocity that cannot be evaluated at x0: the run's first step says so, success = 0
                 pass
-        stepper = ChartFixedStep(geometry, velocity, method, dt, model.noise, rng)
+
+        def make(v: Any) -> Stepper:
+            return ChartFixedStep(geometry, v, method, dt, model.noise, rng)
+    stepper = _pieces(model, times, lambda piece: make(velocity_of(piece))) if model.time_pieces else make(velocity)
     return ParticleIntegrator(EvolveIntegrator(stepper, max_steps=max_steps), states, stepper.positions,
                               stepper.state, attrs, accuracy if nufft else None)
 
 
 def _layers(model: Any, geometry: Any, states: np.ndarray, weights: np.ndarray, frequencies: np.ndarray | None,
-            kernel: tuple[float, bool] | None, path: str, dt: float, split: str | None, accuracy: float,
+            times: np.ndarray, kernel: tuple[float, bool] | None, path: str, dt: float, split: str | None, accuracy: float,
             block_elements: int, max_steps: int) -> ParticleIntegrator:
     """The discrete layers of step ``dt`` (:mod:`._layers`): compiled where the model has the ensemble kernels and
     ``path`` is "auto" or "ensemble" (unsplit), else of the model's velocity (or its parts with ``split``)."""
@@ -156,14 +165,30 @@ def _layers(model: Any, geometry: Any, states: np.ndarray, weights: np.ndarray, 
         return ParticleIntegrator(EvolveIntegrator(stepper, max_steps=max_steps), states, stepper.positions,
                                   stepper.state, attrs, None)
     options = {"path": path, "accuracy": accuracy, "block_elements": block_elements}
-    if split is None:
-        parts = (model.particle_velocity(geometry, weights, frequencies, **options),)
-    else:
-        parts = model.particle_velocity_parts(geometry, weights, frequencies, split, **options)
+
+    def parts_of(piece: Any) -> tuple[Any, ...]:
+        if split is None:
+            return (piece.particle_velocity(geometry, weights, frequencies, **options),)
+        return piece.particle_velocity_parts(geometry, weights, frequencies, split, **options)
+
+    parts = parts_of(_first_piece(model, times))
     attrs.update(path=parts[0].path, fourier_modes=int(parts[0].fourier_modes))
     nufft = parts[0].path == "nufft"
     if nufft:
         attrs["accuracy"] = accuracy
-    stepper = DiscreteLayers(geometry, parts, dt)
+    stepper = (_pieces(model, times, lambda piece: DiscreteLayers(geometry, parts_of(piece), dt))
+               if model.time_pieces else DiscreteLayers(geometry, parts, dt))
     return ParticleIntegrator(EvolveIntegrator(stepper, max_steps=max_steps), states, stepper.positions,
                               stepper.state, attrs, accuracy if nufft else None)
+
+
+def _first_piece(model: Any, times: np.ndarray) -> Any:
+    """The model of the run's first piece (the model itself when its velocity does not switch)."""
+    return model.piece_model(model.piece_of(float(times[0]))) if model.time_pieces else model
+
+
+def _pieces(model: Any, times: np.ndarray, make: Any) -> PiecewiseStepper:
+    """The stepper of a velocity that switches: ``make(piece model)`` for each piece, every step ending at the
+    model's switching times (:class:`solvers.PiecewiseStepper`)."""
+    return PiecewiseStepper(lambda k: make(model.piece_model(k)), model.piece_of, model.switching_times,
+                            float(times[0]))

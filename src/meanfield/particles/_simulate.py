@@ -21,7 +21,7 @@ from ..models._self_attention_sums import BLOCK_ELEMENTS
 from ..runs import Run, drive
 from .._validate import as_times, check_flag, check_nonnegative, check_positive, check_positive_int, check_rtol
 from ._integrators import METHODS, PATHS, particle_integrator
-from ._layers import SPLITS, layer_counts
+from ._layers import LAYER_TIME_TOLERANCE, SPLITS, layer_counts
 from ._record import ParticleRecord
 
 __all__ = ["simulate"]
@@ -208,7 +208,8 @@ def simulate(
     ValueError, TypeError
         Unknown model/method/path, x0 of the wrong shape or off the sphere,
         t not increasing, missing or non-positive dt, a dt beyond the stability
-        bound, output times that are not whole layers of dt (method "layers"), a ``split`` without
+        bound, output times or switching times of the model (``DepthVaryingAttention``) that are not whole
+        layers of dt (method "layers"), a ``split`` without
         method "layers" or for a model without a feed-forward term, non-positive tolerances, β > 709.78 for USA (e^β overflows), a
         checkpoint made by a different run.
 
@@ -241,7 +242,7 @@ def simulate(
     method = model.default_particle_method(read.geometry) if method is None else method
     _check_settings(model, method, dt, rtol, atol, path, block_elements, checkpoint_interval, progress, max_steps,
                     accuracy)
-    _check_layers(method, dt, split, times)
+    _check_layers(model, method, dt, split, times)
     if resume and checkpoint is None:
         raise ValueError("resume=True needs a checkpoint path")
     seed_value = _seed_record(seed)
@@ -297,14 +298,24 @@ def _check_settings(model: Any, method: str, dt: float | None, rtol: float, atol
         raise ValueError(f"accuracy must lie in [1e-15, 1), got {accuracy!r}")
 
 
-def _check_layers(method: str, dt: float | None, split: str | None, times: np.ndarray) -> None:
-    """Refuse a ``split`` without layers or of an unknown name, and layers whose ``dt`` or times do not fit."""
+def _check_layers(model: Any, method: str, dt: float | None, split: str | None, times: np.ndarray) -> None:
+    """Refuse a ``split`` without layers or of an unknown name, and layers whose ``dt`` does not fit the times or
+    the model's switching times (every layer lies in one piece of a velocity that switches)."""
     if split is not None and split not in SPLITS:
         raise ValueError(f"split must be None or one of {sorted(SPLITS)}, got {split!r}")
     if split is not None and method != "layers":
         raise ValueError(f"split={split!r} splits a discrete layer: it needs method='layers', got method={method!r}")
     if method == "layers":
         layer_counts(times, dt)
+        switches = model.switching_times(float(times[0]), float(times[-1]))
+        ratios = (switches - times[0]) / float(dt)
+        bad = np.nonzero(np.abs(ratios - np.rint(ratios)) > LAYER_TIME_TOLERANCE * np.maximum(np.rint(ratios), 1))[0]
+        if bad.size:
+            s = float(switches[bad[0]])
+            raise ValueError(f"dt = {dt!r} must divide the pieces of {model.name} for method='layers' (its "
+                             f"{model.switching_rule}; a layer lies in one piece of the weights): the switching "
+                             f"time {s!r} is {ratios[bad[0]]:.15g} layers after t[0] = {float(times[0])!r}; take "
+                             f"dt = period/m for a whole m")
 
 
 def _fingerprint(states: np.ndarray, weights: np.ndarray, frequencies: np.ndarray | None) -> str:
