@@ -159,6 +159,8 @@ def test_a_finished_sphere_finite_volume_run_extends_from_its_scheme_state(tmp_p
     (["phase-diagram", "--dimension", "2,x"], "--dimension must be an integer or integers separated by commas"),
     (["phase-diagram", "--dimension", "8,8"], "--dimension values must be distinct"),
     (["phase-diagram", "--dimension", "2,8", "--ginibre"], "--ginibre draws (Q, K, V) for one dimension"),
+    (["phase-diagram", "--draw", "per_system"], "--draw per_system draws random weights; it needs --matrices"),
+    (["phase-diagram", "--ginibre", "--matrices", "goe"], "--ginibre is --matrices ginibre"),
     (["phase-diagram", "--particles", "1"], "--particles must be at least 2, got 1"),
 ])
 def test_study_commands_name_the_option_they_refuse(argv, message, capsys, tmp_path):

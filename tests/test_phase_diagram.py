@@ -163,8 +163,13 @@ def test_ginibre_weights_are_recorded_and_reproducible():
     ({"betas": [1.0, 1.0]}, "betas must be distinct"),
     ({"t": [0.0, 2.0, 1.0]}, "t must be strictly increasing"),
     ({"t": [1.0, 2.0]}, r"t must start at 0 \(the uniform initial tokens\), got t\[0\] = 1.0"),
-    ({"matrices": "gaussian"}, "matrices must be None or 'ginibre', got 'gaussian'"),
-    ({"matrices": "ginibre", "normalized": False}, "matrices='ginibre' runs SA"),
+    ({"matrices": "gaussian"}, "matrices must be None, one of .* or a tuple \\(Q, K, V\\), got 'gaussian'"),
+    ({"draw": "per_system"}, "draw='per_system' draws random weights; it needs matrices"),
+    ({"matrices": "goe", "draw": "sometimes"}, "draw must be one of"),
+    ({"matrices": (np.eye(2), np.ones((2, 3)), None)}, r"matrices\[1\] \(K\) must be a square"),
+    ({"matrices": (np.eye(3), None, None)}, r"matrices\[0\] \(Q\) is 3 x 3, but the tokens have d = 2"),
+    ({"matrices": (None, None, np.full((2, 2), np.nan))}, r"matrices\[2\] \(V\) must be finite"),
+    ({"matrices": (None, None, None), "draw": "per_beta"}, "given matrices .* are used as they are"),
     ({"batch": 0}, "batch must be >= 1, got 0"),
 ])
 def test_diagram_rejects_bad_input(kwargs, match):

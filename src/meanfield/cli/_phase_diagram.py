@@ -22,6 +22,7 @@ from ..io._conventions import described_run
 from ..io._files import check_output_path, write_netcdf
 from ..particles._token_ensembles import REPRESENTATIONS
 from ..studies.clustering._phase_diagram import ATOL, RTOL, crossing_time
+from ..studies.clustering._random_weights import DRAWS, ENSEMBLES
 from ._options import add_output_arguments, check_at_least, refuse_existing, result_paths
 from ._sweep_options import VALUES_HELP, parse_values, sweep_options
 
@@ -29,12 +30,13 @@ __all__ = ["add_phase_diagram_arguments", "phase_diagram_command", "default_outp
 
 
 def default_output(d: int | list[int], n: int, systems: int, betas: np.ndarray, t_final: float, unnormalized: bool,
-                   ginibre: bool, mask: str | None = None) -> Path:
-    """``phase_diagram_d<d>[-<d'>…]_n<n>_s<systems>_beta<first>-<last>x<count>_t<t_final>[_usa][_ginibre][_<mask>].nc``."""
+                   ginibre: bool, mask: str | None = None, weights: str | None = None) -> Path:
+    """``phase_diagram_d<d>[-<d'>…]_n<n>_s<systems>_beta<first>-<last>x<count>_t<t_final>[_usa][_ginibre][_<mask>]
+    [_<ensemble>-<draw>].nc`` (``_ginibre`` for Ginibre weights drawn once, ``weights`` for the others)."""
     dims = "-".join(str(value) for value in np.atleast_1d(d))
     grid = f"beta{betas[0]:g}-{betas[-1]:g}x{betas.size}"
     return Path(f"phase_diagram_d{dims}_n{n}_s{systems}_{grid}_t{t_final:g}{'_usa' if unnormalized else ''}"
-                f"{'_ginibre' if ginibre else ''}{'_' + mask if mask else ''}.nc")
+                f"{'_ginibre' if ginibre else ''}{'_' + mask if mask else ''}{'_' + weights if weights else ''}.nc")
 
 
 def parse_dimensions(text: str) -> list[int]:
@@ -63,7 +65,11 @@ def add_phase_diagram_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--delta", type=float, default=1e-3, help="threshold: pairs with <x_i, x_j> >= 1 - delta")
     parser.add_argument("--unnormalized", action="store_true", help="USA instead of SA")
     parser.add_argument("--ginibre", action="store_true",
-                        help="SA with random (Q, K, V), entries iid N(0, 1/d), drawn from --seed (Figure 5)")
+                        help="random (Q, K, V), entries iid N(0, 1/d), drawn from --seed (Figure 5): --matrices ginibre")
+    parser.add_argument("--matrices", choices=tuple(ENSEMBLES), default=None,
+                        help="random weights: " + "; ".join(f"{k}: {v}" for k, v in ENSEMBLES.items()))
+    parser.add_argument("--draw", choices=DRAWS, default="once",
+                        help="draw the random weights once, per system (the same at every beta), or per system and beta")
     parser.add_argument("--mask", choices=("causal",), default=None,
                         help="attention mask: causal = token i attends to the tokens j <= i (a decoder)")
     parser.add_argument("--seed", type=int, default=0, help="base seed of the tokens (and matrices)")
@@ -92,19 +98,28 @@ def phase_diagram_command(args: argparse.Namespace) -> int:
     check_at_least(args, particles=2, n_times=2)
     if not (np.isfinite(args.t_final) and args.t_final > 0):
         raise ValueError(f"--t-final must be finite and > 0, got {args.t_final}")
-    if args.ginibre and len(dims) > 1:
-        raise ValueError(f"--ginibre draws (Q, K, V) for one dimension; got --dimension {args.dimension}")
+    if args.ginibre and args.matrices not in (None, "ginibre"):
+        raise ValueError(f"--ginibre is --matrices ginibre; got --matrices {args.matrices}")
+    matrices = "ginibre" if args.ginibre else args.matrices
+    if matrices is not None and args.draw == "once" and len(dims) > 1:
+        raise ValueError(f"--{'ginibre' if args.ginibre else 'matrices'} draws (Q, K, V) for one dimension; got "
+                         f"--dimension {args.dimension}")
+    if matrices is None and args.draw != "once":
+        raise ValueError(f"--draw {args.draw} draws random weights; it needs --matrices")
     output, png = result_paths(args, default_output(dims, args.particles, args.systems, betas, args.t_final,
-                                                    args.unnormalized, args.ginibre, args.mask))
+                                                    args.unnormalized, matrices == "ginibre" and args.draw == "once",
+                                                    args.mask, None if matrices is None or (
+                                                        matrices == "ginibre" and args.draw == "once")
+                                                    else f"{matrices}-{args.draw}"))
     trajectories_png = output.with_name(output.stem + "_trajectories.png")
-    draw_trajectories = 2 in dims and not args.ginibre and args.mask is None
+    draw_trajectories = 2 in dims and matrices is None and args.mask is None
     if draw_trajectories:
         check_output_path(trajectories_png, "--output")
         refuse_existing(args, trajectories_png)
     times = np.linspace(0.0, args.t_final, args.n_times)
     ds = mf.phase_diagram(
         dims[0] if len(dims) == 1 else dims, args.particles, betas, times, args.systems, args.delta,
-        normalized=not args.unnormalized, matrices="ginibre" if args.ginibre else None, seed=args.seed,
+        normalized=not args.unnormalized, matrices=matrices, draw=args.draw, seed=args.seed,
         rtol=args.rtol, atol=args.atol, representation=args.representation, mask=args.mask, batch=args.batch,
         progress=not args.no_progress, **sweep_options(args),
     )
@@ -127,12 +142,13 @@ def phase_diagram_command(args: argparse.Namespace) -> int:
             str(panel["representation"].values)
         crossing = crossing_time(panel, 0.5)
         print(f"d = {d} ({representation}; {float(panel['nfev_mean'].mean()):.0f} velocity evaluations per system)")
-        print(f"{'beta':>8} {'t* (Gamma)':>12} {'t(P=1/2)':>10} {'P(t_final)':>11} {'+-':>7} {'clusters':>9}")
+        print(f"{'beta':>8} {'t* (Gamma)':>12} {'t(P=1/2)':>10} {'P(t_final)':>11} {'+-':>7} {'clusters':>9}"
+              + (f" {'rank':>6}" if "rank_mean" in panel else ""))
         for k in np.unique(np.linspace(0, betas.size - 1, min(betas.size, 6)).round().astype(int)):
             row = panel.isel(beta=k, time=-1)
             print(f"{float(panel.beta[k]):8.3g} {float(panel.critical_time[k]):12.4g} {float(crossing[k]):10.4g} "
                   f"{float(row.probability):11.4f} {float(row.probability_stderr):7.4f} "
-                  f"{float(row.clusters_mean):9.3f}")
+                  f"{float(row.clusters_mean):9.3f}" + (f" {float(row.rank_mean):6.2f}" if "rank_mean" in panel else ""))
     for path in written:
         print(f"wrote {path}")
     return 0

@@ -21,8 +21,8 @@ from .sweeps import SweepError, sweep
 from .clustering import (
     MostUnstableMode, arc_length_staircase, cluster_dynamics, energy_staircase, equiangular_concentration,
     equiangular_curve, equiangular_gamma, equiangular_layers, equispaced_instability_rate, ginibre_matrices,
-    most_unstable_mode, phase_diagram, phase_diagram_tokens, phase_diagram_trajectories, staircase_angles,
-    two_cluster_jump, unstable_mode_run,
+    most_unstable_mode, phase_diagram, phase_diagram_tokens, phase_diagram_trajectories, random_weights,
+    staircase_angles, two_cluster_jump, unstable_mode_run,
 )
 from .noisy import (
     continuation, critical_beta, critical_noise, landau_coefficient, stationary_density, stationary_state,

@@ -10,10 +10,11 @@ from ._equiangular import equiangular_curve, equiangular_gamma, equiangular_laye
 from ._inner_products import equiangular_concentration
 from ._metastability import energy_staircase, equispaced_instability_rate, two_cluster_jump
 from ._phase_diagram import ginibre_matrices, phase_diagram, phase_diagram_tokens, phase_diagram_trajectories
+from ._random_weights import random_weights
 from ._unstable_modes import MostUnstableMode, most_unstable_mode, unstable_mode_run
 
 __all__ = ["MostUnstableMode", "arc_length_staircase", "cluster_dynamics", "energy_staircase",
            "equiangular_concentration", "equiangular_curve", "equiangular_gamma", "equiangular_layers",
            "equispaced_instability_rate", "ginibre_matrices",
            "most_unstable_mode", "phase_diagram", "phase_diagram_tokens", "phase_diagram_trajectories",
-           "staircase_angles", "two_cluster_jump", "unstable_mode_run"]
+           "random_weights", "staircase_angles", "two_cluster_jump", "unstable_mode_run"]

@@ -13,9 +13,11 @@ never positions. With Q = K = V = I the block's systems step together in one
 vectorised Dormand–Prince 5(4) (:mod:`meanfield.particles._token_ensembles`), in the
 representation that costs least at that d: angles (d = 2), points (d < n/2) or the
 Gram matrix (d ≥ n/2, a cost independent of d); a system whose pairs are all linked
-is finished there (linked pairs stay linked). Ginibre weights and attention masks (causal:
+is finished there (linked pairs stay linked). Ginibre weights drawn once and attention masks (causal:
 token i attends to j ≤ i, or any boolean matrix) run through :func:`meanfield.simulate`, with
-:class:`meanfield.Attention` restricted to the edges of the mask.
+:class:`meanfield.Attention` restricted to the edges of the mask. The other random weights (other ensembles, or
+weights drawn per system or per β, SA or USA; :mod:`._random_weights`) step the systems of a block together with
+each system's own (QᵀK, V) in one vectorised Dormand–Prince 5(4) in the exponential chart of S^{d-1}.
 """
 
 from __future__ import annotations
@@ -37,6 +39,8 @@ from ...particles import number_of_clusters, pair_fraction, simulate
 from ...particles._token_ensembles import (REPRESENTATIONS, TokenRepresentation, representation_for,
                                             token_representation, token_statistics)
 from ._equiangular import check_delta, equiangular_curve
+from ._random_weights import (DRAWS, ENSEMBLES, check_weights, gram_rank, random_weights, weight_stack,
+                              weighted_token_statistics)
 from ..sweeps._sweep import sweep
 
 __all__ = ["phase_diagram", "phase_diagram_block", "phase_diagram_tokens", "phase_diagram_trajectories",
@@ -54,7 +58,7 @@ BLOCK_VALUES = 2**23
 #: default systems and β per task with Q = K = V = I (about 1–3 s of work at n = 32 on one core; the tokens of
 #: a block are drawn once for its β)
 BLOCK_SYSTEMS, BLOCK_BETAS = 512, 6
-MATRIX_CHOICES = (None, "ginibre")
+MATRIX_CHOICES = (None, *ENSEMBLES)
 MASK_CHOICES = (None, "causal")
 #: the default tolerances of the per-system Dormand–Prince 5(4) (see :func:`phase_diagram`)
 RTOL, ATOL = 1e-4, 3e-5
@@ -168,7 +172,7 @@ def ginibre_matrices(d: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray, np.
 def phase_diagram_block(beta: float | np.ndarray, seed: np.ndarray, *, d: int, n: int, times: Sequence[float],
                         delta: float, normalized: bool = True, matrices: str | None = None, base_seed: int = 0,
                         rtol: float = RTOL, atol: float = ATOL, representation: str = "auto",
-                        mask: Any = None) -> xr.Dataset:
+                        mask: Any = None, draw: str = "once", beta_grid: Sequence[float] | None = None) -> xr.Dataset:
     """Per-system statistics of one block of systems at one d and one β or a block of β (the task of
     :func:`phase_diagram`).
 
@@ -187,9 +191,11 @@ def phase_diagram_block(beta: float | np.ndarray, seed: np.ndarray, *, d: int, n
         Threshold: a pair is linked when <x_i, x_j> ≥ 1 - δ.
     normalized : bool
         SA (True) or USA (False) when ``matrices`` is None.
-    matrices : None or "ginibre"
-        "ginibre": SA with the weights (Q, K, V) of :func:`ginibre_matrices`
-        (d, ``base_seed``), through :class:`meanfield.Attention` and :func:`meanfield.simulate`.
+    matrices : None, an ensemble of :data:`ENSEMBLES` or a list [Q, K, V] of (d, d) lists (None: identity)
+        "ginibre" drawn once, SA: the weights (Q, K, V) of :func:`ginibre_matrices` (d, ``base_seed``),
+        through :class:`meanfield.Attention` and :func:`meanfield.simulate`. Otherwise each system's
+        (QᵀK, V) of :func:`~meanfield.studies.clustering._random_weights.weight_stack` (``draw``), SA or USA,
+        through :func:`~meanfield.studies.clustering._random_weights.weighted_token_statistics`.
     base_seed : int
         The diagram's seed.
     rtol, atol : float
@@ -200,13 +206,19 @@ def phase_diagram_block(beta: float | np.ndarray, seed: np.ndarray, *, d: int, n
     mask : None, "causal" or boolean array_like (n, n)
         Attention restricted to the pairs (i, j) with mask[i, j] true (:func:`attention_mask`), through
         :class:`meanfield.Attention` with ``graph`` and :func:`meanfield.simulate`.
+    draw : {"once", "per_system", "per_beta"}
+        The draw rule of random weights (:mod:`._random_weights`).
+    beta_grid : sequence of float, optional
+        The diagram's β values: ``draw="per_beta"`` draws system s at β = beta_grid[k] from
+        [base_seed, MATRICES, s, k].
 
     Returns
     -------
     xarray.Dataset
         Over (seed, time): ``pair_fraction`` F = #{(i, j): i ≠ j, <x_i, x_j> ≥ 1 - δ}/(n(n - 1)),
         ``clustered`` (int8, 1 when F = 1, every pair linked), ``clusters`` (number of clusters:
-        single linkage at chord √(2δ), which links exactly the pairs with <x_i, x_j> ≥ 1 - δ);
+        single linkage at chord √(2δ), which links exactly the pairs with <x_i, x_j> ≥ 1 - δ), with random
+        weights ``rank`` (numerical rank of the Gram matrix at tolerance δ, :func:`gram_rank`);
         over seed: ``nfev`` (velocity evaluations); attrs ``representation``.
 
     Notes
@@ -224,8 +236,12 @@ def phase_diagram_block(beta: float | np.ndarray, seed: np.ndarray, *, d: int, n
     if matrices is None and graph is None:
         rep = representation_for(d, n) if representation == "auto" else token_representation(representation, d, n)
         states = rep.initial(x0)
-    blocks = [_block_statistics(float(b), x0, systems, d, t, delta, normalized, matrices, base_seed, rtol, atol,
-                                rep, states, graph) for b in betas]
+    if _batched_weights(matrices, draw, normalized):
+        blocks = _weighted_blocks(betas, x0, systems, d, t, delta, normalized, matrices, draw, beta_grid, base_seed,
+                                  rtol, atol, graph)
+    else:
+        blocks = [_block_statistics(float(b), x0, systems, d, t, delta, normalized, matrices, base_seed, rtol, atol,
+                                    rep, states, graph) for b in betas]
     if np.ndim(beta) == 0:
         return blocks[0]
     return xr.concat(blocks, dim=xr.DataArray(betas, dims="beta"), combine_attrs="override")
@@ -236,7 +252,6 @@ def _block_statistics(beta: float, x0: np.ndarray, systems: np.ndarray, d: int, 
                       rep: TokenRepresentation | None, states: np.ndarray | None, graph: Graph | None) -> xr.Dataset:
     """Per-system statistics at one β: Ginibre weights or a mask (``graph``) through :func:`simulate`, or the
     representation ``rep`` of the tokens ``x0`` (initial ``states``, shared by the β of a block)."""
-    dims = ("seed", "time")
     if matrices == "ginibre" or graph is not None:
         Q, K, V = ginibre_matrices(d, base_seed) if matrices == "ginibre" else (None, None, None)
         run = simulate(Attention(beta, Q=Q, K=K, V=V, graph=graph), x0, t, rtol=rtol, atol=atol, domain="sphere")
@@ -248,11 +263,19 @@ def _block_statistics(beta: float, x0: np.ndarray, systems: np.ndarray, d: int, 
         clusters = number_of_clusters(positions, np.sqrt(2.0 * delta), domain="sphere")
         nfev = np.full(systems.size, run.attrs["nfev"] // max(systems.size, 1))
         used = "points"
+        if matrices == "ginibre":
+            return _statistics_dataset(systems, t, fraction, clusters, nfev, used, gram_rank(positions, delta))
     else:
         stats = token_statistics(rep, x0, t, beta, bool(normalized), float(delta), rtol=rtol, atol=atol,
                                  states=states)
         fraction, clusters, nfev, used = stats["pair_fraction"], stats["clusters"], stats["nfev"], rep.name
-    return xr.Dataset(
+    return _statistics_dataset(systems, t, fraction, clusters, nfev, used)
+
+
+def _statistics_dataset(systems: np.ndarray, t: np.ndarray, fraction: np.ndarray, clusters: np.ndarray,
+                        nfev: np.ndarray, used: str, rank: np.ndarray | None = None) -> xr.Dataset:
+    dims = ("seed", "time")
+    ds = xr.Dataset(
         {
             "pair_fraction": (dims, fraction),
             "clustered": (dims, (fraction == 1.0).astype(np.int8)),
@@ -262,6 +285,43 @@ def _block_statistics(beta: float, x0: np.ndarray, systems: np.ndarray, d: int, 
         coords={"seed": systems, "time": t},
         attrs={"representation": used},
     )
+    if rank is not None:
+        ds["rank"] = (dims, rank.astype(np.int32))
+    return ds
+
+
+def _batched_weights(matrices: Any, draw: str, normalized: bool) -> bool:
+    """Random or given weights that run through the batched per-system path (all but SA with Ginibre weights drawn
+    once, which keeps its :func:`simulate` path)."""
+    return matrices is not None and not (matrices == "ginibre" and draw == "once" and normalized)
+
+
+def _weighted_blocks(betas: np.ndarray, x0: np.ndarray, systems: np.ndarray, d: int, t: np.ndarray, delta: float,
+                     normalized: bool, matrices: Any, draw: str, beta_grid: Sequence[float] | None, base_seed: int,
+                     rtol: float, atol: float, graph: Graph | None) -> list[xr.Dataset]:
+    """Per-system statistics at each β of a block with each system's weights (:mod:`._random_weights`)."""
+    mask = None if graph is None else graph.adjacency.toarray() > 0
+    if isinstance(matrices, str):
+        stack = None if draw == "per_beta" else weight_stack(matrices, draw, d, base_seed, systems)
+    else:
+        Q, K, V = check_weights(matrices, d)
+        stack = (np.broadcast_to(Q.T @ K, (systems.size, d, d)), np.broadcast_to(V, (systems.size, d, d)))
+    grid = None if beta_grid is None else np.asarray(beta_grid, dtype=float)
+    out = []
+    for b in betas:
+        if stack is None:
+            found = np.flatnonzero(grid == b) if grid is not None else np.array([], dtype=int)
+            if found.size == 0:
+                raise ValueError(f"draw='per_beta' numbers the draws by the index of beta in beta_grid; beta = {b} is "
+                                 f"not in beta_grid = {beta_grid!r}")
+            scores, values = weight_stack(matrices, draw, d, base_seed, systems, int(found[0]))
+        else:
+            scores, values = stack
+        stats = weighted_token_statistics(x0, scores, values, t, float(b), bool(normalized), float(delta), rtol=rtol,
+                                          atol=atol, mask=mask)
+        out.append(_statistics_dataset(systems, t, stats["pair_fraction"], stats["clusters"], stats["nfev"], "points",
+                                       stats["rank"]))
+    return out
 
 
 def phase_diagram(
@@ -273,7 +333,8 @@ def phase_diagram(
     delta: float = 1e-3,
     *,
     normalized: bool = True,
-    matrices: str | None = None,
+    matrices: Any = None,
+    draw: str = "once",
     seed: int = 0,
     rtol: float = RTOL,
     atol: float = ATOL,
@@ -317,10 +378,21 @@ def phase_diagram(
         Threshold δ ∈ (0, 2); the paper uses 1e-3.
     normalized : bool
         SA (True) or USA (False).
-    matrices : None or "ginibre"
-        None: Q = K = V = I. "ginibre": SA with (Q, K, V) of entries iid
-        N(0, 1/d), drawn once from ``seed`` (:func:`ginibre_matrices`) and
-        stored in the result (paper 2, Figure 5); one d at a time.
+    matrices : None, str or tuple (Q, K, V)
+        None: Q = K = V = I. A random ensemble (paper 2, Problem 2, Figure 5;
+        :mod:`meanfield.studies.clustering._random_weights` gives every formula and normalisation):
+        "ginibre" (Q, K, V entries iid N(0, 1/d)), "goe" (QᵀK = (G + Gᵀ)/√(2d), V = I),
+        "gaussian-product" (QᵀK = Q̃ᵀK̃, Ginibre factors, V = I), "plus-qk" / "minus-qk" (QᵀK GOE,
+        V = ±QᵀK: the energy E_β increases / decreases, paper 2 §3.4.1), "psd-v" (Q = K = I,
+        V = GGᵀ/d). Or given weights (Q, K, V), each a (d, d) array or None (identity), one d,
+        ``draw="once"``. Weights drawn once are stored in the result (``Q``, ``K``, ``V``); drawn
+        once they need one d at a time. SA with "ginibre" drawn once runs through
+        :func:`meanfield.simulate` (as it always has); every other choice steps the systems of a block
+        together, each with its own (QᵀK, V), SA or USA.
+    draw : {"once", "per_system", "per_beta"}
+        Draw rule of a random ensemble: one draw for all systems and β from [seed, MATRICES]; one per
+        system s from [seed, MATRICES, s], the same at every β and in any block; one per system and β
+        from [seed, MATRICES, s, k], k the index of β in ``betas``.
     seed : int
         Base seed of the tokens and matrices (see :data:`TOKENS`, :data:`MATRICES`).
     rtol, atol : float
@@ -347,9 +419,10 @@ def phase_diagram(
         per representation, so that the workers of a local cluster load them from that cache
         instead of each compiling them.
     batch : int, optional
-        Systems per task (with Q = K = V = I a task runs them at :data:`BLOCK_BETAS` values of β);
-        by default :data:`BLOCK_SYSTEMS` (with Ginibre weights, one β per task and the largest
-        block up to 256 whose positions stay below :data:`BLOCK_VALUES` float64 values).
+        Systems per task (with Q = K = V = I or weights of the batched path a task runs them at
+        :data:`BLOCK_BETAS` values of β); by default :data:`BLOCK_SYSTEMS` (with Ginibre weights drawn
+        once or a mask, one β per task and the largest block up to 256 whose positions stay below
+        :data:`BLOCK_VALUES` float64 values).
     progress : bool
         Passed to :func:`meanfield.studies.sweep`: show a progress bar.
     per_system : bool
@@ -365,15 +438,21 @@ def phase_diagram(
         i.e. single linkage at chord distance √(2δ)); over ([d,] beta): ``nfev_mean``
         (velocity evaluations per system); over beta: ``critical_time`` t*(β) of Γ_{∞,δ}
         (:func:`equiangular_curve`, the equiangular curve for Q = K = V = I; it does not depend
-        on d); ``representation`` (attr, or a variable over d); with Ginibre weights ``Q``,
-        ``K``, ``V``; attrs with every parameter, the seed rule and the sweep's record.
+        on d); ``representation`` (attr, or a variable over d); with random weights ``rank_mean`` and
+        ``rank_mean_stderr`` over ([d,] beta, time): the mean over systems of the numerical rank of the
+        Gram matrix G = XXᵀ (eigenvalues of G above δ times the largest; a linked cluster has rank 1,
+        :func:`~meanfield.studies.clustering._random_weights.gram_rank`; attr ``rank_tolerance``); with
+        weights drawn once ``Q``, ``K``, ``V``; attrs with every parameter, the seed rule, the draw rule and
+        the sweep's record.
 
     Raises
     ------
     ValueError, TypeError
         d < 2 (or repeated), n < 2, systems < 1, δ outside (0, 2), β negative, non-finite,
         repeated or empty, t not increasing or not starting at 0, unknown
-        ``matrices`` or ``representation``, USA with matrices, several d with matrices, batch < 1;
+        ``matrices``, ``draw`` or ``representation``, ``draw`` other than "once" without a random ensemble,
+        given (Q, K, V) that are not square, not of size d or not finite, several d with weights
+        drawn once, batch < 1;
         a ``mask`` that is neither None, "causal" nor a boolean (n, n) matrix whose every row has a
         true entry, a mask with USA or with a ``representation`` other than "auto" or "points".
 
@@ -421,13 +500,7 @@ def phase_diagram(
     times = as_times(t)
     if times[0] != 0:
         raise ValueError(f"t must start at 0 (the uniform initial tokens), got t[0] = {float(times[0])!r}")
-    if matrices not in MATRIX_CHOICES:
-        raise ValueError(f"matrices must be None or 'ginibre', got {matrices!r}")
-    if matrices is not None and not normalized:
-        raise ValueError("matrices='ginibre' runs SA (softmax attention); it needs normalized=True")
-    if matrices is not None and dims.size > 1:
-        raise ValueError(f"matrices='ginibre' draws (Q, K, V) for one d; run the dimensions {dims.tolist()} "
-                         "one at a time")
+    matrices, given = _check_matrices(matrices, draw, dims)
     graph = attention_mask(mask, n)
     if graph is not None and not normalized:
         raise ValueError("mask restricts the softmax of SA to the pairs of the mask; it needs normalized=True")
@@ -439,8 +512,9 @@ def phase_diagram(
             raise ValueError(f"representation must be 'auto' or one of {REPRESENTATIONS}, got {representation!r}")
         for value in dims:
             token_representation(representation, int(value), n)
+    batched = _batched_weights(matrices, draw, normalized)
     if batch is None:
-        if matrices is not None or graph is not None:
+        if (matrices is not None or graph is not None) and not batched:
             batch = int(max(1, min(256, systems, BLOCK_VALUES // (times.size * n * int(dims[0])))))
         else:
             batch = min(BLOCK_SYSTEMS, systems)
@@ -450,11 +524,15 @@ def phase_diagram(
     fixed = {"n": n, "times": times.tolist(), "delta": delta, "normalized": bool(normalized),
              "matrices": matrices, "base_seed": seed, "rtol": float(rtol), "atol": float(atol),
              "representation": representation, "mask": mask_json}
+    if batched:
+        fixed.update(draw=draw, beta_grid=beta_values.tolist() if draw == "per_beta" else None)
     logger.info("phase diagram d=%s n=%d: %d betas x %d systems in blocks of %d", dims.tolist(), n,
                 beta_values.size, systems, batch)
     start = _time.perf_counter()
-    _compile_kernels(dims, n, delta, bool(normalized), matrices, seed, representation, mask_json)
-    blocks = {"seed": batch} if matrices is not None or graph is not None else {"seed": batch, "beta": BLOCK_BETAS}
+    _compile_kernels(dims, n, delta, bool(normalized), matrices, seed, representation, mask_json,
+                     draw if batched else "once", beta_values)
+    blocks = {"seed": batch} if (matrices is not None or graph is not None) and not batched else \
+        {"seed": batch, "beta": BLOCK_BETAS}
     raw = sweep(phase_diagram_block, {"d": dims, "beta": beta_values}, seeds=systems, batch=blocks,
                 fixed=fixed, store=store, resume=resume, scheduler=scheduler, n_workers=n_workers,
                 progress=progress)
@@ -462,9 +540,14 @@ def phase_diagram(
     used = [_representation_of(int(value), n, representation, matrices, graph) for value in dims]
     ds["critical_time"] = ("beta", equiangular_curve(beta_values, n, delta, normalized=normalized), {
         "long_name": "t*(beta): gamma_beta(t*) = 1 - delta (Theorem 6.8, Q = K = V = I)"})
-    if matrices == "ginibre":
+    if matrices == "ginibre" and draw == "once":
         for name, m in zip("QKV", ginibre_matrices(int(dims[0]), seed)):
             ds[name] = (("matrix_row", "matrix_column"), m, {"long_name": f"{name}: entries iid N(0, 1/d)"})
+    elif matrices is not None and draw == "once":
+        weights = check_weights(matrices, int(dims[0])) if given else random_weights(matrices, int(dims[0]), seed)
+        for name, m in zip("QKV", weights):
+            ds[name] = (("matrix_row", "matrix_column"), m, {
+                "long_name": f"{name} of the given weights" if given else f"{name}: {ENSEMBLES[matrices]}"})
     model = "SA" if normalized else "USA"
     if graph is not None:
         ds["mask"] = (("token_i", "token_j"), graph.adjacency.toarray().astype(np.int8), {
@@ -472,23 +555,30 @@ def phase_diagram(
     attrs = {
         **{f"sweep_{k}": v for k, v in raw.attrs.items() if k != "representation"},
         "title": "P(<x_1(t), x_2(t)> >= 1 - delta) for iid uniform tokens",
-        "model": model + (" with Ginibre (Q, K, V)" if matrices else ", Q = K = V = I")
-                 + ("" if graph is None else f", {_mask_name(mask)} mask"),
+        "model": model + _weights_name(matrices, given, draw) + ("" if graph is None else f", {_mask_name(mask)} mask"),
         "mask": _mask_name(mask),
         "n": n, "delta": delta, "systems": systems, "seed": seed, "normalized": int(normalized),
-        "matrices": matrices or "identity", "rtol": rtol, "atol": atol, "batch": batch,
+        "matrices": "given" if given else matrices or "identity", "rtol": rtol, "atol": atol, "batch": batch,
         "seed_rule": f"system s: tokens normalised from default_rng(SeedSequence([seed, {TOKENS}, s]))"
                      f".standard_normal((n, d)), the same at every beta; "
-                     f"Ginibre (Q, K, V): default_rng(SeedSequence([seed, {MATRICES}]))",
+                     + (f"Ginibre (Q, K, V): default_rng(SeedSequence([seed, {MATRICES}]))"
+                        if matrices in (None, "ginibre") and draw == "once" else _draw_rule(draw)),
         "statistic": "probability = mean over systems of the fraction of ordered pairs i != j with "
                      "<x_i, x_j> >= 1 - delta; stderr = sample sd (ddof=1) / sqrt(systems)",
         "integrator": "Dormand-Prince 5(4) per system (rtol, atol), all systems of a (d, beta) block together; "
                       "a system with every pair linked is finished there (its statistics stay 1)"
                       if matrices is None and graph is None else
+                      "Dormand-Prince 5(4) per system (rtol, atol) in the exponential chart of S^{d-1}, all systems of "
+                      "a (d, beta) block together, each with its own (Q^T K, V)" if batched else
                       "meanfield.simulate (Dormand-Prince 5(4) in sphere charts)",
         "wall_time": _time.perf_counter() - start,
         "meanfield_version": __version__,
     }
+    if matrices is not None:
+        attrs.update(draw=draw, ensemble="given (Q, K, V)" if given else ENSEMBLES[matrices], rank_tolerance=delta,
+                     rank_rule="rank = #{k: lambda_k(G) > rank_tolerance * lambda_1(G)}, G = X X^T the Gram matrix "
+                               "of a system's tokens; a system with every pair linked has rank 1 when "
+                               "(n - 1) delta < 1")
     if isinstance(d, (int, np.integer)):
         ds = ds.squeeze("d", drop=True)
         attrs.update(d=int(dims[0]), representation=used[0])
@@ -500,8 +590,8 @@ def phase_diagram(
     return ds
 
 
-def _compile_kernels(dims: np.ndarray, n: int, delta: float, normalized: bool, matrices: str | None, seed: int,
-                     representation: str, mask: Any) -> None:
+def _compile_kernels(dims: np.ndarray, n: int, delta: float, normalized: bool, matrices: Any, seed: int,
+                     representation: str, mask: Any, draw: str = "once", betas: np.ndarray | None = None) -> None:
     """Compile, or load from numba's on-disk cache, every kernel the sweep's tasks call, once, in this process.
 
     One task of two systems and three output times per representation in use (the first d that uses it)
@@ -512,10 +602,12 @@ def _compile_kernels(dims: np.ndarray, n: int, delta: float, normalized: bool, m
     """
     firsts = {_representation_of(int(value), n, representation, matrices, attention_mask(mask, n)): int(value)
               for value in dims[::-1]}
+    per_beta = draw == "per_beta"
     for value in firsts.values():
-        phase_diagram_block(1.0, np.arange(2), d=value, n=n, times=[0.0, 0.5, 1.0], delta=delta,
-                            normalized=normalized, matrices=matrices, base_seed=seed, representation=representation,
-                            mask=mask)
+        phase_diagram_block(float(betas[0]) if per_beta else 1.0, np.arange(2), d=value, n=n, times=[0.0, 0.5, 1.0],
+                            delta=delta, normalized=normalized, matrices=matrices, base_seed=seed,
+                            representation=representation, mask=mask, draw=draw,
+                            beta_grid=betas.tolist() if per_beta else None)
 
 
 def _representation_of(d: int, n: int, representation: str, matrices: str | None, graph: Graph | None) -> str:
@@ -573,6 +665,49 @@ def attention_mask(mask: Any, n: int) -> Graph | None:
     return Graph(values.astype(float), name="mask")
 
 
+def _check_matrices(matrices: Any, draw: Any, dims: np.ndarray) -> tuple[Any, bool]:
+    """``matrices`` as the block takes it (an ensemble name, None, or [Q, K, V] as nested lists, None for the
+    identity) and whether it was given as matrices; a ValueError naming ``matrices`` or ``draw``."""
+    if not isinstance(draw, str) or draw not in DRAWS:
+        raise ValueError(f"draw must be one of {DRAWS}, got {draw!r}")
+    if isinstance(matrices, (tuple, list)):
+        if dims.size > 1:
+            raise ValueError(f"matrices given as (Q, K, V) have one size d; run the dimensions {dims.tolist()} one at "
+                             "a time")
+        if draw != "once":
+            raise ValueError(f"draw={draw!r} draws random weights; given matrices (Q, K, V) are used as they are, "
+                             "with draw='once'")
+        weights = check_weights(matrices, int(dims[0]))
+        return [None if m is None else w.tolist() for m, w in zip(matrices, weights)], True
+    if matrices is not None and (not isinstance(matrices, str) or matrices not in ENSEMBLES):
+        raise ValueError(f"matrices must be None, one of {tuple(ENSEMBLES)} or a tuple (Q, K, V), got {matrices!r}")
+    if matrices is None and draw != "once":
+        raise ValueError(f"draw={draw!r} draws random weights; it needs matrices = one of {tuple(ENSEMBLES)}")
+    if matrices is not None and draw == "once" and dims.size > 1:
+        raise ValueError(f"matrices={matrices!r} with draw='once' draws (Q, K, V) for one d; run the dimensions "
+                         f"{dims.tolist()} one at a time, or draw per system")
+    return matrices, False
+
+
+def _weights_name(matrices: Any, given: bool, draw: str) -> str:
+    if matrices is None:
+        return ", Q = K = V = I"
+    if given:
+        return " with given (Q, K, V)"
+    rule = {"once": "", "per_system": ", drawn per system", "per_beta": ", drawn per system and beta"}[draw]
+    if matrices == "ginibre":
+        return " with Ginibre (Q, K, V)" + rule
+    return f" with random weights {matrices!r} ({ENSEMBLES[matrices]})" + rule
+
+
+def _draw_rule(draw: str) -> str:
+    return {"once": f"(Q, K, V): one draw from default_rng(SeedSequence([seed, {MATRICES}]))",
+            "per_system": f"(Q, K, V) of system s: default_rng(SeedSequence([seed, {MATRICES}, s])), the same at "
+                          "every beta",
+            "per_beta": f"(Q, K, V) of system s at the k-th beta: default_rng(SeedSequence([seed, {MATRICES}, s, k]))"
+            }[draw]
+
+
 def _mask_name(mask: Any) -> str:
     return "none" if mask is None else mask if isinstance(mask, str) else "matrix"
 
@@ -607,10 +742,14 @@ def _reduce(raw: xr.Dataset, systems: int, per_system: bool) -> xr.Dataset:
     out = xr.Dataset(coords={"d": raw["d"], "beta": raw["beta"], "time": raw["time"]})
     out["beta"].attrs.update(long_name="inverse temperature beta")
     out["time"].attrs.update(long_name="time", units="1")
-    for name, source, long_name in (
+    statistics = [
         ("probability", "pair_fraction", "P(<x_1, x_2> >= 1 - delta): mean pair fraction over systems"),
         ("fraction_clustered", "clustered", "fraction of systems with all tokens in one cluster"),
-    ):
+    ]
+    if "rank" in raw:
+        statistics.append(("rank_mean", "rank", "mean numerical rank of the Gram matrix X X^T "
+                                                "(eigenvalues above rank_tolerance times the largest)"))
+    for name, source, long_name in statistics:
         values = raw[source].astype(float)
         out[name] = values.mean("seed", skipna=False)
         out[name].attrs["long_name"] = long_name
@@ -624,8 +763,9 @@ def _reduce(raw: xr.Dataset, systems: int, per_system: bool) -> xr.Dataset:
     out["nfev_mean"] = raw["nfev"].astype(float).mean("seed", skipna=False)
     out["nfev_mean"].attrs["long_name"] = "velocity evaluations per system"
     if per_system:
-        for name in ("pair_fraction", "clustered", "clusters", "nfev"):
-            out[name] = raw[name]
+        for name in ("pair_fraction", "clustered", "clusters", "nfev", "rank"):
+            if name in raw:
+                out[name] = raw[name]
     return out.transpose("d", "beta", "time", ...)
 
 
