@@ -23,7 +23,7 @@ Writes discrete_layers.txt (table), discrete_layers.nc (errors against h, slopes
 discrete_layers.png (errors against h; γ_k against the ODE); exits with status 1 on a mismatch.
 Run time ≈ 5 s on one core.
 
-Run:  python validation/discrete_layers.py [--output-dir DIR]
+Run:  python validation/transformer_variants/discrete_layers.py [--output-dir DIR]
 """
 
 from __future__ import annotations
@@ -172,7 +172,7 @@ def main(argv: list[str] | None = None) -> int:
                                                                     "max_k |γ_k - γ(kh)| (recursions (c))"}),
          "slope": ("case", np.array(slopes), {"long_name": "least-squares slope of log error against log h"})},
         coords={"case": names, "step": ("step", STEPS, {"long_name": "layer step h"})},
-        attrs={"script": "validation/discrete_layers.py", "slope_tolerance": SLOPE_TOLERANCE,
+        attrs={"script": "validation/transformer_variants/discrete_layers.py", "slope_tolerance": SLOPE_TOLERANCE,
                "round_off": ROUND_OFF, "success": int(ok), "meanfield_version": mf.__version__})
     summary.to_netcdf(args.output_dir / "discrete_layers.nc")
     fig = Figure(figsize=(11, 4.2))

@@ -19,7 +19,7 @@ this script
 
 Writes random_weights.txt and random_weights.png. About 30 s.
 
-Run:  python validation/random_weights.py [--output-dir DIR]
+Run:  python validation/transformer_variants/random_weights.py [--output-dir DIR]
 """
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ itself overflows a double). Checks, each exiting 1 on a mismatch:
 Writes large_beta_staircase.txt (the merge table), large_beta_staircase.png (n·β·e^{-β}E_β against s for every
 β). About 10 s.
 
-Run:  python validation/large_beta_staircase.py [--output-dir DIR]
+Run:  python validation/transformer_variants/large_beta_staircase.py [--output-dir DIR]
 """
 
 from __future__ import annotations

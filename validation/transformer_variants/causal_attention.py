@@ -18,7 +18,7 @@ each exiting 1 on a mismatch:
 Writes causal_attention.txt (the quantiles of max_i |x_i - x_1| over the systems per output time) and
 causal_attention.png (those quantiles against t, log scale). About 10 s.
 
-Run:  python validation/causal_attention.py [--output-dir DIR]
+Run:  python validation/transformer_variants/causal_attention.py [--output-dir DIR]
 """
 
 from __future__ import annotations

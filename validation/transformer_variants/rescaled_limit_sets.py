@@ -26,7 +26,7 @@ Pure self-attention on R^d, P = softmax(β <Q x_i, K x_j>), integrated through z
 Writes rescaled_limit_sets.txt/.nc, rescaled_rank.nc and rescaled_limit_sets.png; exits with
 status 1 on a mismatch. Run time: ~40 s on one core.
 
-Run:  python validation/rescaled_limit_sets.py [--output-dir DIR]
+Run:  python validation/transformer_variants/rescaled_limit_sets.py [--output-dir DIR]
 """
 
 from __future__ import annotations
