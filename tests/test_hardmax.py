@@ -118,6 +118,32 @@ def test_hardmax_limit_reports_the_branches_of_example_93():
     assert "limit claim does not hold" in wide.attrs["message"]
 
 
+def test_hardmax_limit_reports_a_run_that_stopped_early(monkeypatch):
+    """A run of the ladder that stops early (here: its simulate result cut after 4 of 11 outputs, as a run
+    stopped by a step-size underflow is) gives success = 0 with the run's message, NaN where nothing was
+    reached, and no sup, fit or branch that would need the missing outputs."""
+    from meanfield.studies.open_problems import _hardmax_limit
+
+    real = _hardmax_limit.simulate
+
+    def stopping_at_beta_32(model, *args, **kwargs):
+        run = real(model, *args, **kwargs)
+        if getattr(model, "beta", None) == 32.0:
+            run = run.isel(time=slice(0, 4))
+            run.attrs.update(success=0, message="step size fell below the smallest step at t = 0.3")
+        return run
+
+    monkeypatch.setattr(_hardmax_limit, "simulate", stopping_at_beta_32)
+    t = np.linspace(0.0, 1.0, 11)
+    ds = mf.hardmax_limit(EXAMPLE_93, t, betas=[16.0, 32.0, 64.0])
+    assert ds.attrs["success"] == 0 and ds.attrs["message"].startswith("a run stopped early: step size fell")
+    assert np.all(np.isnan(ds["positions"].values[1, 4:])) and np.all(np.isfinite(ds["positions"].values[1, :4]))
+    assert np.all(np.isfinite(ds["positions"].values[[0, 2]]))
+    assert np.all(np.isnan(ds["sup_error"].values)) and np.isnan(ds.attrs["rate"])
+    assert ds.attrs["branches_agree"] == 0 and ds.attrs["monotone"] == 0
+    assert not ds["branch_agrees"].values.any()
+
+
 def test_switch_then_sliding_has_the_exact_solution():
     # d = 1, Q = 1, K = -1, V = 1: S_ij = -z_i z_j. z1 -> z2 and z2 -> z1 (z1,2 = -+e^{-2t}); z3 heads for z1 and
     # solves z3' = -e^{-2t} - z3, z3 = e^{-t}(e^{-t} - 1/2), until z3 = 0 at t = ln 2, where the tie is attracting

@@ -82,7 +82,10 @@ def hardmax_limit(z0: Any, t: Any, betas: Any = DEFAULT_BETAS, *, Q: Any = None,
         attrs ``branches_agree`` (1 when the largest β, the run nearest the limit, agrees; smaller β may
         still sit on the other side of a near tie, e.g. inside a cluster), ``success`` (every run
         succeeded and the branches agree) and ``message`` (which β select another branch; when the
-        largest does, the limit claim does not hold for these data, whatever e(β) does).
+        largest does, the limit claim does not hold for these data, whatever e(β) does). A run that
+        stops early keeps the outputs it reached (NaN after them); then ``success`` is 0, the message
+        quotes the run's, and the sup, the fit and the branches, which need every run to the last time,
+        are NaN, NaN and none agreeing.
 
     Raises
     ------
@@ -136,20 +139,27 @@ def hardmax_limit(z0: Any, t: Any, betas: Any = DEFAULT_BETAS, *, Q: Any = None,
         raise ValueError(f"z0 must be tokens of shape (n, d), got shape {tokens.shape}")
     model = HardmaxAttention(Q, K, V, tie_tolerance=tie_tolerance)
     limit_run = simulate(model, tokens, times, rtol=rtol, atol=atol, progress=progress)
-    limit = limit_run["positions"].values
+    limit = _on_times(limit_run, times)
     runs = [simulate(Attention(beta, Q, K, V, projection=False, rescaled=True, scores_at_z=True), tokens, times,
                      rtol=rtol, atol=atol, progress=progress) for beta in ladder]
-    positions = np.stack([run["positions"].values for run in runs])
+    positions = np.stack([_on_times(run, times) for run in runs])
     error = np.linalg.norm(positions - limit[None], axis=-1).max(axis=-1)
-    sup = error.max(axis=1)
-    slope, intercept = np.polyfit(np.log(ladder), np.log(sup), 1)
-    Qm, Km, Vm = model.matrices(tokens.shape[1])
-    end = limit[-1]
-    held = select(end, Qm, Km, Vm, max(tie_tolerance or 0.0, event_tolerance(end, Qm, Km, rtol, atol)))
-    chosen = np.stack([maximisers(z, Qm, Km) for z in positions[:, -1]])
-    agrees = _branches_agree(chosen, held.members, held.sliding, scores(end, Qm, Km),
-                             np.stack([scores(z, Qm, Km) for z in positions[:, -1]]))
     ran = bool(limit_run.attrs["success"]) and all(bool(run.attrs["success"]) for run in runs)
+    n = tokens.shape[0]
+    if ran:
+        sup = error.max(axis=1)
+        slope, intercept = np.polyfit(np.log(ladder), np.log(sup), 1)
+        Qm, Km, Vm = model.matrices(tokens.shape[1])
+        end = limit[-1]
+        held = select(end, Qm, Km, Vm, max(tie_tolerance or 0.0, event_tolerance(end, Qm, Km, rtol, atol)))
+        members, sliding = held.members, held.sliding
+        chosen = np.stack([maximisers(z, Qm, Km) for z in positions[:, -1]])
+        agrees = _branches_agree(chosen, members, sliding, scores(end, Qm, Km),
+                                 np.stack([scores(z, Qm, Km) for z in positions[:, -1]]))
+    else:  # the sup and the branches need every run to the last time
+        sup, slope, intercept = np.full(ladder.size, np.nan), np.nan, np.nan
+        members, chosen = np.zeros((n, n), dtype=bool), np.zeros((ladder.size, n, n), dtype=bool)
+        sliding, agrees = np.zeros(n, dtype=bool), np.zeros(ladder.size, dtype=bool)
     if not ran:
         message = "a run stopped early: " + "; ".join(
             str(run.attrs["message"]) for run in [limit_run, *runs] if not run.attrs["success"])
@@ -164,18 +174,26 @@ def hardmax_limit(z0: Any, t: Any, betas: Any = DEFAULT_BETAS, *, Q: Any = None,
     pairs = ("particle", "attended")
     return xr.Dataset(
         {"limit": (dims, limit), "positions": (("beta",) + dims, positions), "error": (("beta", "time"), error),
-         "sup_error": (("beta",), sup), "limit_maximisers": (pairs, held.members),
-         "limit_sliding": (("particle",), held.sliding), "maximisers": (("beta",) + pairs, chosen),
-         "limit_attends_to": (("particle",), _attends_to(held.members)),
+         "sup_error": (("beta",), sup), "limit_maximisers": (pairs, members),
+         "limit_sliding": (("particle",), sliding), "maximisers": (("beta",) + pairs, chosen),
+         "limit_attends_to": (("particle",), _attends_to(members)),
          "attends_to": (("beta", "particle"), _attends_to(chosen)),
          "branch_agrees": (("beta",), agrees.astype(int))},
         coords={"beta": ladder, "time": times},
         attrs={"study": "hardmax_limit", "equation": "(9.4) with scores <Q z_i, K z_j>; limit (9.5)-(9.6)",
                "rate": float(-slope), "prefactor": float(np.exp(intercept)),
-               "monotone": int(np.all(np.diff(sup) < 0)), "branches_agree": int(agrees[-1]),
+               "monotone": int(ran and np.all(np.diff(sup) < 0)), "branches_agree": int(agrees[-1]),
                "success": int(ran and agrees[-1]), "message": message, "rtol": rtol, "atol": atol,
                **{k: limit_run.attrs[k] for k in ("tie_rule", "tie_tolerance", "Q", "K", "V")}},
     )
+
+
+def _on_times(run: xr.Dataset, times: np.ndarray) -> np.ndarray:
+    """The positions of ``run`` (time, particle, component) on all of ``times``, NaN after a run that stopped early."""
+    reached = run["positions"].values
+    out = np.full((times.size, *reached.shape[1:]), np.nan)
+    out[:reached.shape[0]] = reached
+    return out
 
 
 def maximisers(z: np.ndarray, Q: np.ndarray, K: np.ndarray) -> np.ndarray:
