@@ -190,8 +190,9 @@ def simulate(
     xarray.Dataset
         ``positions`` (time, particle) on S¹ (angles in [0, 2π)), else (time,
         particle, component), with a leading ``system`` dim for batches;
-        ``energy`` (E_β, or Kuramoto's energy when h is odd; absent for
-        ``Attention``; inf beyond the largest double), for self-attention also
+        ``energy`` (E_β, or Kuramoto's energy when h is odd; for ``Attention`` only with the
+        gradient structure V = c QᵀK of :meth:`Attention.particle_energy`, absent otherwise; inf
+        beyond the largest double), for self-attention also
         ``normalized_energy`` e^{-β}E_β and ``log_energy`` log E_β (finite for every
         β), ``mass`` Σ_i w_i (= 1), ``order_parameter`` |Σ w_i x_i|,
         ``weights``; attrs with
