@@ -35,8 +35,10 @@ def run_panels(dims: list[int], betas: int, systems: int, workers: int) -> dict[
     from distributed import Client, LocalCluster
 
     import meanfield as mf
+    from meanfield.studies.sweeps._sweep import worker_malloc
 
-    cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None)
+    with worker_malloc():  # the workers' malloc settings of mf.sweep's own cluster
+        cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None)
     client = Client(cluster)
     client.wait_for_workers(workers)
     times = np.linspace(0.0, T_END, N_TIMES)

@@ -72,10 +72,13 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     from distributed import Client, LocalCluster
 
+    from meanfield.studies.sweeps._sweep import worker_malloc
+
     dims = [int(v) for v in args.dims.split(",")]
     betas = np.linspace(0.1, 9.0, args.betas)
     times = np.linspace(0.0, T_END, N_TIMES)
-    cluster = LocalCluster(n_workers=args.workers, threads_per_worker=1, processes=True, dashboard_address=None)
+    with worker_malloc():  # the workers' malloc settings of mf.sweep's own cluster
+        cluster = LocalCluster(n_workers=args.workers, threads_per_worker=1, processes=True, dashboard_address=None)
     client = Client(cluster)
     common = dict(scheduler=client, progress=False)
     mf.phase_diagram(dims, N_TOKENS, betas[:1], times, 8, **common)  # compile on every worker

@@ -65,6 +65,13 @@ def thread_environment(x: float) -> xr.Dataset:
                       coords={"variable": names})
 
 
+def malloc_environment(x: float) -> xr.Dataset:
+    """The glibc malloc thresholds the process running the task was started with."""
+    names = ["MALLOC_MMAP_THRESHOLD_", "MALLOC_TRIM_THRESHOLD_"]
+    return xr.Dataset({"malloc": (("variable",), [os.environ.get(k, "unset") for k in names])},
+                      coords={"variable": names})
+
+
 def sized_result(n: int) -> xr.Dataset:
     """n float64 values (8 n bytes): a piece of a chosen size."""
     return xr.Dataset({"values": ("i", np.arange(float(n)))})

@@ -10,7 +10,8 @@ import pytest
 import xarray as xr
 
 import meanfield as mf
-from _sweep_funcs import ignores_its_block, keeps_the_swept_dim, noisy_moments, slow_square, thread_environment
+from _sweep_funcs import (ignores_its_block, keeps_the_swept_dim, malloc_environment, noisy_moments, slow_square,
+                          thread_environment)
 from meanfield.studies.sweeps._store import Store
 
 GRID = {"scale": [1.0, 2.0], "shift": [0.0, 1.0, 5.0]}
@@ -68,6 +69,13 @@ def test_local_cluster_is_started_with_single_threaded_workers_and_closed():
     ds = mf.sweep(thread_environment, {"x": [0.0, 1.0]}, scheduler="local", n_workers=1, progress=False)
     assert ds.attrs["scheduler"].startswith("tcp://127.0.0.1") and ds.attrs["n_workers"] == 1
     assert (ds.threads.values == "1").all()
+
+
+def test_local_cluster_workers_start_with_a_fixed_mmap_threshold():
+    """dask's MALLOC_TRIM_THRESHOLD_ of 64 KiB turns off glibc's dynamic mmap threshold; the workers of the
+    sweep's own cluster start with both thresholds at 32 MiB, so the integrators' temporary arrays stay on the heap."""
+    ds = mf.sweep(malloc_environment, {"x": [0.0]}, scheduler="local", n_workers=1, progress=False)
+    assert ds.malloc.sel(x=0.0).values.tolist() == [str(2**25), str(2**25)]
 
 
 def test_store_pieces_manifest_and_resume_skip_finished_tasks(tmp_path):
