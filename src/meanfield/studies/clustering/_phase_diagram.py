@@ -537,7 +537,7 @@ def phase_diagram(
                 fixed=fixed, store=store, resume=resume, scheduler=scheduler, n_workers=n_workers,
                 progress=progress)
     ds = _reduce(raw, systems, per_system)
-    used = [_representation_of(int(value), n, representation, matrices, graph) for value in dims]
+    used = [_representation_of(int(value), n, representation, matrices, graph is not None) for value in dims]
     ds["critical_time"] = ("beta", equiangular_curve(beta_values, n, delta, normalized=normalized), {
         "long_name": "t*(beta): gamma_beta(t*) = 1 - delta (Theorem 6.8, Q = K = V = I)"})
     if matrices == "ginibre" and draw == "once":
@@ -600,7 +600,7 @@ def _compile_kernels(dims: np.ndarray, n: int, delta: float, normalized: bool, m
     read (the ``__pycache__`` next to the sources, or numba's user-wide cache directory where that is not
     writable, or ``NUMBA_CACHE_DIR``): a first run compiles once, not once per worker, and later runs load.
     """
-    firsts = {_representation_of(int(value), n, representation, matrices, attention_mask(mask, n)): int(value)
+    firsts = {_representation_of(int(value), n, representation, matrices, mask is not None): int(value)
               for value in dims[::-1]}
     per_beta = draw == "per_beta"
     for value in firsts.values():
@@ -610,8 +610,8 @@ def _compile_kernels(dims: np.ndarray, n: int, delta: float, normalized: bool, m
                             beta_grid=betas.tolist() if per_beta else None)
 
 
-def _representation_of(d: int, n: int, representation: str, matrices: str | None, graph: Graph | None) -> str:
-    if matrices is not None or graph is not None:
+def _representation_of(d: int, n: int, representation: str, matrices: Any, masked: bool) -> str:
+    if matrices is not None or masked:
         return "points"
     return representation_for(d, n).name if representation == "auto" else representation
 
