@@ -47,15 +47,19 @@ def test_batched_dormand_prince_is_fifth_order():
 def test_a_system_is_integrated_as_if_alone():
     # Every system takes its own steps: the same rhs on a batch of four gives each system the trajectory,
     # step counts and evaluations it gets alone, bit for bit (elementwise rhs, no BLAS).
+    # States of three entries of different sizes: the error scale atol + rtol |y| is per entry, also when a
+    # batch holds one system (its first step's norms must not take the first entry's scale for all).
     rates = np.array([0.3, 1.0, 5.0, 20.0])
     t = np.linspace(0, 3, 7)
-    batch = evolve_batch(lambda y, s, out: np.copyto(out, -rates[s, None] * y + np.sin(y)), np.ones((4, 1)), t,
+    y0 = np.tile([1.0, 1e-3, 30.0], (4, 1))
+    batch = evolve_batch(lambda y, s, out: np.copyto(out, -rates[s, None] * y + np.sin(y)), y0, t,
                          rtol=1e-6, atol=1e-9)
     for k in range(4):
-        alone = evolve_batch(lambda y, s, out: np.copyto(out, -rates[k] * y + np.sin(y)), np.ones((1, 1)), t,
+        alone = evolve_batch(lambda y, s, out: np.copyto(out, -rates[k] * y + np.sin(y)), y0[:1], t,
                              rtol=1e-6, atol=1e-9)
         assert np.array_equal(alone.y[0], batch.y[k])
         assert alone.n_steps[0] == batch.n_steps[k] and alone.nfev[0] == batch.nfev[k]
+        assert alone.dt_min[0] == batch.dt_min[k]
     assert len(set(batch.n_steps.tolist())) > 1  # the systems did take different steps
 
 

@@ -152,7 +152,7 @@ def _rms_rows(values, scale_rows):
     """√(mean over entries of (values_s / scale_s)²) per row s of (m, N) arrays (scale (m, N) or (1, 1))."""
     m, size = values.shape
     out = np.empty(m)
-    broadcast = scale_rows.shape[0] == 1
+    broadcast = scale_rows.size == 1
     for s in range(m):
         total = 0.0
         for q in range(size):
