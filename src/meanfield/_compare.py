@@ -22,6 +22,8 @@ _NEGATIVE_TOL = 1e-8
 #: model parameters in a result's attrs that two compared runs must share
 MODEL_ATTRS = ("model", "beta", "normalized", "noise", "coupling", "frequencies", "interaction", "phase_lag",
                "repulsive", "kernel", "potential")
+#: the coordinates along ``time`` that a result takes over from the PDE run (a run in s = e^β t has ``log_time``)
+TIME_COORDS = ("time", "log_time")
 
 
 def compare(
@@ -77,16 +79,18 @@ def compare(
     Returns
     -------
     xarray.Dataset
-        Dims ``system``, ``time`` (and ``mode``); attrs: p, the Wasserstein
-        method, its algorithm and accuracy, the domain, n_particles, n_systems,
-        the methods of both runs.
+        Dims ``system``, ``time`` (and ``mode``), the time coordinates of the
+        runs (``time``, and ``log_time`` of a run in the rescaled time
+        s = e^β t); attrs: p, the Wasserstein method, its algorithm and
+        accuracy, the domain, n_particles, n_systems, the methods of both runs.
 
     Raises
     ------
     ValueError
-        Different output times, incompatible domains, runs of different models
-        (any of ``MODEL_ATTRS`` recorded by both with different values), p < 1,
-        a density with negative values beyond rounding.
+        Different output times or time variables (t against s = e^β t),
+        incompatible domains, runs of different models (any of ``MODEL_ATTRS``
+        recorded by both with different values), p < 1, a density with
+        negative values beyond rounding.
 
     Notes
     -----
@@ -213,7 +217,8 @@ def compare(
     data["pde_negative_mass"] = ("time", negative_mass, {"long_name": "mass of the clipped negative part of the PDE density"})
     coords = {
         "system": ("system", np.arange(n_sys), {"long_name": "independent particle system"}),
-        "time": ("time", pde.time.values.astype(float), {"long_name": "time", "units": "1"}),
+        **{name: ("time", pde[name].values.astype(float), dict(pde[name].attrs)) for name in TIME_COORDS
+           if name in pde.coords},
         "mode": ("mode", np.arange(1, n_mode + 1), {"long_name": "Fourier mode (S^1) or moment order (spheres)"}),
     }
     attrs = {
@@ -252,6 +257,10 @@ def _check_same_model(pde: xr.Dataset, particles: xr.Dataset) -> None:
 
 
 def _check_times(pde: xr.Dataset, particles: xr.Dataset) -> None:
+    clocks = [str(ds.attrs.get("time", "t")) for ds in (pde, particles)]
+    if clocks[0] != clocks[1]:
+        raise ValueError(f"pde and particles must run in the same time variable, got pde in time={clocks[0]!r} and "
+                         f"particles in time={clocks[1]!r} ('rescaled': s = e^beta t)")
     t_pde = np.asarray(pde["time"].values, dtype=float)
     t_part = np.asarray(particles["time"].values, dtype=float)
     if t_pde.shape != t_part.shape or not np.allclose(t_pde, t_part, rtol=_TIME_RTOL, atol=_TIME_RTOL):

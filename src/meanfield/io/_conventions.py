@@ -11,7 +11,9 @@
   angle θ and the zonal polar angle (from e_d) have no CF standard name; they
   carry units and a long name only. Time is dimensionless (no calendar), so it
   carries ``axis = "T"`` and ``units = "1"`` rather than ``standard_name =
-  "time"``, which CF reserves for ``"<unit> since <date>"``.
+  "time"``, which CF reserves for ``"<unit> since <date>"``. A run in the
+  rescaled time s = e^β t has the ``time`` coordinate of ``rescaled_time``
+  and, beside it, the auxiliary coordinate ``log_time`` = log s - β = log t.
 * :func:`describe`: every parameter of a run with its meaning beside it, as
   ``<name>_description``; the 0/1 flags (``normalized``, ``projection``,
   ``rescaled``) also as CF flag attributes ``<name>_flag_values`` /
@@ -51,6 +53,8 @@ CONVENTIONS = "CF-1.8"
 
 COORD_ATTRS: dict[str, dict[str, str]] = {
     "time": {"units": "1", "long_name": "time", "axis": "T"},
+    "rescaled_time": {"units": "1", "long_name": "rescaled time s = exp(beta) t", "axis": "T"},
+    "log_time": {"units": "1", "long_name": "log t = log s - beta, the logarithm of the time of the equation"},
     "theta": {"units": "rad", "long_name": "angle on the circle S^1"},
     "lat": {"units": "rad", "long_name": "latitude in radians", "axis": "Y"},
     "lon": {"units": "rad", "long_name": "longitude in radians", "axis": "X"},
@@ -68,6 +72,9 @@ PARAMETER_MEANINGS: dict[str, str] = {
              "d_t rho + div(rho X[rho]) = sigma Laplacian(rho); particles move by dx = X dt + sqrt(2 sigma) dW",
     "normalized": "1: SA, the velocity divided by the softmax normaliser int exp(beta <x, y>) dmu(y) "
                   "(arXiv 2312.10794, eq. (SA)); 0: USA, without it (eq. (USA))",
+    "time": "the time variable of the run: t, that of the equation, or rescaled: s = exp(beta) t, in which the USA "
+            "velocity is P_x^perp int exp(beta(<x, y> - 1)) y dmu(y), finite for every beta (the coordinate time "
+            "is s, log_time = log s - beta = log t)",
     "coupling": "Kuramoto coupling K: dtheta_i = omega_i dt + K Im(r e^{-i theta_i}) dt + sqrt(2 sigma) dW",
     "frequencies": "law of the natural frequencies omega_i",
     "interaction": "Kuramoto interaction harmonics",

@@ -9,9 +9,16 @@ Weights (paper 2, arXiv:2312.10794, (SA), (USA), (3.2)). On the sphere <x, y> �
     USA: X[μ](x) = e^β P⊥_x N(x)          (the factor e^β undoes the shift)   (:func:`attention_velocity`).
 
 On S¹ in angles (paper 2, (7.1)) P⊥_x N becomes Σ_j w_j a_β(θ_i, θ_j) sin(θ_j - θ_i). The factor
-s = 1 (SA) or e^β (USA) (:func:`velocity_factor`) is also the collapse rate: at a single cluster the
-velocity's linearisation is s (x̄ - x_i), with eigenvalue -s. The kernel multipliers of a_β are
+f = 1 (SA) or e^β (USA) (:func:`velocity_factor`) is also the collapse rate: at a single cluster the
+velocity's linearisation is f (x̄ - x_i), with eigenvalue -f. The kernel multipliers of a_β are
 e^{-β} c_l(β) (:func:`meanfield.models._kernels.scaled_funk_hecke`).
+
+Time (:data:`TIMES`). USA's factor e^β overflows a double for β > 709.78 (:data:`BETA_MAX_UNNORMALIZED`),
+where its dynamics in t happen on time scales ~e^{-β}. In the rescaled time s = e^β t the factor is 1:
+
+    USA in s:  dx/ds = e^{-β} dx/dt = P⊥_x N(x) = P⊥_x ∫ e^{β(<x,y>-1)} y dμ(y),
+
+finite for every β (``time="rescaled"``); its outputs carry log t = log s - β (:func:`rescaled_time_coordinates`).
 
 Energy (paper 2, (3.5)):
 
@@ -36,13 +43,18 @@ import logging
 import numba
 import numpy as np
 
+from ..io._conventions import COORD_ATTRS
+
 __all__ = [
     "BETA_MAX_UNNORMALIZED",
+    "TIMES",
     "attention_exponent",
     "attention_velocity",
+    "check_time",
     "check_unnormalized_beta",
     "energy_forms",
     "interaction_energy",
+    "rescaled_time_coordinates",
     "velocity_factor",
 ]
 
@@ -50,26 +62,54 @@ logger = logging.getLogger(__name__)
 
 #: largest β with e^β finite in float64 (log of the largest double, ≈ 709.78)
 BETA_MAX_UNNORMALIZED = float(np.log(np.finfo(float).max))
+#: the time variables of self-attention: "t", that of the equation, and "rescaled", s = e^β t (USA only)
+TIMES = ("t", "rescaled")
 
 
-def check_unnormalized_beta(beta: float, normalized: bool) -> None:
-    """Reject β whose factor e^β of the unnormalized (USA) velocity overflows float64, naming the rescaled
-    alternative: in s = e^β t the USA velocity is P⊥_x ∫ e^{β(<x,y>-1)} y dμ(y), the interaction model of the kernel
-    W(t) = -e^{β(t-1)}/β (``-Kernel.gaussian(2/β)/β``), finite for every β."""
-    if not normalized and beta > BETA_MAX_UNNORMALIZED:
+def check_time(time: str, normalized: bool) -> str:
+    """``time`` itself if it is one of :data:`TIMES` and applies to the model: "rescaled" needs USA.
+
+    Raises
+    ------
+    ValueError
+        ``time`` not in :data:`TIMES`, or "rescaled" with ``normalized=True`` (SA has no factor e^β to rescale).
+    """
+    if not isinstance(time, str) or time not in TIMES:
+        raise ValueError(f"time must be one of {list(TIMES)} ('t': the time of the equation; 'rescaled': "
+                         f"s = e^beta t, USA only), got {time!r}")
+    if time == "rescaled" and normalized:
+        raise ValueError("time='rescaled' applies to the unnormalized model (normalized=False), whose velocity "
+                         "carries the factor e^beta; SA (normalized=True) has no such factor and runs in t")
+    return time
+
+
+def check_unnormalized_beta(beta: float, normalized: bool, time: str = "t") -> None:
+    """Reject β whose factor e^β of the unnormalized (USA) velocity in t overflows float64, naming the rescaled
+    time s = e^β t (``time="rescaled"``), in which the USA velocity P⊥_x ∫ e^{β(<x,y>-1)} y dμ(y) is finite for
+    every β."""
+    if not normalized and time == "t" and beta > BETA_MAX_UNNORMALIZED:
         raise ValueError(
-            f"beta = {beta:g} is too large for the unnormalized model (USA): its velocity carries the "
-            f"factor e^beta, which overflows float64 for beta > {BETA_MAX_UNNORMALIZED:.2f}; use "
-            f"normalized=True (SA) or a smaller beta, or run USA in the rescaled time s = e^beta t, whose velocity "
-            f"P_x^perp int e^(beta(<x,y>-1)) y dmu(y) carries no e^beta: "
-            f"mf.Interaction(-mf.Kernel.gaussian(2 / beta) / beta) (its energy is -e^(-beta) E_beta; E_beta itself "
-            f"in logarithms: mf.energy(model, x, scale='log'))"
+            f"beta = {beta:g} is too large for the unnormalized model (USA): its velocity carries the factor "
+            f"e^beta, which overflows float64 for beta > {BETA_MAX_UNNORMALIZED:.2f} in the time t; use "
+            f"time='rescaled' (mf.SelfAttention(beta, normalized=False, time='rescaled')) to run USA in the rescaled "
+            f"time s = e^beta t, whose velocity P_x^perp int e^(beta(<x,y>-1)) y dmu(y) carries no e^beta, or "
+            f"normalized=True (SA), or a smaller beta"
         )
 
 
-def velocity_factor(beta: float, normalized: bool) -> float:
-    """s = 1 (SA) or e^β (USA): the factor of the shifted sums in the USA velocity, and the collapse rate."""
-    return 1.0 if normalized else float(np.exp(beta))
+def velocity_factor(beta: float, normalized: bool, time: str = "t") -> float:
+    """f = 1 (SA), e^β (USA in t) or 1 (USA in s = e^β t): the factor of the shifted sums in the USA velocity, and
+    the collapse rate."""
+    return float(np.exp(beta)) if not normalized and time == "t" else 1.0
+
+
+def rescaled_time_coordinates(times: np.ndarray, beta: float) -> dict[str, tuple[str, np.ndarray, dict[str, str]]]:
+    """The coordinates along ``time`` of a run in the rescaled time: ``time`` = s = e^β t and
+    ``log_time`` = log s - β = log t (-inf at s = 0), finite where t itself underflows a double."""
+    with np.errstate(divide="ignore"):
+        log_t = np.log(times) - beta
+    return {"time": ("time", times, COORD_ATTRS["rescaled_time"]),
+            "log_time": ("time", log_t, COORD_ATTRS["log_time"])}
 
 
 @numba.njit(cache=True, inline="always")
@@ -80,7 +120,7 @@ def attention_exponent(beta, inner):
 
 @numba.njit(cache=True, inline="always")
 def attention_velocity(numerator, denominator, normalized, factor):
-    """N/D (SA) or s·N (USA, s = ``factor`` = e^β) from the shifted sums N (projected) and D."""
+    """N/D (SA) or f·N (USA, f = ``factor``: e^β in t, 1 in s = e^β t) from the shifted sums N (projected) and D."""
     return numerator / denominator if normalized else factor * numerator
 
 

@@ -100,15 +100,17 @@ def edge_energy_sums(adjacency: CouplingOperator, points: np.ndarray, weights: n
 
 class EdgeSelfAttention:
     r"""SA/USA velocities of particles on S¹ (angles) or S^{d-1} restricted to a graph's edges (module docstring):
-    SA ẋ_i = P⊥ N_i/D_i, USA ẋ_i = e^β P⊥ N_i, with N, D over the entries B_ij of the coupling operator."""
+    SA ẋ_i = P⊥ N_i/D_i, USA ẋ_i = e^β P⊥ N_i (dx_i/ds = P⊥ N_i in s = e^β t, ``time="rescaled"``), with N, D over
+    the entries B_ij of the coupling operator."""
 
     path = "edges"
     fourier_modes = -1
 
-    def __init__(self, beta: float, normalized: bool, operator: CouplingOperator, angles: bool) -> None:
-        check_unnormalized_beta(beta, normalized)
+    def __init__(self, beta: float, normalized: bool, operator: CouplingOperator, angles: bool, *,
+                 time: str = "t") -> None:
+        check_unnormalized_beta(beta, normalized, time)
         self.beta, self.normalized, self.operator, self.angles = beta, normalized, operator, angles
-        self.collapse_rate = velocity_factor(beta, normalized)
+        self.collapse_rate = velocity_factor(beta, normalized, time)
 
     def __call__(self, t: float, x: np.ndarray) -> np.ndarray:
         points = np.stack([np.cos(x), np.sin(x)], axis=-1) if self.angles else x

@@ -30,9 +30,8 @@ ENERGY_SCALES = ("energy", "normalized", "log")
 #: the result variables of those forms (``normalized_energy`` and ``log_energy`` for self-attention models,
 #: whose ``has_energy_forms``), in the order of :data:`ENERGY_SCALES`
 ENERGY_VARIABLES = ("energy", "normalized_energy", "log_energy")
-#: their attrs in a particle result (a density result names its energy by the model's ``energy_description``)
+#: the attrs of the last two in a result (``energy`` is named by the model's ``energy_description``)
 ENERGY_ATTRS = {
-    "energy": {"long_name": "interaction energy E"},
     "normalized_energy": {"long_name": "normalised interaction energy e^(-beta) E_beta = (1/2beta) "
                                        "sum_ij w_i w_j e^(beta(<x_i,x_j> - 1)), finite for every beta",
                           "units": "1"},

@@ -7,7 +7,8 @@ A model is a frozen set of parameters that answers for its physics; the engines
 Identity
     ``name``; ``attrs`` (every parameter, for a result's attrs and for telling
     a resumed run from another); ``noise`` σ ≥ 0 (the PDE's σΔρ; particles
-    move by dX = X dt + √(2σ) dB).
+    move by dX = X dt + √(2σ) dB); ``time_coordinates(times)``: a result's
+    coordinates along ``time`` (the time the model runs in, and any other form of it).
 Particles
     ``particle_domain``: the domain a plain array of positions is read on when the
     caller gives none (None: by its shape; "circle"; "euclidean").
@@ -27,7 +28,7 @@ Particles
     ``riccati_form(frequencies)``: the coefficients of the exact Möbius flow (method "moebius").
     ``local_riccati_form(frequencies, weights)``: the same with a field per particle, Z_i = Σ_j B_ij u_j (a model on
     a graph), or None (the mean field of ``riccati_form``).
-    ``ensemble_kernel(geometry)``: the parameters of the compiled per-system kernels
+    ``ensemble_kernel(geometry)``: the parameters (β, normalized, time) of the compiled per-system kernels
     (path "ensemble"), or None. ``particle_methods`` (name → description) and
     ``particle_stepper(method, geometry, weights, *, rtol, atol)``: integrators of the model's own
     (a :class:`solvers.Stepper`), the only ones a model that has them takes (the hard-max dynamics). ``attention_matrix(points, head, t)``: the softmax weights
@@ -35,8 +36,9 @@ Particles
 Energy
     ``has_energy``; ``particle_energy(states, weights, geometry, accuracy)`` (one per
     system); ``density_energy(domain, values)`` (one per leading index of the node values);
-    ``has_energy_forms``, ``particle_energy_forms`` and ``density_energy_forms``: (E, e^{-β}E, log E) of an
-    energy E = e^β S/(2β) that overflows a double at large β, the last two finite for every β (self-attention);
+    ``has_energy_forms``, ``particle_energy_forms`` and ``density_energy_forms``: (E, e^{-β}E_β, log E_β) of an
+    energy E_β = e^β S/(2β) that overflows a double at large β, the last two finite for every β (self-attention;
+    E is the energy a result records, ``energy_description``: E_β, or e^{-β}E_β for a flow in s = e^β t);
     ``has_free_energy`` and ``density_free_energy(domain, values)``: the Lyapunov functional
     (energy and σ ∫ρ log ρ) of a noisy gradient flow, recorded by :func:`meanfield.solve` as ``free_energy``.
 The PDE
@@ -99,6 +101,10 @@ class Model:
     def attrs(self) -> dict[str, Any]:
         """Every parameter, for a result's attrs."""
         return {"model": self.name, "noise": float(self.noise)}
+
+    def time_coordinates(self, times: np.ndarray) -> dict[str, Any]:
+        """The coordinates along ``time`` of a result with output times ``times`` (here: ``time`` itself)."""
+        return {"time": ("time", times, COORD_ATTRS["time"])}
 
     # ------------------------------------------------------------------ particles
     def check_particles(self, geometry: Any) -> None:
@@ -175,8 +181,8 @@ class Model:
         """The attention matrix P (systems, n, n) of points (systems, n, d), rows summing to 1."""
         raise TypeError(f"{self.name} has no attention matrix")
 
-    def ensemble_kernel(self, geometry: Any) -> tuple[float, bool] | None:
-        """(β, normalized) of the compiled SA/USA kernels for particles in ``geometry`` (None: none apply)."""
+    def ensemble_kernel(self, geometry: Any) -> tuple[float, bool, str] | None:
+        """(β, normalized, time) of the compiled SA/USA kernels for particles in ``geometry`` (None: none apply)."""
         return None
 
     # ------------------------------------------------------------------ energy
@@ -215,7 +221,7 @@ class Model:
     @property
     def energy_description(self) -> str:
         """What the ``energy`` of a result is (its ``long_name``)."""
-        return "interaction energy E_β"
+        return "interaction energy E"
 
     @property
     def has_free_energy(self) -> bool:
@@ -305,7 +311,7 @@ class Model:
         ------
         ValueError
             Particles off the unit sphere (beyond ``sphere_tolerance``) or in a space
-            the model does not move particles in; β > 709.78 for USA (e^β overflows).
+            the model does not move particles in; β > 709.78 for USA in t (e^β overflows).
         """
         if isinstance(measure, Density):
             return self.density_velocity(measure.domain, measure.values, frequencies)

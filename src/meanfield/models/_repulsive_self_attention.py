@@ -37,7 +37,7 @@ class _Reversed:
         return -self.velocity(t, x)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class RepulsiveSelfAttention(SelfAttention):
     r"""Self-attention with V = -I on S^{d-1} (paper 2, §9.1):
 
@@ -62,6 +62,9 @@ class RepulsiveSelfAttention(SelfAttention):
     graph : Graph, scipy.sparse matrix, array_like (n, n) or networkx graph, optional
         Attention restricted to edges, as for :class:`~meanfield.SelfAttention` (particles only), with
         the velocity's sign turned.
+    time : {"t", "rescaled"}
+        As for :class:`~meanfield.SelfAttention`: "rescaled" (USA) runs in s = e^β t, velocity
+        -P⊥_x ∫ e^{β(<x,y>-1)} y dμ(y), any β.
 
     Raises
     ------
@@ -144,8 +147,9 @@ class RepulsiveSelfAttention(SelfAttention):
                                                    block_elements=block_elements))
 
     def density_free_energy(self, domain: Any, values: np.ndarray) -> np.ndarray:
-        """F = E_β + σ ∫ ρ log ρ dσ: the repulsive USA flow is its W₂ gradient flow, F non-increasing."""
-        return self.density_energy(domain, values) + self.noise * entropy(domain, values)
+        """F = E + σ ∫ ρ log ρ dσ: the repulsive USA flow is its W₂ gradient flow, F non-increasing; E is the energy
+        of the flow, E_β in t and e^{-β}E_β in s = e^β t."""
+        return self.density_energy_forms(domain, values)[0] + self.noise * entropy(domain, values)
 
     def ensemble_kernel(self, geometry: Any) -> None:
         """None: the compiled per-system kernels integrate the attractive sign only."""
@@ -160,7 +164,7 @@ class RepulsiveSelfAttention(SelfAttention):
         turned here already, so the attractive model is asked, not ``super()``). Refused on a graph, like
         :meth:`SelfAttention.density_velocity`: a graph's tokens have no density PDE here."""
         self._no_graph_pde()
-        attractive = SelfAttention(self.beta, self.normalized, self.noise)
+        attractive = SelfAttention(self.beta, self.normalized, self.noise, time=self.time)
         return -attractive.density_velocity(domain, values, frequencies)
 
     def growth_rate(self, degree: int | np.ndarray, d: int = 2) -> np.ndarray:
@@ -173,5 +177,5 @@ class RepulsiveSelfAttention(SelfAttention):
         """
         ell = as_degrees(degree, d)
         lap = ell * (ell + d - 2)
-        attractive = SelfAttention(self.beta, self.normalized, 0.0).growth_rate(ell, d)
+        attractive = SelfAttention(self.beta, self.normalized, 0.0, time=self.time).growth_rate(ell, d)
         return -attractive - lap * self.noise

@@ -16,7 +16,8 @@ from ..domains._funk_hecke import scaled_funk_hecke, scaled_funk_hecke_over_beta
 from ..domains._geometry import CircleGeometry, EuclideanGeometry
 from .._validate import as_degrees, check_beta, check_nonnegative
 from ._attention import softmax_attention
-from ._attention_weights import check_unnormalized_beta, energy_forms, interaction_energy, velocity_factor
+from ._attention_weights import (check_time, check_unnormalized_beta, energy_forms, interaction_energy,
+                                 rescaled_time_coordinates, velocity_factor)
 from ._compiled_kernels import kernel_sums
 from ._edge_attention import EdgeSelfAttention, edge_energy_sums
 from ._energy import double_integral, entropy
@@ -63,11 +64,23 @@ class SelfAttention(Model):
         cancels), USA ẋ_i = e^β P⊥ N_i (normalised by n or by the degree). Summed over the edges in
         O(entries · d) (:mod:`meanfield.models._edge_attention`); particles only (no density PDE). SA needs
         non-negative weights and no isolated node.
+    time : {"t", "rescaled"}
+        The time variable the model runs in. "t" (default): the time of the equation above. "rescaled" (USA
+        only): s = e^β t, in which the velocity is e^{-β} X,
+
+            USA in s:  ∂_s μ + div(X̃[μ] μ) = σ Δμ,   X̃[μ](x) = P⊥_x ∫ e^{β(<x,y>-1)} y dμ(y),
+
+        finite for every β, where USA in t is refused beyond β = 709.78 (e^β overflows a double). ``noise`` σ is
+        the coefficient of Δμ in s (the model in t with noise σ e^β). Results carry the attr ``time = "rescaled"``,
+        their ``time`` coordinate is s and ``log_time`` = log s - β = log t beside it; their ``energy`` is that of
+        the flow in s, e^{-β}E_β (dE/ds = ∫ |X̃|² dμ at σ = 0), and ``log_energy`` is log E_β. :func:`energy`
+        gives E_β of a state whatever the time.
 
     Raises
     ------
     ValueError
-        β < 0 or not finite, σ < 0, or a graph SA cannot restrict to (negative weights, isolated nodes).
+        β < 0 or not finite, σ < 0, a graph SA cannot restrict to (negative weights, isolated nodes), ``time``
+        not "t" or "rescaled", or "rescaled" with SA.
     TypeError
         ``normalized`` not a bool.
 
@@ -106,6 +119,15 @@ class SelfAttention(Model):
 
     on S¹ (d = 2): λ_k = k² I_k(β)/β - σk² (USA) and k² I_k(β)/(β I_0(β)) - σk² (SA).
 
+    In the rescaled time s = e^β t (``time="rescaled"``, USA) the velocity is e^{-β} times that of t, the
+    potential e^{-β}𝖦_β, the rates per unit s l(l+d-2) (e^{-β} c_l(β)/(β |S^{d-1}|) - σ):
+
+    .. math::
+
+        \partial_s \mu + \operatorname{div}(\tilde{\mathcal{X}}[\mu]\,\mu) = \sigma \Delta \mu, \qquad
+        \tilde{\mathcal{X}}[\mu](x) = e^{-\beta}\mathcal{X}_{\mathrm{USA}}[\mu](x)
+        = \mathsf{P}^\perp_x \int e^{\beta(\langle x, y\rangle - 1)}\, y\,\mathrm{d}\mu(y).
+
     Examples
     --------
     >>> import numpy as np
@@ -123,21 +145,29 @@ class SelfAttention(Model):
     >>> # two particles at θ = 0 and π/2 (7.1): θ̇_1 = (1/2) e^{β cos(π/2)} sin(π/2) = 1/2
     >>> print(mf.SelfAttention(1.0, normalized=False).velocity(np.array([0.0, np.pi / 2])))
     [ 0.5 -0.5]
+    >>> # at β = 800 USA runs in s = e^β t: particles at 0 and φ = 0.1 move by dθ_1/ds = (1/2) e^{β(cos φ - 1)} sin φ
+    >>> usa = mf.SelfAttention(800.0, normalized=False, time="rescaled")
+    >>> rate = usa.velocity(np.array([0.0, 0.1]))[0]
+    >>> print(f"{rate:.9e} {0.5 * np.exp(800 * (np.cos(0.1) - 1)) * np.sin(0.1):.9e}")
+    9.173079913e-04 9.173079913e-04
     """
 
     beta: float
     normalized: bool = True
     noise: float = 0.0
     graph: Any = field(default=None, repr=False)
+    time: str = field(default="t", repr=False)
 
     def __repr__(self) -> str:
-        return model_repr(self)
+        text = model_repr(self)
+        return text if self.time == "t" else f"{text[:-1]}, time={self.time!r})"
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "beta", check_beta(self.beta))
         object.__setattr__(self, "noise", check_nonnegative("noise", self.noise))
         if not isinstance(self.normalized, (bool, np.bool_)):
             raise TypeError(f"normalized must be True (SA) or False (USA), got {self.normalized!r}")
+        check_time(self.time, bool(self.normalized))
         if self.graph is not None:
             graph = read_graph(self.graph)
             if self.normalized and graph.signed:
@@ -157,13 +187,27 @@ class SelfAttention(Model):
     def attrs(self) -> dict[str, Any]:
         """Parameters for a result's attrs."""
         attrs = {"model": self.name, "beta": self.beta, "noise": self.noise, "normalized": int(self.normalized)}
+        if self.time != "t":
+            attrs["time"] = self.time
         return attrs if self.graph is None else {**attrs, **self.graph.attrs}
+
+    def time_coordinates(self, times: np.ndarray) -> dict[str, Any]:
+        """``time`` (t, or s = e^β t in the rescaled time, with ``log_time`` = log s - β beside it)."""
+        if self.time == "t":
+            return super().time_coordinates(times)
+        return rescaled_time_coordinates(times, self.beta)
+
+    @property
+    def _factor(self) -> float:
+        """The factor f of the shifted sums in the velocity: 1 (SA), e^β (USA in t), 1 (USA in s = e^β t)."""
+        return velocity_factor(self.beta, self.normalized, self.time)
 
     def potential_multipliers(self, degrees: np.ndarray, d: int) -> np.ndarray:
         """Funk–Hecke multipliers of the energy kernel 𝖦_β(<x,y>) = e^{β<x,y>}/β for degrees l ≥ 1
         (0 at l = 0; β → 0 limit included): c_l(β)/β, the scaled e^{-β} c_l(β)/β times the USA
-        factor e^β (:func:`meanfield.models._attention_weights.velocity_factor`), X_USA = ∇(𝖦_β ⋆ μ)."""
-        return scaled_funk_hecke_over_beta(degrees, self.beta, d) * velocity_factor(self.beta, False)
+        factor e^β (:func:`meanfield.models._attention_weights.velocity_factor`), X_USA = ∇(𝖦_β ⋆ μ); in the
+        rescaled time those of e^{-β}𝖦_β, X̃ = ∇(e^{-β}𝖦_β ⋆ μ)."""
+        return scaled_funk_hecke_over_beta(degrees, self.beta, d) * velocity_factor(self.beta, False, self.time)
 
     def velocity_spec(self, d: int) -> ConvolutionVelocity:
         """Velocity as X = ∇(A ⋆ μ)/(B ⋆ μ) with Funk–Hecke (d ≥ 3) or Fourier (d = 2) multipliers.
@@ -172,10 +216,10 @@ class SelfAttention(Model):
         that X = A ⋆ μ / (B ⋆ μ) directly. A and B are the multipliers of the
         shifted weights e^{β(<x,y>-1)}, e^{-β} c_l(β)/β and e^{-β} c_l(β); the
         SA/USA rule of :mod:`meanfield.models._attention_weights` divides by
-        B ⋆ μ (SA) or multiplies A by e^β (USA, :func:`velocity_factor`).
+        B ⋆ μ (SA) or multiplies A by e^β (USA in t; by 1 in s = e^β t, :func:`velocity_factor`).
         """
         beta = self.beta
-        scale = velocity_factor(beta, self.normalized)
+        scale = self._factor
 
         def potential(ell: np.ndarray) -> np.ndarray:
             return scale * scaled_funk_hecke_over_beta(ell, beta, d)
@@ -204,7 +248,7 @@ class SelfAttention(Model):
         """Blocked BLAS sums ("direct"), or on S¹ the NUFFT path ("nufft"; "auto" takes it from
         :data:`NUFFT_MIN_PARTICLES` particles per system on), of :mod:`._self_attention_sums`; on a graph sums over
         the edges (:class:`EdgeSelfAttention`, path "edges"; "auto" or "direct" ask for it)."""
-        check_unnormalized_beta(self.beta, self.normalized)
+        check_unnormalized_beta(self.beta, self.normalized, self.time)
         if path not in PARTICLE_PATHS:
             raise ValueError(f"path={path!r} is not available for {self.name}; its paths are {PARTICLE_PATHS}")
         angles = isinstance(geometry, CircleGeometry)
@@ -213,13 +257,14 @@ class SelfAttention(Model):
                 raise ValueError(f"path={path!r} is not available for {self.name} on a graph, whose velocity is "
                                  f"summed over the edges; use path='auto'")
             self.graph.check_nodes(weights.shape[-1])
-            return EdgeSelfAttention(self.beta, self.normalized, self.graph.operator(weights), angles)
+            return EdgeSelfAttention(self.beta, self.normalized, self.graph.operator(weights), angles,
+                                     time=self.time)
         if path == "nufft" and not angles:
             raise ValueError(f"path='nufft' is available for SelfAttention on the circle only, got {self.name} "
                              f"on a {geometry.name!r} domain")
         if angles and (path == "nufft" or (path == "auto" and weights.shape[1] >= NUFFT_MIN_PARTICLES)):
-            return NufftSelfAttention(self.beta, self.normalized, weights, accuracy)
-        return DirectSelfAttention(self.beta, self.normalized, weights, angles, block_elements)
+            return NufftSelfAttention(self.beta, self.normalized, weights, accuracy, time=self.time)
+        return DirectSelfAttention(self.beta, self.normalized, weights, angles, block_elements, time=self.time)
 
     def attention_matrix(self, points: np.ndarray, head: int = 0, t: float = 0.0) -> np.ndarray:
         """P_ij = e^{β<x_i, x_j>} / Σ_l e^{β<x_i, x_l>} of points (systems, n, d); on a graph the softmax over each
@@ -227,13 +272,13 @@ class SelfAttention(Model):
         mask = None if self.graph is None else self.graph.adjacency.toarray()
         return softmax_attention(points, points, self.beta * np.eye(points.shape[-1]), mask=mask)
 
-    def ensemble_kernel(self, geometry: Any) -> tuple[float, bool] | None:
-        """(β, normalized): the compiled per-system kernels apply on S¹ and S^{d-1} without noise and without a
-        graph."""
+    def ensemble_kernel(self, geometry: Any) -> tuple[float, bool, str] | None:
+        """(β, normalized, time): the compiled per-system kernels apply on S¹ and S^{d-1} without noise and without
+        a graph."""
         if self.noise > 0 or isinstance(geometry, EuclideanGeometry) or self.graph is not None:
             return None
-        check_unnormalized_beta(self.beta, self.normalized)
-        return self.beta, self.normalized
+        check_unnormalized_beta(self.beta, self.normalized, self.time)
+        return self.beta, self.normalized, self.time
 
     # ------------------------------------------------------------------ energy
     @property
@@ -265,6 +310,20 @@ class SelfAttention(Model):
         (:func:`meanfield.models._attention_weights.energy_forms`)."""
         return self.has_energy
 
+    @property
+    def energy_description(self) -> str:
+        """E_β, or in the rescaled time e^{-β}E_β, the energy of the flow in s."""
+        if self.time == "t":
+            return "interaction energy E_β"
+        return ("normalised interaction energy e^(-beta) E_beta, the energy of the flow in the rescaled time "
+                "s = e^beta t (E_beta itself: log_energy)")
+
+    def _recorded_forms(self, total: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(E, e^{-β}E_β, log E_β) from S = ∬ e^{β(<x,y>-1)} dμ dμ, E the energy of the flow a result records:
+        E_β in t, e^{-β}E_β in s = e^β t (finite for every β)."""
+        energy, normalized, log = energy_forms(self.beta, total)
+        return (energy if self.time == "t" else normalized), normalized, log
+
     def particle_energy(self, states: np.ndarray, weights: np.ndarray, geometry: Any,
                         accuracy: float | None = None) -> np.ndarray:
         """E_β = e^β/(2β) Σ_ij w_i w_j e^{β(<x_i,x_j>-1)} per system, each pair once, in parallel over systems
@@ -274,8 +333,9 @@ class SelfAttention(Model):
 
     def particle_energy_forms(self, states: np.ndarray, weights: np.ndarray, geometry: Any,
                               accuracy: float | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(E_β, e^{-β}E_β, log E_β) per system from the sums of :meth:`particle_energy`, computed once."""
-        return energy_forms(self.beta, self._particle_kernel_integral(states, weights, geometry, accuracy))
+        """(E, e^{-β}E_β, log E_β) per system from the sums of :meth:`particle_energy`, computed once; E is E_β, or
+        e^{-β}E_β in the rescaled time (:meth:`energy_description`)."""
+        return self._recorded_forms(self._particle_kernel_integral(states, weights, geometry, accuracy))
 
     def _particle_kernel_integral(self, states: np.ndarray, weights: np.ndarray, geometry: Any,
                                   accuracy: float | None) -> np.ndarray:
@@ -306,8 +366,9 @@ class SelfAttention(Model):
         return interaction_energy(self.beta, self._density_kernel_integral(domain, values))
 
     def density_energy_forms(self, domain: Any, values: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(E_β, e^{-β}E_β, log E_β) of node values from the integral of :meth:`density_energy`, computed once."""
-        return energy_forms(self.beta, self._density_kernel_integral(domain, values))
+        """(E, e^{-β}E_β, log E_β) of node values from the integral of :meth:`density_energy`, computed once; E as
+        in :meth:`particle_energy_forms`."""
+        return self._recorded_forms(self._density_kernel_integral(domain, values))
 
     def _density_kernel_integral(self, domain: Any, values: np.ndarray) -> np.ndarray:
         """S = ∫ ρ (a_β ⋆ ρ) dσ (|m|² at β = 0) by the domain's quadrature."""
@@ -322,8 +383,9 @@ class SelfAttention(Model):
         return self.noise > 0 and not self.normalized
 
     def density_free_energy(self, domain: Any, values: np.ndarray) -> np.ndarray:
-        """F = -E_β + σ ∫ ρ log ρ dσ, non-increasing for USA."""
-        return -self.density_energy(domain, values) + self.noise * entropy(domain, values)
+        """F = -E + σ ∫ ρ log ρ dσ, non-increasing for USA; E is the energy of the flow, E_β in t and e^{-β}E_β in
+        s = e^β t (:meth:`density_energy_forms`)."""
+        return -self.density_energy_forms(domain, values)[0] + self.noise * entropy(domain, values)
 
     # ------------------------------------------------------------------ the PDE
     def _no_graph_pde(self) -> None:
@@ -332,10 +394,10 @@ class SelfAttention(Model):
                             f"particles are simulated by mf.simulate")
 
     def grid_velocity(self, domain: Any, frequency_nodes: int | None = None) -> ConvolutionVelocity:
-        """:meth:`velocity_spec` of the domain's dimension (one species); USA with β > 709.78 is refused by name
-        (its multipliers carry e^β)."""
+        """:meth:`velocity_spec` of the domain's dimension (one species); USA in t with β > 709.78 is refused by
+        name (its multipliers carry e^β)."""
         self._no_graph_pde()
-        check_unnormalized_beta(self.beta, self.normalized)
+        check_unnormalized_beta(self.beta, self.normalized, self.time)
         return self.velocity_spec(domain.dimension)
 
     def density_velocity(self, domain: Any, values: np.ndarray, frequencies: Any) -> np.ndarray:
@@ -344,7 +406,7 @@ class SelfAttention(Model):
         R^d, bounded memory). A density on a :class:`ZonalSphere` is refused: its nodes stand for whole
         parallels of S^{d-1}, not points, so a direct sum over them is not X."""
         self._no_graph_pde()
-        check_unnormalized_beta(self.beta, self.normalized)
+        check_unnormalized_beta(self.beta, self.normalized, self.time)
         if isinstance(domain, ZonalSphere):
             raise ValueError(f"the velocity at the nodes of a density on {domain!r} is not computed (each node "
                              "stands for a parallel of S^(d-1), not a point); mf.solve moves zonal densities, and "
@@ -355,13 +417,15 @@ class SelfAttention(Model):
             return numerator if spec.denominator is None else numerator / domain.convolve(values, spec.denominator)
         points = domain.points.reshape(1, -1, domain.points.shape[-1])
         weights = (values * domain.weights).reshape(1, -1)
-        field = DirectSelfAttention(self.beta, self.normalized, weights, False)(0.0, points)
+        field = DirectSelfAttention(self.beta, self.normalized, weights, False, time=self.time)(0.0, points)
         return field.reshape(*domain.shape, -1)
 
     def growth_rate(self, degree: int | np.ndarray, d: int = 2) -> np.ndarray:
         """Linear growth rate of a degree-l perturbation of the uniform measure (linearised (SA)/(USA) of paper 2, arXiv:2312.10794, with the Funk–Hecke multipliers c_l(β)):
 
-        USA λ_l = l(l+d-2) (c_l(β)/(β|S^{d-1}|) - σ),  SA λ_l = l(l+d-2) (c_l(β)/(β c_0(β)) - σ).
+        USA λ_l = l(l+d-2) (c_l(β)/(β|S^{d-1}|) - σ),  SA λ_l = l(l+d-2) (c_l(β)/(β c_0(β)) - σ);
+
+        per unit of the rescaled time s = e^β t, USA λ_l = l(l+d-2) (e^{-β} c_l(β)/(β|S^{d-1}|) - σ).
         """
         ell = as_degrees(degree, d)
         lap = ell * (ell + d - 2)
@@ -369,5 +433,5 @@ class SelfAttention(Model):
         if self.normalized:
             ratio = c_over_beta / scaled_funk_hecke(0, self.beta, d)
         else:
-            ratio = c_over_beta * velocity_factor(self.beta, False) / sphere_area(d)
+            ratio = c_over_beta * self._factor / sphere_area(d)
         return lap * (ratio - self.noise)

@@ -6,6 +6,8 @@ x_i with weights w_i (Σ_i w_i = 1, w_i = 1/n by default):
 
     N_i = Σ_j w_j a_ij x_j,   D_i = Σ_j w_j a_ij,   SA: ẋ_i = P⊥_{x_i} N_i / D_i,   USA: ẋ_i = e^β P⊥_{x_i} N_i,
 
+and USA in the rescaled time s = e^β t (``time="rescaled"``): dx_i/ds = P⊥_{x_i} N_i.
+
 P⊥_x y = y - <x, y> x; on S¹, P⊥_{x_i} N_i is the angle rate Σ_j w_j a_ij sin(θ_j - θ_i).
 
 Paths
@@ -112,16 +114,17 @@ def circle_attention_sums(
 class _SelfAttentionVelocity:
     """Settings shared by the SA/USA velocities (``fourier_modes``: -1, no Fourier truncation).
 
-    ``collapse_rate`` is :func:`meanfield.models._attention_weights.velocity_factor`, s = 1 (SA) or
-    e^β (USA): the factor of the unnormalized sums and the decay rate of the velocity's
-    linearisation at a single cluster (all x_i equal: X_i ≈ s (x̄ - x_i), eigenvalue -s).
+    ``collapse_rate`` is :func:`meanfield.models._attention_weights.velocity_factor`, f = 1 (SA), e^β
+    (USA in t) or 1 (USA in s = e^β t, ``time="rescaled"``): the factor of the unnormalized sums and the
+    decay rate of the velocity's linearisation at a single cluster (all x_i equal: X_i ≈ f (x̄ - x_i),
+    eigenvalue -f).
     """
 
-    def __init__(self, beta: float, normalized: bool) -> None:
-        check_unnormalized_beta(beta, normalized)
+    def __init__(self, beta: float, normalized: bool, time: str) -> None:
+        check_unnormalized_beta(beta, normalized, time)
         self.beta = beta
         self.normalized = normalized
-        self.collapse_rate = velocity_factor(beta, normalized)
+        self.collapse_rate = velocity_factor(beta, normalized, time)
         self.fourier_modes = -1
 
 
@@ -131,8 +134,8 @@ class DirectSelfAttention(_SelfAttentionVelocity):
     path = "direct"
 
     def __init__(self, beta: float, normalized: bool, weights: np.ndarray, angles: bool,
-                 block_elements: int = BLOCK_ELEMENTS) -> None:
-        super().__init__(beta, normalized)
+                 block_elements: int = BLOCK_ELEMENTS, *, time: str = "t") -> None:
+        super().__init__(beta, normalized, time)
         self.weights = weights
         self.angles = angles
         self.block_elements = block_elements
@@ -198,15 +201,15 @@ class NufftSelfAttention(_SelfAttentionVelocity):
 
     ``accuracy`` is the relative accuracy requested for the kernel sums (Fourier truncation and NUFFT
     tolerance each get half). The Fourier coefficients are those of the shifted
-    weights, e^{-β} I_k(β); the USA factor e^β multiplies the coefficients of the
-    numerator, so the SA/USA rule is applied in Fourier space.
+    weights, e^{-β} I_k(β); the USA factor (e^β in t, 1 in s = e^β t) multiplies the
+    coefficients of the numerator, so the SA/USA rule is applied in Fourier space.
     """
 
     path = "nufft"
 
     def __init__(self, beta: float, normalized: bool, weights: np.ndarray, accuracy: float,
-                 nthreads: int = 1) -> None:
-        super().__init__(beta, normalized)
+                 nthreads: int = 1, *, time: str = "t") -> None:
+        super().__init__(beta, normalized, time)
         self.fourier_modes = fourier_truncation(beta, accuracy / 2)
         kk = np.arange(-self.fourier_modes, self.fourier_modes + 1)
         ik = np.abs(kk)

@@ -269,6 +269,8 @@ class EnsembleState:
     weights: np.ndarray
     beta: float
     normalized: bool
+    time: str
+    """The time variable: "t", or "rescaled" (USA in s = e^β t, :data:`meanfield.models._attention_weights.TIMES`)."""
     rtol: float
     atol: float
     t_end: float
@@ -284,17 +286,20 @@ class EnsembleState:
 
     @property
     def factor(self) -> float:
-        """The velocity's factor: 1 (SA, divided by D_i) or e^β (USA) (:func:`velocity_factor`)."""
-        return velocity_factor(self.beta, self.normalized)
+        """The velocity's factor: 1 (SA, divided by D_i), e^β (USA in t) or 1 (USA in s = e^β t)
+        (:func:`velocity_factor`)."""
+        return velocity_factor(self.beta, self.normalized, self.time)
 
 
 def start(kind: int, x0: np.ndarray, weights: np.ndarray, beta: float, normalized: bool, t0: float,
-          t_end: float, rtol: float, atol: float, max_steps: int, min_step: float) -> EnsembleState:
+          t_end: float, rtol: float, atol: float, max_steps: int, min_step: float, *, time: str = "t"
+          ) -> EnsembleState:
     """Initial state of a compiled ensemble: velocity and first step of every system.
 
     ``x0``: (systems, n) angles (``kind=CIRCLE``) or (systems, n, d) unit vectors
     (``kind=SPHERE``); ``weights`` (systems, n); ``t_end``: the final time (the last
-    step of every system lands on it). USA (``normalized=False``) multiplies by e^β.
+    step of every system lands on it). USA (``normalized=False``) multiplies by e^β in the time t
+    (``time="t"``), by 1 in s = e^β t (``time="rescaled"``).
     """
     x = np.array(x0[..., None] if kind == CIRCLE else x0, dtype=float, order="C")
     n_sys = x.shape[0]
@@ -303,7 +308,7 @@ def start(kind: int, x0: np.ndarray, weights: np.ndarray, beta: float, normalize
     counts = np.zeros((n_sys, 5), dtype=np.int64)
     steps = np.full((n_sys, 2), np.inf)
     steps[:, 1] = 0.0
-    state = EnsembleState(kind, np.ascontiguousarray(weights, dtype=float), float(beta), bool(normalized),
+    state = EnsembleState(kind, np.ascontiguousarray(weights, dtype=float), float(beta), bool(normalized), time,
                           float(rtol), float(atol), float(t_end), int(max_steps), float(min_step), x, np.empty_like(x),
                           clock, counts,
                           steps, np.zeros((n_sys, 5, *x.shape[1:])))
@@ -339,13 +344,13 @@ def snapshot(state: EnsembleState) -> dict[str, np.ndarray]:
 
 
 def restore(kind: int, weights: np.ndarray, beta: float, normalized: bool, t_end: float, rtol: float, atol: float,
-            max_steps: int, min_step: float, saved: dict[str, np.ndarray]) -> EnsembleState:
+            max_steps: int, min_step: float, saved: dict[str, np.ndarray], *, time: str = "t") -> EnsembleState:
     """The :class:`EnsembleState` whose arrays :func:`snapshot` saved in ``saved`` (settings as :func:`start`),
     every system running again (a system stopped by ``max_steps`` goes on under the new settings)."""
     arrays = {name: np.array(saved[name], dtype=np.int64 if name == "counts" else float, order="C")
               for name in STATE_ARRAYS}
     arrays["counts"][:, 3] = RUNNING
-    return EnsembleState(kind, np.ascontiguousarray(weights, dtype=float), float(beta), bool(normalized),
+    return EnsembleState(kind, np.ascontiguousarray(weights, dtype=float), float(beta), bool(normalized), time,
                          float(rtol), float(atol), float(t_end), int(max_steps), float(min_step), **arrays)
 
 
@@ -359,12 +364,13 @@ class EnsembleIntegrator:
     same bit for bit. ``max_steps`` bounds the steps (accepted + rejected) of each system; the run stops
     at the first output time some system did not reach. The counts of the result are sums over systems
     in this run (``dt_min``, ``dt_max`` over all systems); ``snapshot()`` gives every system's state at the
-    latest output (:func:`snapshot`), from which ``run(..., resume=snapshot)`` goes on bit for bit.
+    latest output (:func:`snapshot`), from which ``run(..., resume=snapshot)`` goes on bit for bit. ``time``:
+    the time variable of the velocity ("rescaled": USA in s = e^β t, :func:`start`).
     """
 
     def __init__(self, kind: int, weights: np.ndarray, beta: float, normalized: bool, *, rtol: float,
-                 atol: float, max_steps: int, live: bool) -> None:
-        self.kind, self.weights, self.beta, self.normalized = kind, weights, beta, normalized
+                 atol: float, max_steps: int, live: bool, time: str = "t") -> None:
+        self.kind, self.weights, self.beta, self.normalized, self.time = kind, weights, beta, normalized, time
         self.rtol, self.atol, self.max_steps, self.live = rtol, atol, max_steps, live
         self.state: EnsembleState | None = None
         self._base = np.zeros(3, dtype=np.int64)
@@ -377,10 +383,10 @@ class EnsembleIntegrator:
         min_step = step_floor(times[0], times[-1])
         if resume is None:
             state = start(kind, x0, self.weights, self.beta, self.normalized, float(times[0]), float(times[-1]),
-                          self.rtol, self.atol, self.max_steps, min_step)
+                          self.rtol, self.atol, self.max_steps, min_step, time=self.time)
         else:
             state = restore(kind, self.weights, self.beta, self.normalized, float(times[-1]), self.rtol, self.atol,
-                            self.max_steps, min_step, resume)
+                            self.max_steps, min_step, resume, time=self.time)
         self.state = state
         self._base = state.counts[:, :3].sum(axis=0)
         for observer in observers:

@@ -100,10 +100,10 @@ def particle_integrator(model: Any, geometry: Any, states: np.ndarray, weights: 
                                           and states.shape[1] <= ENSEMBLE_MAX_PARTICLES)
     attrs: dict[str, Any] = {"method": method, "path_requested": path, "accuracy": -1.0, "fourier_modes": -1}
     if use_ensemble:
-        beta, normalized = kernel
+        beta, normalized, time = kernel
         attrs.update(path="ensemble", integrator=ENSEMBLE_INTEGRATOR)
         integrator = EnsembleIntegrator(geometry.code, weights, beta, normalized, rtol=rtol, atol=atol,
-                                        max_steps=max_steps, live=live)
+                                        max_steps=max_steps, live=live, time=time)
         return ParticleIntegrator(integrator, states, _identity, _identity, attrs, None)
     attrs["integrator"] = METHODS[method]
     if method == "moebius":
@@ -150,18 +150,16 @@ def particle_integrator(model: Any, geometry: Any, states: np.ndarray, weights: 
 
 
 def _layers(model: Any, geometry: Any, states: np.ndarray, weights: np.ndarray, frequencies: np.ndarray | None,
-            times: np.ndarray, kernel: tuple[float, bool] | None, path: str, dt: float, split: str | None, accuracy: float,
-            block_elements: int, max_steps: int) -> ParticleIntegrator:
+            times: np.ndarray, kernel: tuple[float, bool, str] | None, path: str, dt: float, split: str | None,
+            accuracy: float, block_elements: int, max_steps: int) -> ParticleIntegrator:
     """The discrete layers of step ``dt`` (:mod:`._layers`): compiled where the model has the ensemble kernels and
     ``path`` is "auto" or "ensemble" (unsplit), else of the model's velocity (or its parts with ``split``)."""
     attrs: dict[str, Any] = {"method": "layers", "path_requested": path, "accuracy": -1.0, "fourier_modes": -1,
                              "integrator": LAYER_SCHEME, "layer_step": float(dt), "order": 1,
                              "split": "none" if split is None else f"{split}: {SPLITS[split]}"}
     if kernel is not None and split is None and path in ("auto", "ensemble"):
-        beta, normalized = kernel
         attrs["path"] = "ensemble"
-        stepper = DiscreteLayers(geometry, (), dt, kernel=(np.ascontiguousarray(weights, dtype=float), beta,
-                                                           normalized))
+        stepper = DiscreteLayers(geometry, (), dt, kernel=(np.ascontiguousarray(weights, dtype=float), *kernel))
         return ParticleIntegrator(EvolveIntegrator(stepper, max_steps=max_steps), states, stepper.positions,
                                   stepper.state, attrs, None)
     options = {"path": path, "accuracy": accuracy, "block_elements": block_elements}

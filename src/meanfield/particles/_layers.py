@@ -123,14 +123,15 @@ class DiscreteLayers(PositionStepper):
         The velocity (one part), or the sub-layers in order (the Lie–Trotter split); one evaluation each per layer.
     h : float
         The layer step; every step of the run is a layer of exactly this h.
-    kernel : (weights, beta, normalized), optional
-        Take the layers of the compiled SA/USA velocity instead of ``parts`` (path "ensemble").
+    kernel : (weights, beta, normalized, time), optional
+        Take the layers of the compiled SA/USA velocity instead of ``parts`` (path "ensemble"); ``time`` as
+        :meth:`meanfield.SelfAttention.ensemble_kernel` gives it.
     """
 
     name = "layers"
 
     def __init__(self, geometry: Any, parts: Sequence[Velocity], h: float,
-                 kernel: tuple[np.ndarray, float, bool] | None = None) -> None:
+                 kernel: tuple[np.ndarray, float, bool, str] | None = None) -> None:
         super().__init__()
         self.geometry = geometry
         self.parts = tuple(parts)
@@ -140,10 +141,11 @@ class DiscreteLayers(PositionStepper):
     def _step_impl(self, t: float, y: np.ndarray, dt: float) -> StepResult:
         h = self.fixed_step  # the layer's own step: dt is h up to the round-off of the output times
         if self.kernel is not None:
-            weights, beta, normalized = self.kernel
+            weights, beta, normalized, time = self.kernel
             angles = self.geometry.code == ANGLES
             x = np.array(y[..., None] if angles else y, dtype=float, order="C")
-            _attention_layer(self.geometry.code, x, weights, beta, normalized, velocity_factor(beta, normalized), h)
+            _attention_layer(self.geometry.code, x, weights, beta, normalized, velocity_factor(beta, normalized, time),
+                             h)
             self.nfev += 1
             return StepResult(True, x[..., 0] if angles else x, dt)
         x = y

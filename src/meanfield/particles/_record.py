@@ -18,7 +18,7 @@ import numpy as np
 import xarray as xr
 
 from ..domains._geometry import ANGLES
-from ..io._conventions import COORD_ATTRS, describe, history_line, with_history
+from ..io._conventions import describe, history_line, with_history
 from ..measures._read_particles import SPHERE_TOLERANCE
 from ..models._energy import ENERGY_ATTRS, ENERGY_VARIABLES
 from ..runs._finite import non_finite_outputs
@@ -188,7 +188,7 @@ class ParticleRecord:
         if self.frequencies is not None:
             data["frequency"] = ((*sys_dims, "particle"), self.frequencies[sel], {"long_name": "natural frequency"})
         coords = {
-            "time": ("time", times, COORD_ATTRS["time"]),
+            **model.time_coordinates(times),
             "particle": ("particle", np.arange(n), {"long_name": "particle index"}),
         }
         if self.batched:
@@ -228,7 +228,8 @@ class ParticleRecord:
         for name in names:
             rows = self.energy_rows[name]
             if len(rows) >= n_t:
-                data[name] = ((*sys_dims, "time"), np.stack(rows[:n_t], axis=1)[sel], ENERGY_ATTRS[name])
+                attrs = ENERGY_ATTRS.get(name, {"long_name": model.energy_description, "units": "1"})
+                data[name] = ((*sys_dims, "time"), np.stack(rows[:n_t], axis=1)[sel], attrs)
 
 
 def _diagnostic(name: str, failures: list[str], traj: np.ndarray, weights: np.ndarray, func: Any, count: int = 1

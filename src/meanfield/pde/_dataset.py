@@ -17,7 +17,7 @@ import xarray as xr
 from solvers import ConvolutionVelocity
 
 from ..io._checkpoint import snapshot_of
-from ..io._conventions import COORD_ATTRS, describe, history_line, with_history
+from ..io._conventions import describe, history_line, with_history
 from ..models._energy import ENERGY_ATTRS, ENERGY_VARIABLES
 from ._resolution import ResolutionMonitor
 from ..runs._finite import non_finite_outputs
@@ -54,8 +54,7 @@ def density_dataset(model: Any, domain: Any, velocity: ConvolutionVelocity, time
     axes = tuple(range(1, marginal.ndim))
     first_moment = np.tensordot(marginal * domain.weights, domain.moment_points,
                                 axes=(axes, tuple(range(len(axes)))))
-    coords: dict[str, Any] = {"time": ("time", np.asarray(times, dtype=float), COORD_ATTRS["time"]),
-                              **domain.dataset_coords()}
+    coords: dict[str, Any] = {**model.time_coordinates(np.asarray(times, dtype=float)), **domain.dataset_coords()}
     density = {"long_name": "density w.r.t. the area measure", "units": DENSITY_UNITS.get(grid_dims, "1")}
     data = {
         "density": (("time", *grid_dims), marginal, density),

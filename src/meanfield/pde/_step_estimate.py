@@ -63,7 +63,7 @@ def check_step_count(scheme: Any, y0: np.ndarray, times: np.ndarray, max_step: f
              f"~ h^2/(2 sigma)" if noise > 0 else "the explicit step is bounded by the CFL limit h/(2 max|u|)")
     attrs = model_attrs or {}
     beta = float(attrs.get("beta", 0.0))
-    if attrs.get("normalized") in (0, False) and beta > 1:
+    if attrs.get("normalized") in (0, False) and attrs.get("time", "t") == "t" and beta > 1:
         # the unnormalised velocity carries e^β: the cause is β, not the grid
         cause += (f", and max|u| carries the factor e^beta = {np.exp(min(beta, 709.0)):.3g} of the unnormalised "
                   f"interaction at beta = {beta:g} (normalized=True has velocities of order 1)")

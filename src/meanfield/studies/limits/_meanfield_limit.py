@@ -177,7 +177,7 @@ def meanfield_study(
     coords = {
         "n": ("n", ns, {"long_name": "number of particles"}),
         "seed": ("seed", np.array(seed_list), {"long_name": "seed of the particle system"}),
-        "time": ("time", times, {"long_name": "time", "units": "1"}),
+        **model.time_coordinates(times),
     }
     data = {
         "wasserstein": (("n", "seed", "time"), w, {"long_name": f"W_{p:g}(mu_n(t), mu(t))", "units": "rad"}),
