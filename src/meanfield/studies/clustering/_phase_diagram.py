@@ -34,6 +34,7 @@ from ...models._self_attention import SelfAttention
 from ..._validate import as_times, check_positive, check_positive_int, check_rtol
 from ..._version import __version__
 from ...models._attention import Attention
+from ...models._attention_weights import BETA_MAX_UNNORMALIZED
 from ...models._graph import Graph
 from ...particles import number_of_clusters, pair_fraction, simulate
 from ...particles._token_ensembles import (REPRESENTATIONS, TokenRepresentation, representation_for,
@@ -377,7 +378,9 @@ def phase_diagram(
     delta : float
         Threshold δ ∈ (0, 2); the paper uses 1e-3.
     normalized : bool
-        SA (True) or USA (False).
+        SA (True) or USA (False); the diagram is over the time t of the equation, so USA takes β ≤ 709.78
+        (beyond, its factor e^β overflows a double: its systems run in s = e^β t by
+        ``mf.simulate(mf.SelfAttention(beta, normalized=False, time="rescaled"), ...)``).
     matrices : None, str or tuple (Q, K, V)
         None: Q = K = V = I. A random ensemble (paper 2, Problem 2, Figure 5;
         :mod:`meanfield.studies.clustering._random_weights` gives every formula and normalisation):
@@ -454,7 +457,8 @@ def phase_diagram(
         given (Q, K, V) that are not square, not of size d or not finite, several d with weights
         drawn once, batch < 1;
         a ``mask`` that is neither None, "causal" nor a boolean (n, n) matrix whose every row has a
-        true entry, a mask with USA or with a ``representation`` other than "auto" or "points".
+        true entry, a mask with USA or with a ``representation`` other than "auto" or "points"; USA with
+        β > 709.78.
 
     Notes
     -----
@@ -497,6 +501,12 @@ def phase_diagram(
     seed = check_positive_int("seed", seed, 0)
     delta = check_delta(delta)
     beta_values = _check_betas(betas)
+    if not normalized and beta_values.max() > BETA_MAX_UNNORMALIZED:
+        raise ValueError(f"betas: the phase diagram of USA (normalized=False) runs in the time t, whose velocity "
+                         f"carries the factor e^beta, which overflows float64 for beta > {BETA_MAX_UNNORMALIZED:.2f}; "
+                         f"got beta = {beta_values.max():g}; use smaller betas or normalized=True (USA systems run "
+                         f"in s = e^beta t by mf.simulate(mf.SelfAttention(beta, normalized=False, time='rescaled'), "
+                         f"...))")
     times = as_times(t)
     if times[0] != 0:
         raise ValueError(f"t must start at 0 (the uniform initial tokens), got t[0] = {float(times[0])!r}")

@@ -157,7 +157,7 @@ def most_unstable_mode(model: SelfAttention, d: int = 2, max_degree: int | None 
     >>> mf.most_unstable_mode(mf.SelfAttention(5.0, noise=1.0)).rate < 0
     True
     """
-    model = require_self_attention(model, "growth rates about the uniform state")
+    model = require_self_attention(model, "growth rates about the uniform state", rescaled_time=True)
     d = check_positive_int("d", d, 2)
     if max_degree is not None:
         top = check_positive_int("max_degree", max_degree)
@@ -301,7 +301,7 @@ def unstable_mode_run(model: SelfAttention, domain: Any, *, amplitude: float = 1
     >>> print(f"{float(ds.predicted_rate[3]):.4f} {float(ds.measured_rate[3]):.4f}")
     0.6827 0.6826
     """
-    model = require_self_attention(model, "growth rates about the uniform state")
+    model = require_self_attention(model, "growth rates about the uniform state", rescaled_time=True)
     if getattr(domain, "kind", None) not in ("circle", "sphere"):
         raise ValueError(f"domain must be a Circle or a Sphere, got {domain!r}")
     amplitude = check_positive("amplitude", amplitude)
