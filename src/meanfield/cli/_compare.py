@@ -40,7 +40,7 @@ def add_compare_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--particles", type=int, nargs="+", default=[64, 256, 1024, 4096],
                         help="particle numbers n")
     parser.add_argument("--systems", type=int, default=8, help="independent systems (seeds 0, 1, ...) per n")
-    parser.add_argument("--times", type=float, nargs="+", default=[0.0, 0.5, 1.0], help="output times (first = initial)")
+    parser.add_argument("--times", type=float, nargs="+", default=[0.0, 0.5, 1.0], help="output times (first = initial; s = e^β t with --rescaled-time)")
     parser.add_argument("--p", type=float, default=1.0, help="order of W_p, p ≥ 1")
     parser.add_argument("--sampler", choices=["iid", "quantile"], default="iid", help="initial particles")
     parser.add_argument("--dt", type=float, default=5e-3, help="time step of the particle SDE when --noise > 0")

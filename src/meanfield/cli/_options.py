@@ -1,7 +1,8 @@
 """Command-line options that several subcommands share, added by one function each.
 
 * :func:`add_model_arguments`, :func:`model_from_args`, :func:`model_label`: the model of ``meanfield solve``
-  and ``meanfield compare``: self-attention (``--beta``, ``--noise``, ``--unnormalized``, ``--repulsive``), or
+  and ``meanfield compare``: self-attention (``--beta``, ``--noise``, ``--unnormalized``, ``--repulsive``,
+  ``--rescaled-time``: USA in s = e^β t, for any β), or
   a kernel and potential of one's own (``--kernel``, ``--potential``, ``--normalized``: :class:`meanfield.Interaction`;
   formulas are parsed, never evaluated as code).
 * :func:`add_output_arguments`: what every computing command ends with: ``--output``, ``--overwrite``,
@@ -30,13 +31,17 @@ __all__ = ["add_model_arguments", "add_output_arguments", "check_at_least", "des
 
 
 def add_model_arguments(parser: argparse.ArgumentParser, beta: float, noise_help: str, noise: float = 0.0) -> None:
-    """Add the self-attention options ``--beta`` (default ``beta``), ``--unnormalized``, ``--repulsive``, the
-    options of a kernel of one's own ``--kernel``, ``--potential``, ``--normalized``, and ``--noise`` (default
-    ``noise``, help ``noise_help``) to ``parser``."""
+    """Add the self-attention options ``--beta`` (default ``beta``), ``--unnormalized``, ``--repulsive``,
+    ``--rescaled-time``, the options of a kernel of one's own ``--kernel``, ``--potential``, ``--normalized``, and
+    ``--noise`` (default ``noise``, help ``noise_help``) to ``parser``."""
     parser.add_argument("--beta", type=float, default=None, help=f"inverse temperature β ≥ 0 (default {beta:g})")
     parser.add_argument("--noise", type=float, default=noise, help=noise_help)
     parser.add_argument("--unnormalized", action="store_true", help="USA instead of SA (no softmax normalisation)")
     parser.add_argument("--repulsive", action="store_true", help="V = -I: tokens repel (RepulsiveSelfAttention)")
+    parser.add_argument("--rescaled-time", action="store_true",
+                        help="with --unnormalized: run USA in the rescaled time s = e^β t, whose velocity "
+                             "P⊥_x ∫ e^{β(<x,y>-1)} y dμ(y) is finite for every β (USA in t stops at β = 709.78); "
+                             "the times given are s, the result carries log_time = log s - β = log t")
     parser.add_argument(
         "--kernel", default=None, metavar="W",
         help="an interaction kernel W(t), t = <x, y>, instead of self-attention: a formula in t of numbers, + - * / "
@@ -61,7 +66,8 @@ def model_from_args(args: argparse.Namespace) -> Any:
     """
     if args.kernel is not None:
         given = [name for name, value in (("--beta", args.beta), ("--unnormalized", args.unnormalized),
-                                          ("--repulsive", args.repulsive)) if value not in (None, False)]
+                                          ("--repulsive", args.repulsive), ("--rescaled-time", args.rescaled_time))
+                 if value not in (None, False)]
         if given:
             verb = "describes" if len(given) == 1 else "describe"
             raise ValueError(f"{' and '.join(given)} {verb} self-attention and do not apply with --kernel (write "
@@ -72,16 +78,17 @@ def model_from_args(args: argparse.Namespace) -> Any:
             raise ValueError(f"{name} applies with --kernel only")
     model = RepulsiveSelfAttention if args.repulsive else SelfAttention
     beta = args.default_beta if args.beta is None else args.beta
-    return model(beta, normalized=not args.unnormalized, noise=args.noise)
+    time = "rescaled" if args.rescaled_time else "t"
+    return model(beta, normalized=not args.unnormalized, noise=args.noise, time=time)
 
 
 def model_label(model: Any) -> str:
-    """The model in a file name: ``<SA|USA>[-repulsive]_beta<β>``, or ``Interaction-<8 hex digits>`` of the
-    SHA-256 of the kernel, potential and normalisation."""
+    """The model in a file name: ``<SA|USA>[-repulsive]_beta<β>[_rescaled_time]``, or ``Interaction-<8 hex digits>``
+    of the SHA-256 of the kernel, potential and normalisation."""
     if isinstance(model, Interaction):
         text = f"{model.attrs['kernel']}|{model.attrs['potential']}|{model.attrs['normalized']}"
         return f"Interaction-{hashlib.sha256(text.encode()).hexdigest()[:8]}"
-    return f"{model.name}_beta{model.beta:g}"
+    return f"{model.name}_beta{model.beta:g}" + ("" if model.time == "t" else f"_{model.time}_time")
 
 
 def describe_model(model: Any) -> str:
@@ -90,7 +97,8 @@ def describe_model(model: Any) -> str:
         potential = "" if model.potential is None else f", U = {model.attrs['potential']}"
         normalized = ", normalised" if model.normalized else ""
         return f"Interaction W = {model.attrs['kernel']}{potential}{normalized}, σ={model.noise}"
-    return f"{model.name} β={model.beta} σ={model.noise}"
+    clock = "" if model.time == "t" else " in s = e^β t"
+    return f"{model.name} β={model.beta} σ={model.noise}{clock}"
 
 
 def add_output_arguments(parser: argparse.ArgumentParser, output_help: str, progress_help: str,

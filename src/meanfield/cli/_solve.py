@@ -71,7 +71,7 @@ def add_solve_arguments(parser: argparse.ArgumentParser) -> None:
              "Diracs, i.e. without noise; spectral with noise), finite_volume (robust through cluster collapse) or "
              "spectral (exponential accuracy while resolved)",
     )
-    parser.add_argument("--t-final", type=float, default=20.0, help="final time")
+    parser.add_argument("--t-final", type=float, default=20.0, help="final time (s = e^β t with --rescaled-time)")
     parser.add_argument("--n-times", type=int, default=201, help="number of output times in [0, t-final]")
     parser.add_argument("--checkpoint-interval", type=float, default=30.0, help="seconds between checkpoint writes")
     parser.add_argument("--resume", action="store_true", help="continue from the output file if it holds a partial run")
