@@ -10,7 +10,8 @@ alone and exits 1 on a mismatch of its exact facts:
 (c) ``causal_attention.py`` — the causal mask: the first token never moves, every token collapses onto it
     at rate 1/2 (100 systems);
 (d) ``large_beta_staircase.py`` — n = 5, β = 500 … 4000: e^{-β}E_β and log E_β finite in arc-length time,
-    merge jumps equal to e^{-β}(m_a m_b/β)(e^β - e^{β cos Δ}) to 1e-8 relative;
+    merge jumps equal to e^{-β}(m_a m_b/β)(e^β - e^{β cos Δ}) to 1e-8 relative; USA at β = 800 and 4000 in the
+    rescaled time s = e^β t: finite on S², two tokens' angle against the quadrature of its ODE to 1e-8 relative;
 (e) ``rescaled_limit_sets.py`` — the limit sets of z = e^{-tV}x by the spectrum of V: the authors' 3 × 3
     example with two positive eigenvalues and one negative ends on codimension-2 flats; rank P(T) against n.
 
