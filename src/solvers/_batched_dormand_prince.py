@@ -163,24 +163,31 @@ def _rms_rows(values, scale_rows):
 
 
 @numba.njit(cache=True, fastmath=_FASTMATH)
+def stage_sum_row(weights, stages, count, s, hs, base, with_base, out, acc):
+    """out = base + h_s Σ_{j<count} weights_j K_j[s] for one row s of stages (7, m, N) (``base`` ignored
+    without ``with_base``); ``acc`` (N,) work."""
+    size = out.shape[0]
+    acc[:] = 0.0
+    for j in range(count):
+        wj = weights[j]
+        for q in range(size):
+            acc[q] += wj * stages[j, s, q]
+    if with_base:
+        for q in range(size):
+            out[q] = base[q] + hs * acc[q]
+    else:
+        for q in range(size):
+            out[q] = hs * acc[q]
+
+
+@numba.njit(cache=True)
 def _stage_sum(weights, stages, count, h, base, out):
     """out_s = base_s + h_s Σ_{j<count} weights_j K_j[s] over (m, N) rows (no base: an empty array)."""
     m, size = out.shape
     with_base = base.shape[0] == m
     acc = np.empty(size)
     for s in range(m):
-        acc[:] = 0.0
-        for j in range(count):
-            wj = weights[j]
-            for q in range(size):
-                acc[q] += wj * stages[j, s, q]
-        hs = h[s]
-        if with_base:
-            for q in range(size):
-                out[s, q] = base[s, q] + hs * acc[q]
-        else:
-            for q in range(size):
-                out[s, q] = hs * acc[q]
+        stage_sum_row(weights, stages, count, s, h[s], base[s] if with_base else acc, with_base, out[s], acc)
 
 
 @numba.njit(cache=True, fastmath=_FASTMATH)
@@ -209,23 +216,28 @@ def _error_norms(stages, h, y, y_new, rtol, atol, unit_scale):
 
 
 @numba.njit(cache=True, fastmath=_FASTMATH)
+def dense_row(stages, s, hs, th, base, with_base, out, weights):
+    """Dense output u(θ) = h_s Σ_j (Σ_q P_jq θ^q) K_j[s] of the step of row s, plus ``base`` when ``with_base``;
+    ``weights`` (7,) work."""
+    size = out.shape[0]
+    for j in range(7):
+        weights[j] = th * (_P_FLAT[j, 0] + th * (_P_FLAT[j, 1] + th * (_P_FLAT[j, 2] + th * _P_FLAT[j, 3])))
+    for q in range(size):
+        out[q] = base[q] if with_base else 0.0
+    for j in range(7):
+        wj = hs * weights[j]
+        for q in range(size):
+            out[q] += wj * stages[j, s, q]
+
+
+@numba.njit(cache=True)
 def _dense_states(stages, rows, h, theta, base, out):
     """Dense output u(θ) = h Σ_j (Σ_q P_jq θ^q) K_j of the steps ``rows``, plus ``base`` rows when given."""
-    size = out.shape[1]
     with_base = base.shape[0] == rows.size
     weights = np.empty(7)
     for r in range(rows.size):
-        s = rows[r]
-        th = theta[r]
-        for j in range(7):
-            weights[j] = th * (_P_FLAT[j, 0] + th * (_P_FLAT[j, 1] + th * (_P_FLAT[j, 2] + th * _P_FLAT[j, 3])))
-        hs = h[s]
-        for q in range(size):
-            out[r, q] = base[r, q] if with_base else 0.0
-        for j in range(7):
-            wj = hs * weights[j]
-            for q in range(size):
-                out[r, q] += wj * stages[j, s, q]
+        dense_row(stages, rows[r], h[rows[r]], theta[r], base[r] if with_base else out[r], with_base, out[r],
+                  weights)
 
 
 _E_FLAT = np.ascontiguousarray(E)

@@ -56,7 +56,7 @@ from ._attention_weights import attention_exponent, attention_velocity, velocity
 from ._compiled_kernels import attention_velocity_kernel
 
 __all__ = ["pack_gram", "unpack_gram", "gram_chords", "gram_velocity", "point_velocity", "angle_velocity",
-           "packed_size"]
+           "packed_size", "uniform_weights", "chord_rates_system", "point_rates_system"]
 
 
 def packed_size(n: int) -> int:
@@ -102,68 +102,102 @@ def unpack_gram(packed: np.ndarray, n: int, diagonal: float = 0.0) -> np.ndarray
 
 
 @functools.lru_cache(maxsize=16)
-def _uniform_weights(n: int) -> np.ndarray:
+def uniform_weights(n: int) -> np.ndarray:
+    """w_j = 1/n as a read-only row (1, n), the kernels' default weights."""
     weights = np.full((1, n), 1.0 / n)
     weights.flags.writeable = False
     return weights
 
 
 def _weights(weights: np.ndarray | None, n: int) -> np.ndarray:
-    return _uniform_weights(n) if weights is None else np.asarray(weights, dtype=float).reshape(-1, n)
+    return uniform_weights(n) if weights is None else np.asarray(weights, dtype=float).reshape(-1, n)
 
 
 @numba.njit(cache=True, fastmath=LOOP_FASTMATH)
+def chord_rates_system(packed, w, beta, normalized, factor, out, matrices, vectors):
+    """ċ of one system's packed chords (n(n-1)/2,) into ``out``, its n × n work arrays in cache: H = c²,
+    K_ij = w_j e^{-β H_ij} with D_i, q_i, P = K H on BLAS, M by rows, then the packed sums. Work arrays
+    ``matrices`` (4, n, n) and ``vectors`` (3, n)."""
+    n = w.size
+    distance, kernel, product, rates = matrices[0], matrices[1], matrices[2], matrices[3]
+    den, num, scale = vectors[0], vectors[1], vectors[2]
+    p = 0
+    for i in range(n):
+        distance[i, i] = 0.0
+        for k in range(i + 1, n):
+            value = packed[p] * packed[p]
+            distance[i, k] = value
+            distance[k, i] = value
+            p += 1
+    for i in range(n):
+        d_i = 0.0
+        q_i = 0.0
+        for j in range(n):
+            e = w[j] * exp_nonpositive(-beta * distance[i, j])
+            kernel[i, j] = e
+            d_i += e
+            q_i += e * distance[i, j]
+        den[i] = d_i
+        num[i] = q_i
+        scale[i] = attention_velocity(1.0, d_i, normalized, factor)
+    np.dot(kernel, distance, product)
+    for i in range(n):
+        si, di, qi = scale[i], den[i], num[i]
+        for k in range(n):
+            h = distance[i, k]
+            rates[i, k] = si * (qi * (1.0 - h) + di * h - product[i, k])
+    p = 0
+    for i in range(n):
+        for k in range(i + 1, n):
+            c = packed[p]
+            out[p] = -(rates[i, k] + rates[k, i]) / (2.0 * c) if c > 0 else 0.0
+            p += 1
+
+
+@numba.njit(cache=True)
 def _chord_rates(packed, weights, beta, normalized, factor, out):
-    """ċ of packed chords (m, n(n-1)/2) into ``out``, one system at a time with its n × n work arrays in cache:
-    H = c², K_ij = w_j e^{-β H_ij} with D_i, q_i, P = K H on BLAS, M by rows, then the packed sums."""
+    """ċ of packed chords (m, n(n-1)/2) into ``out``, one system at a time (:func:`chord_rates_system`)."""
     m = packed.shape[0]
     n = weights.shape[1]
     per_system = weights.shape[0] == m
-    distance = np.empty((n, n))
-    kernel = np.empty((n, n))
-    product = np.empty((n, n))
-    rates = np.empty((n, n))
-    den = np.empty(n)
-    num = np.empty(n)
-    scale = np.empty(n)
+    matrices = np.empty((4, n, n))
+    vectors = np.empty((3, n))
     for s in range(m):
-        w = weights[s] if per_system else weights[0]
-        p = 0
-        for i in range(n):
-            distance[i, i] = 0.0
-            for k in range(i + 1, n):
-                value = packed[s, p] * packed[s, p]
-                distance[i, k] = value
-                distance[k, i] = value
-                p += 1
-        for i in range(n):
-            d_i = 0.0
-            q_i = 0.0
-            for j in range(n):
-                e = w[j] * exp_nonpositive(-beta * distance[i, j])
-                kernel[i, j] = e
-                d_i += e
-                q_i += e * distance[i, j]
-            den[i] = d_i
-            num[i] = q_i
-            scale[i] = attention_velocity(1.0, d_i, normalized, factor)
-        np.dot(kernel, distance, product)
-        for i in range(n):
-            si, di, qi = scale[i], den[i], num[i]
-            for k in range(n):
-                h = distance[i, k]
-                rates[i, k] = si * (qi * (1.0 - h) + di * h - product[i, k])
-        p = 0
-        for i in range(n):
-            for k in range(i + 1, n):
-                c = packed[s, p]
-                out[s, p] = -(rates[i, k] + rates[k, i]) / (2.0 * c) if c > 0 else 0.0
-                p += 1
+        chord_rates_system(packed[s], weights[s] if per_system else weights[0], beta, normalized, factor, out[s],
+                           matrices, vectors)
 
 
 @numba.njit(cache=True, fastmath=LOOP_FASTMATH)
+def point_rates_system(xs, w, beta, normalized, factor, out, xt, gram, kernel, product):
+    """ẋ = s_i (N_i - r'_i x_i) of one system's points (n, d) into ``out``: G = X Xᵀ and N = K X on BLAS. Work
+    arrays ``xt`` (d, n), ``gram`` and ``kernel`` (n, n), ``product`` (n, d)."""
+    n, d = xs.shape
+    for i in range(n):
+        for k in range(d):
+            xt[k, i] = xs[i, k]
+    np.dot(xs, xt, gram)
+    for i in range(n):
+        d_i = 0.0
+        r_i = 0.0
+        for j in range(n):
+            g = gram[i, j]
+            e = w[j] * exp_nonpositive(attention_exponent(beta, g))
+            kernel[i, j] = e
+            d_i += e
+            r_i += e * g
+        scale = attention_velocity(1.0, d_i, normalized, factor)
+        gram[i, 0] = scale
+        gram[i, 1] = r_i
+    np.dot(kernel, xs, product)
+    for i in range(n):
+        scale, r_i = gram[i, 0], gram[i, 1]
+        for k in range(d):
+            out[i, k] = scale * (product[i, k] - r_i * xs[i, k])
+
+
+@numba.njit(cache=True)
 def _point_rates(x, weights, beta, normalized, factor, out):
-    """ẋ = s_i (N_i - r'_i x_i) of points (m, n, d), one system at a time: G = X Xᵀ and N = K X on BLAS."""
+    """ẋ of points (m, n, d) into ``out``, one system at a time (:func:`point_rates_system`)."""
     m, n, d = x.shape
     per_system = weights.shape[0] == m
     xt = np.empty((d, n))
@@ -171,29 +205,8 @@ def _point_rates(x, weights, beta, normalized, factor, out):
     kernel = np.empty((n, n))
     product = np.empty((n, d))
     for s in range(m):
-        w = weights[s] if per_system else weights[0]
-        xs = np.ascontiguousarray(x[s])
-        for i in range(n):
-            for k in range(d):
-                xt[k, i] = xs[i, k]
-        np.dot(xs, xt, gram)
-        for i in range(n):
-            d_i = 0.0
-            r_i = 0.0
-            for j in range(n):
-                g = gram[i, j]
-                e = w[j] * exp_nonpositive(attention_exponent(beta, g))
-                kernel[i, j] = e
-                d_i += e
-                r_i += e * g
-            scale = attention_velocity(1.0, d_i, normalized, factor)
-            gram[i, 0] = scale
-            gram[i, 1] = r_i
-        np.dot(kernel, xs, product)
-        for i in range(n):
-            scale, r_i = gram[i, 0], gram[i, 1]
-            for k in range(d):
-                out[s, i, k] = scale * (product[i, k] - r_i * xs[i, k])
+        point_rates_system(np.ascontiguousarray(x[s]), weights[s] if per_system else weights[0], beta, normalized,
+                           factor, out[s], xt, gram, kernel, product)
 
 
 def gram_velocity(packed: np.ndarray, n: int, beta: float, normalized: bool,

@@ -16,18 +16,17 @@ import numpy as np
 from ..domains._geometry import ANGLES
 from .._vector_math import LOOP_FASTMATH, sincos
 
-__all__ = ["chart_exp", "chart_pullback", "CompiledSphereChart"]
+__all__ = ["chart_exp", "chart_pullback", "points_exp", "points_pullback", "CompiledSphereChart"]
 
 CIRCLE = ANGLES
 
 
 @numba.njit(cache=True, fastmath=LOOP_FASTMATH)
-def _radii(u):
-    """(r, sin r, cos r) of the rows of u (P, d): the radii, then their sines and cosines in one vectorised loop."""
+def _radii(u, radii):
+    """(r, sin r, cos r) of the rows of u (P, d) into the rows of ``radii`` (3, P): the radii, then their sines and
+    cosines in one vectorised loop."""
     count, d = u.shape
-    radius = np.empty(count)
-    sine = np.empty(count)
-    cosine = np.empty(count)
+    radius, sine, cosine = radii[0], radii[1], radii[2]
     for q in range(count):
         r2 = 0.0
         for k in range(d):
@@ -39,10 +38,10 @@ def _radii(u):
 
 
 @numba.njit(cache=True, fastmath=LOOP_FASTMATH)
-def _points_exp(p, u, out):
-    """exp_p(u) = cos(r) p + (sin r / r) u for rows of points (P, d), r = |u| (1 for r = 0)."""
+def points_exp(p, u, out, radii):
+    """exp_p(u) = cos(r) p + (sin r / r) u for rows of points (P, d), r = |u| (1 for r = 0); ``radii`` (3, P) work."""
     count, d = p.shape
-    radius, sine, cosine = _radii(u)
+    radius, sine, cosine = _radii(u, radii)
     for q in range(count):
         sinc = sine[q] / radius[q] if radius[q] > 0 else 1.0
         for k in range(d):
@@ -50,13 +49,14 @@ def _points_exp(p, u, out):
 
 
 @numba.njit(cache=True, fastmath=LOOP_FASTMATH)
-def _points_pullback(p, u, f, out):
-    """dexp_p(u)^{-1} f for rows of points (P, d), the sines and cosines of the radii vectorised over rows.
+def points_pullback(p, u, f, out, radii):
+    """dexp_p(u)^{-1} f for rows of points (P, d), the sines and cosines of the radii vectorised over rows
+    (``radii`` (3, P) work).
 
     With û = u/r, e_r = cos(r) û - sin(r) p and x = cos(r) p + sin(r) û:
     <f, e_r> û + (r / sin r)(f - <f, e_r> e_r - <f, x> x), then P⊥_p (removes round-off along p)."""
     count, d = p.shape
-    radius, sine, cosine = _radii(u)
+    radius, sine, cosine = _radii(u, radii)
     for q in range(count):
         r = radius[q]
         if r > 0:
@@ -88,23 +88,23 @@ def _points_pullback(p, u, f, out):
 @numba.njit(cache=True)
 def chart_exp(kind, p, u, out):
     """exp_p(u) of one system (n, m): p + u for angles; cos(r) p + (sin r / r) u, r = |u|, per point on the
-    sphere (:func:`_points_exp`)."""
+    sphere (:func:`points_exp`)."""
     if kind == CIRCLE:
         for i in range(p.shape[0]):
             out[i, 0] = p[i, 0] + u[i, 0]
         return
-    _points_exp(p, u, out)
+    points_exp(p, u, out, np.empty((3, p.shape[0])))
 
 
 @numba.njit(cache=True)
 def chart_pullback(kind, p, u, f, out):
     """dexp_p(u)^{-1} f of one system (:meth:`meanfield.domains._geometry.SphereGeometry.dexpinv`; the identity
-    for angles; :func:`_points_pullback` on the sphere)."""
+    for angles; :func:`points_pullback` on the sphere)."""
     if kind == CIRCLE:
         for i in range(p.shape[0]):
             out[i, 0] = f[i, 0]
         return
-    _points_pullback(p, u, f, out)
+    points_pullback(p, u, f, out, np.empty((3, p.shape[0])))
 
 
 class CompiledSphereChart:
@@ -114,12 +114,15 @@ class CompiledSphereChart:
     def exp(self, p: np.ndarray, u: np.ndarray) -> np.ndarray:
         out = np.empty_like(p)
         d = p.shape[-1]
-        _points_exp(p.reshape(-1, d), np.ascontiguousarray(u).reshape(-1, d), out.reshape(-1, d))
+        points = p.reshape(-1, d)
+        points_exp(points, np.ascontiguousarray(u).reshape(-1, d), out.reshape(-1, d),
+                   np.empty((3, points.shape[0])))
         return out
 
     def pullback(self, p: np.ndarray, u: np.ndarray, f: np.ndarray) -> np.ndarray:
         out = np.empty_like(p)
         d = p.shape[-1]
-        _points_pullback(p.reshape(-1, d), np.ascontiguousarray(u).reshape(-1, d),
-                         np.ascontiguousarray(f).reshape(-1, d), out.reshape(-1, d))
+        points = p.reshape(-1, d)
+        points_pullback(points, np.ascontiguousarray(u).reshape(-1, d), np.ascontiguousarray(f).reshape(-1, d),
+                        out.reshape(-1, d), np.empty((3, points.shape[0])))
         return out
