@@ -16,6 +16,7 @@ from meanfield.models._batched_velocity import (
     unpack_gram,
 )
 from meanfield.particles._token_ensembles import representation_for, token_representation, token_statistics
+from meanfield.particles._token_statistics import _linked_to_first
 from meanfield.studies.clustering._phase_diagram import phase_diagram_tokens
 from solvers import evolve_batch
 from solvers._batched_dormand_prince import FINISHED, MAX_STEPS, STOPPED
@@ -224,7 +225,35 @@ def test_clustered_is_every_pair_linked(name, d):
     state = rep.initial(x)
     every = rep.statistics(state, delta)[:, 0] == 1.0
     assert np.array_equal(rep.clustered(state, delta), every)
-    assert every.sum() >= 40 and np.count_nonzero(rep._linked_to_first(state, delta) & ~every) > 0
+    flat = state.reshape(len(state), -1)
+    screen = rep.thresholds(delta)[1]
+    screened = np.array([_linked_to_first(rep.kind, flat[s:s + 1], 9, d, screen) for s in range(len(flat))])
+    assert every.sum() >= 40 and np.count_nonzero(screened & ~every) > 0
+
+
+@pytest.mark.parametrize("d", [2, 8, 40])
+@pytest.mark.parametrize("normalized", [True, False])
+def test_statistics_are_those_of_the_batched_integration_bit_for_bit(d, normalized):
+    # token_statistics steps one system at a time in one compiled loop: its statistics, steps, evaluations and
+    # stop times are those of solvers.evolve_batch with the same record and stop, bit for bit (angles, points
+    # in the chart of the sphere, chords).
+    n, delta = 20, 1e-2
+    x = phase_diagram_tokens(3, np.arange(16), d, n)
+    t = np.linspace(0, 6, 31)
+    rep = representation_for(d, n)
+    stopped = []
+    for beta in (1.0, 4.0):
+        stats = token_statistics(rep, x, t, beta, normalized, delta, rtol=1e-7, atol=1e-9)
+        run = rep.evolve(rep.initial(x), t, beta, normalized, rtol=1e-7, atol=1e-9,
+                         record=lambda y, s: rep.statistics(y, delta), stop=lambda y, s: rep.clustered(y, delta))
+        filled = np.where(np.isnan(run.y), 1.0, run.y)
+        assert np.array_equal(stats["pair_fraction"], filled[..., 0])
+        assert np.array_equal(stats["clusters"], filled[..., 1])
+        for key in ("nfev", "n_steps", "n_rejected"):
+            assert np.array_equal(stats[key], getattr(run, key))
+        stopped.append(run.status == STOPPED)
+        assert np.array_equal(stats["clustered_at"], np.where(stopped[-1], run.t_stop, np.nan), equal_nan=True)
+    assert np.any(stopped)  # some systems ended clustered (and with SA at β = 4 every system ran to t = 6)
 
 
 def test_minimum_inner_product_never_decreases_once_nonnegative():

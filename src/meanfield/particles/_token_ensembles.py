@@ -1,10 +1,12 @@
 r"""Ensembles of self-attention systems with Q = K = V = I, integrated together, in the cheapest exact representation.
 
-Every system of a batch has n tokens on S^{d-1} (SA or USA, paper 2, arXiv:2312.10794); all
-systems of one β step together under :func:`solvers.evolve_batch` (one vectorised
-Dormand–Prince 5(4), each system with its own step size and accept/reject), the attention
-products as batched matrix products on BLAS (:mod:`meanfield.models._batched_velocity`).
-The state of a system is one of three representations of the same dynamics:
+Every system of a batch has n tokens on S^{d-1} (SA or USA, paper 2, arXiv:2312.10794) and its own
+adaptive Dormand–Prince 5(4) (its own step size and accept/reject): :func:`token_statistics` steps one
+system at a time in one compiled loop with its statistics recorded inside
+(:mod:`meanfield.particles._token_dormand_prince`), :meth:`TokenRepresentation.evolve` the systems of
+a batch together under :func:`solvers.evolve_batch` (the same steps, bit for bit), the attention
+products on BLAS (:mod:`meanfield.models._batched_velocity`). The state of a system is one of three
+representations of the same dynamics:
 
 * ``"angles"`` (d = 2): θ_i, x_i = (cos θ_i, sin θ_i), error scale 1;
 * ``"points"`` (3 ≤ d < n/2): the unit vectors, stepped in the exponential chart of S^{d-1}
@@ -30,7 +32,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-import numba
 import numpy as np
 
 from solvers import evolve_batch
@@ -43,120 +44,20 @@ from ..models._batched_velocity import (
     pack_gram,
     packed_size,
     point_velocity,
+    uniform_weights,
 )
 from ._compiled_charts import CompiledSphereChart
+from ._token_dormand_prince import evolve_statistics
+from ._token_statistics import (ANGLES, GRAM, POINTS, angle_statistics, chord_statistics, clustered_systems,
+                                point_statistics)
 
 __all__ = ["TokenRepresentation", "representation_for", "token_representation", "token_statistics",
-           "REPRESENTATIONS", "CHUNK_VALUES"]
+           "REPRESENTATIONS"]
 
-#: state values per call of :func:`solvers.evolve_batch`: chunks of systems small enough for the seven
-#: stages to stay in cache, large enough for the loop's fixed cost per step to be shared
-CHUNK_VALUES = 2**13
-#: fewest systems per call: the loop's fixed cost per step (≈ 0.1 ms) outweighs the cache for larger states
-#: (Gram, n = 32: 6 % less time with 32 systems per call than with 16, measured on Figure 3's workload at d = 128)
-CHUNK_SYSTEMS = 32
 #: slack of the quick test of :meth:`TokenRepresentation.clustered`: far above the round-off by which its inner
 #: products and circular distances differ from those of the statistics (< 1e-13), far below any threshold δ
 SCREEN_MARGIN = 1e-9
-_TWO_PI = 2 * np.pi
 REPRESENTATIONS = ("angles", "points", "gram")
-
-
-@numba.njit(cache=True)
-def _find(parent, i):
-    root = i
-    while parent[root] != root:
-        root = parent[root]
-    while parent[i] != root:
-        parent[i], i = root, parent[i]
-    return root
-
-
-@numba.njit(cache=True)
-def _union(parent, i, k):
-    """Join the components of i and k; 1 if they were apart."""
-    ri, rk = _find(parent, i), _find(parent, k)
-    if ri == rk:
-        return 0
-    parent[max(ri, rk)] = min(ri, rk)
-    return 1
-
-
-@numba.njit(cache=True)
-def _chord_statistics(packed, n, limit, out):
-    """(pair fraction, components) of {c_ik ≤ limit} per system of packed chords (m, n(n-1)/2) into out (m, 2)."""
-    m, size = packed.shape
-    parent = np.empty(n, dtype=np.int64)
-    for s in range(m):
-        for i in range(n):
-            parent[i] = i
-        components = n
-        linked = 0
-        p = 0
-        for i in range(n):
-            for k in range(i + 1, n):
-                if packed[s, p] <= limit:
-                    linked += 1
-                    components -= _union(parent, i, k)
-                p += 1
-        out[s, 0] = linked / size
-        out[s, 1] = components
-
-
-@numba.njit(cache=True)
-def _point_statistics(x, threshold, out):
-    """(pair fraction, components) of {<x_i, x_k> ≥ threshold} per system of points (m, n, d) into out (m, 2)."""
-    m, n, d = x.shape
-    parent = np.empty(n, dtype=np.int64)
-    xt = np.empty((d, n))
-    gram = np.empty((n, n))
-    for s in range(m):
-        xs = np.ascontiguousarray(x[s])
-        for i in range(n):
-            for k in range(d):
-                xt[k, i] = xs[i, k]
-        np.dot(xs, xt, gram)
-        for i in range(n):
-            parent[i] = i
-        components = n
-        linked = 0
-        for i in range(n):
-            for k in range(i + 1, n):
-                if gram[i, k] >= threshold:
-                    linked += 1
-                    components -= _union(parent, i, k)
-        out[s, 0] = 2.0 * linked / (n * (n - 1))
-        out[s, 1] = components
-
-
-@numba.njit(cache=True)
-def _angle_statistics(theta, arc, out):
-    """(pair fraction, components) of {circular distance |θ_i - θ_k| ≤ arc} per system of angles (m, n, 1).
-
-    Sorted angles on [0, 2π): a pair is linked iff its circular distance is ≤ arc (arc < π); linked pairs are
-    counted with two pointers over the doubled circle, and the components are the circular gaps > arc (one
-    component when there is none)."""
-    m, n = theta.shape[0], theta.shape[1]
-    doubled = np.empty(2 * n)
-    for s in range(m):
-        sorted_angles = np.sort(np.remainder(theta[s, :, 0], _TWO_PI))
-        for i in range(n):
-            doubled[i] = sorted_angles[i]
-            doubled[i + n] = sorted_angles[i] + _TWO_PI
-        linked = 0
-        j = 0
-        for i in range(n):
-            if j < i + 1:
-                j = i + 1
-            while j < i + n and doubled[j] - doubled[i] <= arc:
-                j += 1
-            linked += j - i - 1
-        gaps = 0
-        for i in range(n):
-            if doubled[i + 1] - doubled[i] > arc:
-                gaps += 1
-        out[s, 0] = 2.0 * linked / (n * (n - 1))
-        out[s, 1] = max(gaps, 1)
 
 
 @dataclass(frozen=True)
@@ -204,40 +105,43 @@ class TokenRepresentation:
             points = state
         return pack_gram(gram_chords(points))
 
+    @property
+    def kind(self) -> int:
+        """The representation's code in the compiled kernels (:data:`._token_statistics.ANGLES` …)."""
+        return {"angles": ANGLES, "points": POINTS, "gram": GRAM}[self.name]
+
+    def thresholds(self, delta: float) -> tuple[float, float]:
+        """(limit, screen) of the pairs linked at δ in this representation: the chord √δ, the inner product 1 - δ
+        or the arc arccos(1 - δ); and the quick test of the pairs (1, k), the same with :data:`SCREEN_MARGIN` of
+        slack for inner products and arcs (chords are compared exactly as the statistics compare them)."""
+        if self.name == "gram":
+            return float(np.sqrt(delta)), float(np.sqrt(delta))
+        if self.name == "points":
+            return 1.0 - delta, 1.0 - delta - SCREEN_MARGIN
+        arc = float(np.arccos(1.0 - delta))
+        return arc, arc + SCREEN_MARGIN
+
     def statistics(self, state: np.ndarray, delta: float) -> np.ndarray:
         """(pair fraction, clusters) per system, shape (systems, 2): the fraction of ordered pairs i ≠ k with
         <x_i, x_k> ≥ 1 - δ, and the components of the graph of those pairs (single linkage at chord √(2δ))."""
         out = np.empty((state.shape[0], 2))
+        limit = self.thresholds(delta)[0]
         if self.name == "gram":
-            _chord_statistics(state, self.n, np.sqrt(delta), out)
+            chord_statistics(state, self.n, limit, out)
         elif self.name == "points":
-            _point_statistics(state, 1.0 - delta, out)
+            point_statistics(state, limit, out)
         else:
-            _angle_statistics(state, float(np.arccos(1.0 - delta)), out)
+            angle_statistics(state, limit, out)
         return out
 
     def clustered(self, state: np.ndarray, delta: float) -> np.ndarray:
         """Every pair linked (<x_i, x_k> ≥ 1 - δ), per system.
 
-        The pairs (1, k) first, vectorised over systems: a system with one of them unlinked by more than
-        :data:`SCREEN_MARGIN` is not clustered; the others get the pair fraction of :meth:`statistics`.
+        The pairs (1, k) first: a system with one of them unlinked by more than :data:`SCREEN_MARGIN` is not
+        clustered; the others get the pair fraction of :meth:`statistics` (:func:`._token_statistics.all_linked`).
         """
-        screened = self._linked_to_first(state, delta)
-        out = np.zeros(state.shape[0], dtype=bool)
-        if np.any(screened):
-            out[screened] = self.statistics(state[screened], delta)[:, 0] == 1.0
-        return out
-
-    def _linked_to_first(self, state: np.ndarray, delta: float) -> np.ndarray:
-        """Per system: no pair (1, k) with <x_1, x_k> below 1 - δ by more than :data:`SCREEN_MARGIN`."""
-        if self.name == "gram":
-            return np.all(state[:, :self.n - 1] <= np.sqrt(delta), axis=1)
-        if self.name == "points":
-            inner = np.einsum("sc,skc->sk", state[:, 0], state[:, 1:])
-            return np.all(inner >= 1.0 - delta - SCREEN_MARGIN, axis=1)
-        theta = state[:, :, 0]
-        gap = np.abs(np.remainder(theta[:, 1:] - theta[:, :1] + np.pi, _TWO_PI) - np.pi)
-        return np.all(gap <= np.arccos(1.0 - delta) + SCREEN_MARGIN, axis=1)
+        states = np.ascontiguousarray(state, dtype=float).reshape(state.shape[0], -1)
+        return clustered_systems(self.kind, states, self.n, self.d, *self.thresholds(delta))
 
     def evolve(self, state0: np.ndarray, t: np.ndarray, beta: float, normalized: bool, *, rtol: float, atol: float,
                record: Any = None, stop: Any = None, max_steps: int = 100_000) -> BatchEvolution:
@@ -303,30 +207,17 @@ def token_statistics(representation: TokenRepresentation, tokens: np.ndarray, t:
         A system stopped for a reason other than clustering (step size, max steps, non-finite).
     """
     state0 = representation.initial(tokens) if states is None else states
-    stop = (lambda y, systems: representation.clustered(y, delta)) if stop_when_clustered and delta <= 1 else None
-
-    def record(y: np.ndarray, systems: np.ndarray) -> np.ndarray:
-        return representation.statistics(y, delta)
-
     n_sys = state0.shape[0]
-    values = np.empty((n_sys, t.size, 2))
-    counts = np.empty((3, n_sys), dtype=np.int64)
-    clustered_at = np.full(n_sys, np.nan)
-    chunk = int(np.clip(CHUNK_VALUES // int(np.prod(representation.state_shape)), CHUNK_SYSTEMS, 1024))
-    for start in range(0, n_sys, chunk):
-        part = slice(start, start + chunk)
-        run = representation.evolve(state0[part], t, beta, normalized, rtol=rtol, atol=atol, record=record,
-                                    stop=stop)
-        failed = np.nonzero((run.status != FINISHED) & (run.status != STOPPED))[0]
-        if failed.size:
-            first = failed[0]
-            raise RuntimeError(f"{failed.size} of {run.status.size} systems stopped: "
-                               f"{BATCH_STATUS[int(run.status[first])]} (system {start + first} at "
-                               f"t = {run.t_stop[first]:.6g}, beta = {beta})")
-        done = run.status == STOPPED
-        filled = np.where(np.isnan(run.y), 1.0, run.y)
-        values[part] = filled
-        counts[:, part] = run.nfev, run.n_steps, run.n_rejected
-        clustered_at[part] = np.where(done, run.t_stop, np.nan)
+    limit, screen = representation.thresholds(delta)
+    values, counts, status, t_stop = evolve_statistics(
+        representation.kind, state0.reshape(n_sys, -1), representation.n, representation.d, t, beta, normalized,
+        uniform_weights(representation.n)[0], limit=limit, screen=screen, rtol=rtol, atol=atol,
+        stop_clustered=stop_when_clustered and delta <= 1)
+    failed = np.nonzero((status != FINISHED) & (status != STOPPED))[0]
+    if failed.size:
+        first = failed[0]
+        raise RuntimeError(f"{failed.size} of {n_sys} systems stopped: {BATCH_STATUS[int(status[first])]} "
+                           f"(system {first} at t = {t_stop[first]:.6g}, beta = {beta})")
     return {"pair_fraction": values[..., 0], "clusters": values[..., 1].astype(np.int64), "nfev": counts[0],
-            "n_steps": counts[1], "n_rejected": counts[2], "clustered_at": clustered_at}
+            "n_steps": counts[1], "n_rejected": counts[2],
+            "clustered_at": np.where(status == STOPPED, t_stop, np.nan)}

@@ -52,10 +52,16 @@ from solvers._batched_dormand_prince import BATCH_STATUS, FINISHED
 
 from ..._validate import check_positive_int
 from ...particles._compiled_charts import CompiledSphereChart
-from ...particles._token_ensembles import CHUNK_SYSTEMS, CHUNK_VALUES, TokenRepresentation
+from ...particles._token_ensembles import TokenRepresentation
 
 __all__ = ["ENSEMBLES", "DRAWS", "random_weights", "weight_stack", "gram_rank", "weighted_token_evolution",
            "weighted_token_statistics", "check_weights"]
+
+#: state values per call of :func:`solvers.evolve_batch`: chunks of systems small enough for the seven
+#: stages to stay in cache, large enough for the loop's fixed cost per step to be shared
+CHUNK_VALUES = 2**13
+#: fewest systems per call: the loop's fixed cost per step (≈ 0.1 ms) outweighs the cache for larger states
+CHUNK_SYSTEMS = 32
 
 #: SeedSequence entropy of the weights (the value of ``_phase_diagram.MATRICES``)
 MATRICES = 1
