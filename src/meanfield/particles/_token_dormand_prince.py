@@ -81,17 +81,26 @@ def _pullback(p, u, f, n, d, out, work):
 
 
 @numba.njit(cache=True)
-def _evolve_one(kind, state0, n, d, t_out, min_step, weights, beta, normalized, factor, rtol, atol, limit, screen,
-                stop_clustered, max_steps, values, counts, work):
-    """One system from ``state0`` (size,) through ``t_out``: statistics into ``values`` (times, 2), (nfev, accepted,
-    rejected) into ``counts``; returns (status, time reached)."""
-    size = state0.size
+def _copy(source, target):
+    """target[:] = source for rows of equal length, without the broadcasting checks of slice assignment (whose
+    error messages cost seconds of compilation)."""
+    for q in range(target.size):
+        target[q] = source[q]
+
+
+@numba.njit(cache=True)
+def _evolve_systems(kind, states0, n, d, t_out, min_step, weights, beta, normalized, factor, rtol, atol, limit,
+                    screen, stop_clustered, max_steps, values, counts, status, t_stop):
+    """Every system of ``states0`` (systems, size) from its state through ``t_out``, one after another: statistics
+    into ``values`` (systems, times, 2), (nfev, accepted, rejected) into ``counts`` (3, systems), the status and
+    the time reached into ``status`` and ``t_stop``."""
+    work = _work_arrays(n, d)
+    size = states0.shape[1]
     chart = kind == POINTS
     unit_scale = kind == ANGLES
     t_end = t_out[-1]
     stats = np.empty((1, 2))
     y = np.empty((1, size))
-    y[0] = state0
     f = np.empty(size)
     raw = np.empty(size)
     zero = np.zeros(size)
@@ -103,106 +112,98 @@ def _evolve_one(kind, state0, n, d, t_out, min_step, weights, beta, normalized, 
     acc = np.empty(size)
     dense_weights = np.empty(7)
     step = np.empty(1)
-    representation_statistics(kind, y, n, d, limit, stats)
-    values[0] = stats[0]
-    # the first step (solvers.initial_step's rule, as solvers.evolve_batch takes it)
-    _velocity(kind, y[0], n, d, weights, beta, normalized, factor, raw, work)
-    if chart:
-        _pullback(y[0], zero, raw, n, d, f, work)
-    else:
-        f[:] = raw
-    if unit_scale:
-        scale0 = np.full((1, 1), atol + rtol)
-        d0 = 1.0 / (atol + rtol)
-    else:
-        scale0 = atol + rtol * np.abs(y)
-        d0 = _rms_rows(y, scale0)[0]
-    d1 = _rms_rows(f.reshape((1, size)), scale0)[0]
-    h0 = first_step_probe(d0, d1)
-    probe = f * h0
-    if chart:
-        _exp(y[0], probe, n, d, end_point[0], work)
-    else:
-        end_point[0] = y[0] + probe
-    _velocity(kind, end_point[0], n, d, weights, beta, normalized, factor, raw, work)
-    if chart:
-        _pullback(y[0], zero, raw, n, d, dense, work)
-    else:
-        dense[:] = raw
-    h = first_step_size(h0, d1, _rms_rows((dense - f).reshape((1, size)), scale0)[0] / h0, ERROR_ORDER)
-    nfev, accepted_steps, rejected_steps = 2, 0, 0
-    t = t_out[0]
-    rejected_last = False
-    next_out = 1
-    status = RUNNING
-    while status == RUNNING:
-        if accepted_steps + rejected_steps >= max_steps:
-            status = MAX_STEPS
-            break
-        if h < min_step:
-            status = UNDERFLOW
-            break
-        last = covers(h, t_end - t)
-        if last:
-            h = t_end - t
-        step[0] = h
-        stages[0, 0] = f
-        for i in range(1, 7):
-            point = points[1 if i == 6 else 0]
-            if chart:
-                stage_sum_row(_A_ROWS[i], stages, i, 0, h, acc, False, point, acc)
-                _exp(y[0], point, n, d, end_point[0], work)
-                _velocity(kind, end_point[0], n, d, weights, beta, normalized, factor, raw, work)
-                _pullback(y[0], point, raw, n, d, stages[i, 0], work)
-            else:
-                stage_sum_row(_A_ROWS[i], stages, i, 0, h, y[0], True, point, acc)
-                _velocity(kind, point, n, d, weights, beta, normalized, factor, stages[i, 0], work)
-        y_new = end_point[0] if chart else points[1]
-        err = _error_norms(stages, step, y, y_new.reshape((1, size)), rtol, atol, unit_scale)[0]
-        nfev += 6
-        accepted, change = controller_decision(err, rejected_last, _SAFETY, _MIN_FACTOR, _MAX_FACTOR, _EXPONENT)
-        rejected_last = not accepted
-        if not accepted:
-            rejected_steps += 1
-            h *= change
-            continue
-        t_new = t_end if last else t + h
-        while next_out < t_out.size and t_out[next_out] <= t_new:
-            if t_out[next_out] == t_new:
-                state[0] = y_new
-            elif chart:
-                dense_row(stages, 0, h, (t_out[next_out] - t) / h, dense, False, dense, dense_weights)
-                _exp(y[0], dense, n, d, state[0], work)
-            else:
-                dense_row(stages, 0, h, (t_out[next_out] - t) / h, y[0], True, state[0], dense_weights)
-            representation_statistics(kind, state, n, d, limit, stats)
-            values[next_out] = stats[0]
-            next_out += 1
-        accepted_steps += 1
-        t = t_new
-        y[0] = y_new
+    for system in range(states0.shape[0]):
+        _copy(states0[system], y[0])
+        representation_statistics(kind, y, n, d, limit, stats)
+        _copy(stats[0], values[system, 0])
+        # the first step (solvers.initial_step's rule, as solvers.evolve_batch takes it)
+        _velocity(kind, y[0], n, d, weights, beta, normalized, factor, raw, work)
         if chart:
             _pullback(y[0], zero, raw, n, d, f, work)
         else:
-            f[:] = stages[6, 0]
-        h *= change
-        if last:
-            status = FINISHED
-        elif stop_clustered and all_linked(kind, y, n, d, limit, screen, stats):
-            status = STOPPED
-            values[next_out:] = 1.0
-    counts[0], counts[1], counts[2] = nfev, accepted_steps, rejected_steps
-    return status, t
-
-
-@numba.njit(cache=True)
-def _evolve_systems(kind, states0, n, d, t_out, min_step, weights, beta, normalized, factor, rtol, atol, limit,
-                    screen, stop_clustered, max_steps, values, counts, status, t_stop):
-    work = _work_arrays(n, d)
-    for s in range(states0.shape[0]):
-        status[s], t_stop[s] = _evolve_one(kind, states0[s], n, d, t_out, min_step, weights, beta, normalized,
-                                           factor, rtol, atol, limit, screen, stop_clustered, max_steps, values[s],
-                                           counts[:, s], work)
+            _copy(raw, f)
+        if unit_scale:
+            scale0 = np.full((1, 1), atol + rtol)
+            d0 = 1.0 / (atol + rtol)
+        else:
+            scale0 = atol + rtol * np.abs(y)
+            d0 = _rms_rows(y, scale0)[0]
+        d1 = _rms_rows(f.reshape((1, size)), scale0)[0]
+        h0 = first_step_probe(d0, d1)
+        probe = f * h0
+        if chart:
+            _exp(y[0], probe, n, d, end_point[0], work)
+        else:
+            _copy(y[0] + probe, end_point[0])
+        _velocity(kind, end_point[0], n, d, weights, beta, normalized, factor, raw, work)
+        if chart:
+            _pullback(y[0], zero, raw, n, d, dense, work)
+        else:
+            _copy(raw, dense)
+        h = first_step_size(h0, d1, _rms_rows((dense - f).reshape((1, size)), scale0)[0] / h0, ERROR_ORDER)
+        nfev, accepted_steps, rejected_steps = 2, 0, 0
+        t = t_out[0]
+        rejected_last = False
+        next_out = 1
+        outcome = RUNNING
+        while outcome == RUNNING:
+            if accepted_steps + rejected_steps >= max_steps:
+                outcome = MAX_STEPS
+                break
+            if h < min_step:
+                outcome = UNDERFLOW
+                break
+            last = covers(h, t_end - t)
+            if last:
+                h = t_end - t
+            step[0] = h
+            _copy(f, stages[0, 0])
+            for i in range(1, 7):
+                point = points[1 if i == 6 else 0]
+                if chart:
+                    stage_sum_row(_A_ROWS[i], stages, i, 0, h, acc, False, point, acc)
+                    _exp(y[0], point, n, d, end_point[0], work)
+                    _velocity(kind, end_point[0], n, d, weights, beta, normalized, factor, raw, work)
+                    _pullback(y[0], point, raw, n, d, stages[i, 0], work)
+                else:
+                    stage_sum_row(_A_ROWS[i], stages, i, 0, h, y[0], True, point, acc)
+                    _velocity(kind, point, n, d, weights, beta, normalized, factor, stages[i, 0], work)
+            y_new = end_point[0] if chart else points[1]
+            err = _error_norms(stages, step, y, y_new.reshape((1, size)), rtol, atol, unit_scale)[0]
+            nfev += 6
+            accepted, change = controller_decision(err, rejected_last, _SAFETY, _MIN_FACTOR, _MAX_FACTOR, _EXPONENT)
+            rejected_last = not accepted
+            if not accepted:
+                rejected_steps += 1
+                h *= change
+                continue
+            t_new = t_end if last else t + h
+            while next_out < t_out.size and t_out[next_out] <= t_new:
+                if t_out[next_out] == t_new:
+                    _copy(y_new, state[0])
+                elif chart:
+                    dense_row(stages, 0, h, (t_out[next_out] - t) / h, dense, False, dense, dense_weights)
+                    _exp(y[0], dense, n, d, state[0], work)
+                else:
+                    dense_row(stages, 0, h, (t_out[next_out] - t) / h, y[0], True, state[0], dense_weights)
+                representation_statistics(kind, state, n, d, limit, stats)
+                _copy(stats[0], values[system, next_out])
+                next_out += 1
+            accepted_steps += 1
+            t = t_new
+            _copy(y_new, y[0])
+            if chart:
+                _pullback(y[0], zero, raw, n, d, f, work)
+            else:
+                _copy(stages[6, 0], f)
+            h *= change
+            if last:
+                outcome = FINISHED
+            elif stop_clustered and all_linked(kind, y, n, d, limit, screen, stats):
+                outcome = STOPPED
+                values[system, next_out:] = 1.0
+        counts[0, system], counts[1, system], counts[2, system] = nfev, accepted_steps, rejected_steps
+        status[system], t_stop[system] = outcome, t
 
 
 def evolve_statistics(kind: int, states0: np.ndarray, n: int, d: int, t_out: np.ndarray, beta: float,
