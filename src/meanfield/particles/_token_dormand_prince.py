@@ -255,8 +255,9 @@ def evolve_statistics(kind: int, states0: np.ndarray, n: int, d: int, t_out: np.
     status = np.full(systems, FINISHED, dtype=np.int8)
     t_stop = np.full(systems, float(t_out[0]))
     if t_out.size == 1:
-        for s in range(systems):
-            representation_statistics(kind, states0[s:s + 1], n, d, limit, values[s])
+        first = np.empty((systems, 2))
+        representation_statistics(kind, states0, n, d, limit, first)
+        values[:, 0] = first
         return values, counts, status, t_stop
     _evolve_systems(kind, states0, n, d, t_out, step_floor(t_out[0], t_out[-1]), weights, float(beta),
                     bool(normalized), velocity_factor(beta, normalized), float(rtol), float(atol), float(limit),

@@ -48,8 +48,7 @@ from ..models._batched_velocity import (
 )
 from ._compiled_charts import CompiledSphereChart
 from ._token_dormand_prince import evolve_statistics
-from ._token_statistics import (ANGLES, GRAM, POINTS, angle_statistics, chord_statistics, clustered_systems,
-                                point_statistics)
+from ._token_statistics import ANGLES, GRAM, POINTS, clustered_systems, representation_statistics
 
 __all__ = ["TokenRepresentation", "representation_for", "token_representation", "token_statistics",
            "REPRESENTATIONS"]
@@ -125,13 +124,8 @@ class TokenRepresentation:
         """(pair fraction, clusters) per system, shape (systems, 2): the fraction of ordered pairs i ≠ k with
         <x_i, x_k> ≥ 1 - δ, and the components of the graph of those pairs (single linkage at chord √(2δ))."""
         out = np.empty((state.shape[0], 2))
-        limit = self.thresholds(delta)[0]
-        if self.name == "gram":
-            chord_statistics(state, self.n, limit, out)
-        elif self.name == "points":
-            point_statistics(state, limit, out)
-        else:
-            angle_statistics(state, limit, out)
+        states = np.ascontiguousarray(state, dtype=float).reshape(state.shape[0], -1)
+        representation_statistics(self.kind, states, self.n, self.d, self.thresholds(delta)[0], out)
         return out
 
     def clustered(self, state: np.ndarray, delta: float) -> np.ndarray:

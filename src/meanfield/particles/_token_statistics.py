@@ -123,14 +123,15 @@ def angle_statistics(theta, arc, out):
 
 
 @numba.njit(cache=True)
-def representation_statistics(kind, state, n, d, limit, out):
-    """(pair fraction, clusters) of one state (1, size) into ``out`` (1, 2), in the representation ``kind``."""
+def representation_statistics(kind, states, n, d, limit, out):
+    """(pair fraction, clusters) of flattened states (m, size) into ``out`` (m, 2), in the representation ``kind``."""
+    m = states.shape[0]
     if kind == ANGLES:
-        angle_statistics(state.reshape((1, n, 1)), limit, out)
+        angle_statistics(states.reshape((m, n, 1)), limit, out)
     elif kind == POINTS:
-        point_statistics(state.reshape((1, n, d)), limit, out)
+        point_statistics(states.reshape((m, n, d)), limit, out)
     else:
-        chord_statistics(state, n, limit, out)
+        chord_statistics(states, n, limit, out)
 
 
 @numba.njit(cache=True)
